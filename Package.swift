@@ -1,0 +1,83 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// CI builds with every warning an error (see Scripts/test); a developer's build only warns.
+let isCI = Context.environment["CI"] == "true"
+let strict: [SwiftSetting] = isCI ? [.treatAllWarnings(as: .error)] : []
+
+let package = Package(
+  name: "journal",
+  products: [
+    .executable(name: "journal", targets: ["journal"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+  ],
+  targets: [
+    // The only importer of libsodium.
+    .systemLibrary(
+      name: "CSodium",
+      pkgConfig: "libsodium",
+      providers: [.apt(["libsodium-dev"])]
+    ),
+    // Pure domain: sessions, the lifecycle, validation. No I/O.
+    .target(name: "JournalCore", swiftSettings: strict),
+    .target(
+      name: "JournalCrypto",
+      dependencies: ["CSodium", "JournalCore"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "JournalStore",
+      dependencies: ["JournalCore", "JournalCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+      swiftSettings: strict
+    ),
+    // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
+    .target(
+      name: "JournalApp",
+      dependencies: ["JournalCore", "JournalCrypto", "JournalStore"],
+      swiftSettings: strict
+    ),
+    // The thin front end: ArgumentParser and rendering.
+    .executableTarget(
+      name: "journal",
+      dependencies: [
+        "JournalApp", "JournalCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "JournalTestSupport",
+      dependencies: ["JournalCore", "JournalCrypto"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalCoreTests",
+      dependencies: ["JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalCryptoTests",
+      dependencies: ["JournalCrypto", "JournalCore", "JournalTestSupport"],
+      resources: [.copy("Vectors")],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalStoreTests",
+      dependencies: ["JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalAppTests",
+      dependencies: ["JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalCLITests",
+      dependencies: ["JournalTestSupport"],
+      swiftSettings: strict
+    ),
+  ]
+)

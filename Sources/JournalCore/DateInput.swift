@@ -1,0 +1,119 @@
+import Foundation
+
+/// Reads the dates people type and checks them against the rules of a session's date.
+///
+/// Accepted, in the given time zone: `now`, `today`, `yesterday`, `HH:MM` (today),
+/// `today HH:MM`, `yesterday HH:MM`, `YYYY-MM-DD` (midnight), `YYYY-MM-DD HH:MM[:SS]`,
+/// `YYYY-MM-DDTHH:MM[:SS]`, and full ISO 8601 with `Z` or an offset.
+public struct DateInput: Sendable {
+  /// How far ahead of now a session's date may be: a day, for a session planned tonight.
+  public static let maximumAhead: TimeInterval = 24 * 60 * 60
+
+  private let calendar: Calendar
+
+  public init(timeZone: TimeZone) {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    self.calendar = calendar
+  }
+
+  /// Parses `text` relative to `now` and checks it is a plausible session date.
+  public func parse(_ text: String, now: Date) throws(ValidationError) -> Date {
+    let date = try read(text.trimmingWhitespace().lowercased(), now: now)
+    try check(date, now: now)
+    return date
+  }
+
+  /// Checks a date from any source (a flag, an import) against the session-date rules.
+  public func check(_ date: Date, now: Date) throws(ValidationError) {
+    if date > now.addingTimeInterval(DateInput.maximumAhead) { throw .dateTooFarAhead }
+    let earliest = calendar.date(from: DateComponents(year: 1900, month: 1, day: 1)) ?? .distantPast
+    if date < earliest { throw .dateTooFarBack }
+  }
+
+  private func read(_ text: String, now: Date) throws(ValidationError) -> Date {
+    switch text {
+    case "now", "today": return now
+    case "yesterday": return try shift(now, days: -1)
+    default: break
+    }
+    let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    if words.count == 2, words[0] == "today" || words[0] == "yesterday" {
+      let day = words[0] == "today" ? now : try shift(now, days: -1)
+      return try at(time: words[1], on: day)
+    }
+    if words.count == 1, text.contains(":"), !text.contains("-") {
+      return try at(time: text, on: now)
+    }
+    if let iso = Self.iso8601(text) { return iso }
+    let parts = text.split(whereSeparator: { $0 == " " || $0 == "t" }).map(String.init)
+    guard parts.count == 1 || parts.count == 2 else { throw .unreadableDate }
+    let ymd = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+    guard ymd.count == 3, ymd[0].count == 4, ymd[1].count == 2, ymd[2].count == 2,
+      let year = Int(ymd[0]), let month = Int(ymd[1]), let day = Int(ymd[2])
+    else { throw .unreadableDate }
+    var components = DateComponents(year: year, month: month, day: day, hour: 0, minute: 0)
+    if parts.count == 2 {
+      let time = try clock(parts[1])
+      components.hour = time.hour
+      components.minute = time.minute
+      components.second = time.second
+    }
+    return try resolve(components)
+  }
+
+  private func shift(_ date: Date, days: Int) throws(ValidationError) -> Date {
+    guard let shifted = calendar.date(byAdding: .day, value: days, to: date) else {
+      throw .unreadableDate
+    }
+    return shifted
+  }
+
+  private func at(time text: String, on day: Date) throws(ValidationError) -> Date {
+    let time = try clock(text)
+    var components = calendar.dateComponents([.year, .month, .day], from: day)
+    components.hour = time.hour
+    components.minute = time.minute
+    components.second = time.second
+    return try resolve(components)
+  }
+
+  private func clock(_ text: String) throws(ValidationError) -> (hour: Int, minute: Int, second: Int) {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
+      let hour = Int(parts[0]), let minute = Int(parts[1]),
+      (0...23).contains(hour), (0...59).contains(minute)
+    else { throw .unreadableDate }
+    var second = 0
+    if parts.count == 3 {
+      guard let s = Int(parts[2]), (0...59).contains(s) else { throw .unreadableDate }
+      second = s
+    }
+    return (hour, minute, second)
+  }
+
+  /// Builds a date from components, refusing ones the calendar would silently roll over
+  /// (February 30th) or that do not exist in the time zone.
+  private func resolve(_ components: DateComponents) throws(ValidationError) -> Date {
+    guard let month = components.month, (1...12).contains(month),
+      let day = components.day, (1...31).contains(day),
+      let date = calendar.date(from: components)
+    else { throw .unreadableDate }
+    let back = calendar.dateComponents([.year, .month, .day], from: date)
+    guard back.year == components.year, back.month == month, back.day == day else {
+      throw .unreadableDate
+    }
+    return date
+  }
+
+  private static func iso8601(_ text: String) -> Date? {
+    guard text.hasSuffix("z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil,
+      text.contains("t")
+    else { return nil }
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    if let date = formatter.date(from: text.uppercased()) { return date }
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text.uppercased())
+  }
+}

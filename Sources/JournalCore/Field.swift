@@ -1,0 +1,45 @@
+/// The fields of a session, as people and flags name them.
+public enum Field: String, Hashable, Sendable, CaseIterable {
+  case date
+  case treatment
+  case dose
+  case intention
+  case moodBefore = "mood-before"
+  case environment
+  case music
+  case moodAfter = "mood-after"
+  case reflection
+
+  /// The "Now" fields, filled before saving.
+  public static let now: [Field] = [.date, .treatment, .dose, .intention, .moodBefore]
+  /// The "Later" fields, which open after saving.
+  public static let later: [Field] = [.moodAfter, .reflection, .environment, .music]
+
+  /// The command-line flag that sets this field.
+  public var flag: String { "--" + rawValue }
+
+  /// The field's name in messages.
+  public var label: String {
+    switch self {
+    case .date: "date"
+    case .treatment: "treatment"
+    case .dose: "dose"
+    case .intention: "intention"
+    case .moodBefore: "mood before"
+    case .environment: "environment"
+    case .music: "music notes"
+    case .moodAfter: "mood after"
+    case .reflection: "reflection"
+    }
+  }
+
+  /// The longest text accepted, in UTF-8 bytes. Generous for reflections (pages of text),
+  /// bounded so one record can never exhaust memory.
+  public var maximumBytes: Int {
+    switch self {
+    case .intention, .reflection, .environment, .music: 1_048_576
+    case .dose: 200
+    case .date, .treatment, .moodBefore, .moodAfter: 100
+    }
+  }
+}

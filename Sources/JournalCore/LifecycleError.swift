@@ -1,0 +1,9 @@
+/// A change the session's lifecycle does not allow.
+public enum LifecycleError: Error, Equatable, Sendable {
+  /// The session is a draft: the "Later" fields open only after it is saved.
+  case notSavedYet
+  /// The session is already in the vault; it cannot be saved as new again.
+  case alreadySaved
+  /// The session is already reflected on.
+  case alreadyComplete
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A therapeutic session as saved in the vault.
+public struct Session: Hashable, Sendable {
+  public let id: SessionID
+  public private(set) var date: Date
+  public private(set) var treatment: Treatment
+  public private(set) var dose: String?
+  public private(set) var intention: String
+  public private(set) var moodBefore: Mood
+  public private(set) var environment: String?
+  public private(set) var music: String?
+  public private(set) var moodAfter: Mood?
+  public private(set) var reflection: String?
+  public let created: Date
+  public private(set) var updated: Date
+  public private(set) var status: SessionStatus
+
+  /// Rebuilds a session exactly as stored. Only the store calls this; it checks what it reads.
+  public init(
+    id: SessionID, date: Date, treatment: Treatment, dose: String?, intention: String,
+    moodBefore: Mood, environment: String?, music: String?, moodAfter: Mood?,
+    reflection: String?, created: Date, updated: Date, status: SessionStatus
+  ) {
+    self.id = id
+    self.date = date
+    self.treatment = treatment
+    self.dose = dose
+    self.intention = intention
+    self.moodBefore = moodBefore
+    self.environment = environment
+    self.music = music
+    self.moodAfter = moodAfter
+    self.reflection = reflection
+    self.created = created
+    self.updated = updated
+    self.status = status
+  }
+
+  /// Saves a complete draft: the one way a session comes into being.
+  public static func saving(_ draft: SessionDraft, now: Date) throws -> Session {
+    let fields = try draft.requireComplete()
+    let status = try Lifecycle.transition(from: .draft, on: .save)
+    return Session(
+      id: draft.id, date: fields.date, treatment: fields.treatment, dose: draft.dose,
+      intention: fields.intention, moodBefore: fields.moodBefore, environment: nil, music: nil,
+      moodAfter: nil, reflection: nil, created: now, updated: now, status: status)
+  }
+
+  /// One change to one field, already validated.
+  public enum Change: Hashable, Sendable {
+    case date(Date)
+    case treatment(Treatment)
+    case dose(String?)
+    case intention(String)
+    case moodBefore(Mood)
+    case environment(String?)
+    case music(String?)
+    case moodAfter(Mood?)
+    case reflection(String?)
+
+    /// The field this change sets.
+    public var field: Field {
+      switch self {
+      case .date: .date
+      case .treatment: .treatment
+      case .dose: .dose
+      case .intention: .intention
+      case .moodBefore: .moodBefore
+      case .environment: .environment
+      case .music: .music
+      case .moodAfter: .moodAfter
+      case .reflection: .reflection
+      }
+    }
+
+    var event: LifecycleEvent {
+      switch self {
+      case .date, .treatment, .dose, .intention, .moodBefore: .updateNowField
+      case .environment, .music, .moodAfter: .updateLaterField
+      case .reflection(let text): text == nil ? .clearReflection : .fillReflection
+      }
+    }
+  }
+
+  /// Applies a change, moving the status as the lifecycle says and stamping `updated`.
+  public mutating func apply(_ change: Change, now: Date) throws(LifecycleError) {
+    status = try Lifecycle.transition(from: status, on: change.event)
+    switch change {
+    case .date(let value): date = value
+    case .treatment(let value): treatment = value
+    case .dose(let value): dose = value
+    case .intention(let value): intention = value
+    case .moodBefore(let value): moodBefore = value
+    case .environment(let value): environment = value
+    case .music(let value): music = value
+    case .moodAfter(let value): moodAfter = value
+    case .reflection(let value): reflection = value
+    }
+    updated = max(now, updated)
+  }
+
+  /// The value of a field as a person reads it; nil when empty.
+  public func text(of field: Field) -> String? {
+    switch field {
+    case .date: nil
+    case .treatment: treatment.displayName
+    case .dose: dose
+    case .intention: intention
+    case .moodBefore: String(moodBefore.value)
+    case .environment: environment
+    case .music: music
+    case .moodAfter: moodAfter.map { String($0.value) }
+    case .reflection: reflection
+    }
+  }
+}

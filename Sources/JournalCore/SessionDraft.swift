@@ -1,0 +1,49 @@
+import Foundation
+
+/// The core form while it is being filled: every field optional until saving.
+public struct SessionDraft: Hashable, Sendable {
+  /// Chosen when the draft starts, kept when it is saved, so a retried save is an upsert.
+  public let id: SessionID
+  public var date: Date?
+  public var treatment: Treatment?
+  public var dose: String?
+  public var intention: String?
+  public var moodBefore: Mood?
+
+  public init(
+    id: SessionID, date: Date? = nil, treatment: Treatment? = nil, dose: String? = nil,
+    intention: String? = nil, moodBefore: Mood? = nil
+  ) {
+    self.id = id
+    self.date = date
+    self.treatment = treatment
+    self.dose = dose
+    self.intention = intention
+    self.moodBefore = moodBefore
+  }
+
+  /// The required fields not yet given, in form order. Date and treatment have defaults
+  /// (now, psilocybin) and are filled in by whoever builds the draft.
+  public var missingFields: [Field] {
+    var missing: [Field] = []
+    if date == nil { missing.append(.date) }
+    if treatment == nil { missing.append(.treatment) }
+    if intention == nil { missing.append(.intention) }
+    if moodBefore == nil { missing.append(.moodBefore) }
+    return missing
+  }
+
+  struct Required {
+    let date: Date
+    let treatment: Treatment
+    let intention: String
+    let moodBefore: Mood
+  }
+
+  func requireComplete() throws(ValidationError) -> Required {
+    guard let date, let treatment, let intention, let moodBefore else {
+      throw .missingFields(missingFields)
+    }
+    return Required(date: date, treatment: treatment, intention: intention, moodBefore: moodBefore)
+  }
+}

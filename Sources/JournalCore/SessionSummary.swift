@@ -1,0 +1,41 @@
+import Foundation
+
+/// What a list needs of a session: everything but dose and the long texts.
+public struct SessionSummary: Hashable, Sendable {
+  public let id: SessionID
+  public let date: Date
+  public let treatment: Treatment
+  public let moodBefore: Mood
+  public let moodAfter: Mood?
+  public let status: SessionStatus
+  public let created: Date
+  public let updated: Date
+
+  public init(
+    id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood, moodAfter: Mood?,
+    status: SessionStatus, created: Date, updated: Date
+  ) {
+    self.id = id
+    self.date = date
+    self.treatment = treatment
+    self.moodBefore = moodBefore
+    self.moodAfter = moodAfter
+    self.status = status
+    self.created = created
+    self.updated = updated
+  }
+
+  /// Newest first by session date; the id breaks ties so the order is stable.
+  public static func newestFirst(_ a: SessionSummary, _ b: SessionSummary) -> Bool {
+    a.date != b.date ? a.date > b.date : a.id > b.id
+  }
+}
+
+extension Session {
+  /// The list-level view of this session.
+  public var summary: SessionSummary {
+    SessionSummary(
+      id: id, date: date, treatment: treatment, moodBefore: moodBefore, moodAfter: moodAfter,
+      status: status, created: created, updated: updated)
+  }
+}

@@ -1,0 +1,28 @@
+/// A value a person gave that the session cannot take. Messages never repeat what was typed:
+/// a date, a substance or a sentence is private even when it is wrong.
+public enum ValidationError: Error, Equatable, Sendable {
+  /// Required fields are not given; listed in form order.
+  case missingFields([Field])
+  /// A mood that is not a whole number.
+  case moodNotANumber(field: Field)
+  /// A mood outside 1–10.
+  case moodOutOfRange(field: Field, value: Int)
+  /// A date that cannot be read in any accepted form.
+  case unreadableDate
+  /// A date more than a day ahead of now.
+  case dateTooFarAhead
+  /// A date before 1900, almost surely a typing slip.
+  case dateTooFarBack
+  /// The intention is empty; it is required.
+  case emptyIntention
+  /// A treatment name that is not known and not written as "other:<name>".
+  case unknownTreatment(String)
+  /// "other" with no name after it.
+  case emptyCustomTreatment
+  /// A custom treatment name longer than allowed.
+  case customTreatmentTooLong(maximum: Int)
+  /// A text longer than its field allows.
+  case textTooLong(field: Field, maximumBytes: Int)
+  /// A text holding control characters (other than newlines and tabs in long texts).
+  case controlCharacters(field: Field)
+}

@@ -1,0 +1,69 @@
+import CSodium
+
+/// Bytes in libsodium-guarded memory: `sodium_malloc` places them between guard pages,
+/// locks them out of swap (mlock), and excludes them from core dumps (MADV_DONTDUMP);
+/// `sodium_free` wipes them when the value goes away.
+///
+/// For keys, passphrases and decrypted record buffers. Never copied implicitly: a class, so
+/// that one allocation has one owner and one wipe.
+public final class SecureBytes: @unchecked Sendable {
+  // @unchecked: the buffer is written only while the creating code holds the sole reference
+  // (filling a key or reading a passphrase); after that it is only read.
+  private let pointer: UnsafeMutableRawPointer
+  /// The number of bytes held.
+  public let count: Int
+
+  /// Allocates `count` zeroed bytes of guarded memory.
+  public init(count: Int) throws(CryptoError) {
+    try Sodium.ready()
+    // sodium_malloc(0) is valid but returns a pointer we must not write to; keep one byte.
+    guard let pointer = sodium_malloc(max(count, 1)) else {
+      throw .secureMemoryUnavailable(bytes: count)
+    }
+    sodium_memzero(pointer, max(count, 1))
+    self.pointer = pointer
+    self.count = count
+  }
+
+  /// Copies `bytes` into guarded memory. The caller should wipe its own copy.
+  public convenience init(copying bytes: some Collection<UInt8>) throws(CryptoError) {
+    try self.init(count: bytes.count)
+    let target = pointer.assumingMemoryBound(to: UInt8.self)
+    for (offset, byte) in bytes.enumerated() { target[offset] = byte }
+  }
+
+  deinit { sodium_free(pointer) }
+
+  /// Reads the bytes.
+  public func withUnsafeBytes<R, E: Error>(
+    _ body: (UnsafeRawBufferPointer) throws(E) -> R
+  ) throws(E) -> R {
+    try body(UnsafeRawBufferPointer(start: pointer, count: count))
+  }
+
+  /// Writes the bytes.
+  public func withUnsafeMutableBytes<R, E: Error>(
+    _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+  ) throws(E) -> R {
+    try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+  }
+
+  /// Constant-time comparison.
+  public func isEqual(to other: SecureBytes) -> Bool {
+    count == other.count && sodium_memcmp(pointer, other.pointer, count) == 0
+  }
+
+  /// A guarded copy of the first `length` bytes (for trimming a passphrase's newline).
+  public func prefix(_ length: Int) throws(CryptoError) -> SecureBytes {
+    let copy = try SecureBytes(count: min(length, count))
+    copy.pointer.copyMemory(from: pointer, byteCount: copy.count)
+    return copy
+  }
+}
+
+/// Overwrites an ordinary array's bytes with zeros (best effort for unguarded copies).
+public func wipe(_ bytes: inout [UInt8]) {
+  bytes.withUnsafeMutableBytes { buffer in
+    if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+  }
+}

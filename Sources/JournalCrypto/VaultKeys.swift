@@ -1,0 +1,103 @@
+import CSodium
+
+/// The unlocked keys of one vault: the random data key and the record key derived from it.
+///
+/// The passphrase only ever wraps the data key, so changing it re-wraps 32 bytes and
+/// re-encrypts no record.
+public final class VaultKeys: Sendable {
+  /// The vault these keys belong to.
+  public let vaultID: [UInt8]
+  private let dataKey: SecureBytes
+  /// Seals the sessions' columns (crypto_kdf subkey 1, context "jrnl-rec").
+  public let recordKey: SecureBytes
+  /// Seals drafts (crypto_kdf subkey 2, context "jrnl-drf").
+  public let draftKey: SecureBytes
+
+  private init(vaultID: [UInt8], dataKey: SecureBytes) throws(CryptoError) {
+    self.vaultID = vaultID
+    self.dataKey = dataKey
+    self.recordKey = try Self.subkey(of: dataKey, id: 1, context: "jrnl-rec")
+    self.draftKey = try Self.subkey(of: dataKey, id: 2, context: "jrnl-drf")
+  }
+
+  /// Makes a new vault's keys: a random data key wrapped under `passphrase`.
+  public static func create(
+    passphrase: SecureBytes, limits: KDFLimits, random: some RandomSource
+  ) throws(CryptoError) -> (VaultKeys, KeyHeader) {
+    try Sodium.ready()
+    let vaultID = random.bytes(KeyHeader.vaultIDBytes)
+    let dataKey = try SecureBytes(count: SecretBox.keyBytes)
+    dataKey.withUnsafeMutableBytes { random.fill($0) }
+    let keys = try VaultKeys(vaultID: vaultID, dataKey: dataKey)
+    let header = try keys.wrap(passphrase: passphrase, limits: limits, random: random)
+    return (keys, header)
+  }
+
+  /// Unwraps the data key with `passphrase`, after checking the header's limits.
+  public static func open(
+    header: KeyHeader, passphrase: SecureBytes, policy: KDFPolicy
+  ) throws(CryptoError) -> VaultKeys {
+    try Sodium.ready()
+    // Checked before deriving: the limits decide how much memory Argon2id takes.
+    try policy.check(header.limits)
+    guard header.isWellFormed else { throw .integrity }
+    let kek = try KeyDerivation.deriveKey(
+      passphrase: passphrase, salt: header.salt, limits: header.limits)
+    let plain = try SecureBytes(count: KeyHeader.vaultIDBytes + SecretBox.keyBytes)
+    do {
+      let output = plain.withUnsafeMutableBytes { $0 }
+      try header.wrappedKey.withUnsafeBytes { sealed in
+        try SecretBox.open(sealed, key: kek, into: output)
+      }
+    } catch {
+      // A wrong passphrase and a damaged wrapped key look the same here: the MAC fails.
+      throw .wrongPassphrase
+    }
+    let storedID = plain.withUnsafeBytes { Array($0.prefix(KeyHeader.vaultIDBytes)) }
+    guard storedID == header.vaultID else { throw .vaultMismatch }
+    let dataKey = try SecureBytes(count: SecretBox.keyBytes)
+    dataKey.withUnsafeMutableBytes { out in
+      plain.withUnsafeBytes { src in
+        out.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[KeyHeader.vaultIDBytes...]))
+      }
+    }
+    return try VaultKeys(vaultID: header.vaultID, dataKey: dataKey)
+  }
+
+  /// Wraps the data key under a (new) passphrase with a fresh salt: what `passwd` stores.
+  public func wrap(
+    passphrase: SecureBytes, limits: KDFLimits, random: some RandomSource
+  ) throws(CryptoError) -> KeyHeader {
+    let salt = random.bytes(KeyDerivation.saltBytes)
+    let kek = try KeyDerivation.deriveKey(passphrase: passphrase, salt: salt, limits: limits)
+    let plain = try SecureBytes(count: KeyHeader.vaultIDBytes + SecretBox.keyBytes)
+    plain.withUnsafeMutableBytes { out in
+      out.copyBytes(from: vaultID)
+      dataKey.withUnsafeBytes { key in
+        UnsafeMutableRawBufferPointer(rebasing: out[KeyHeader.vaultIDBytes...]).copyMemory(
+          from: key)
+      }
+    }
+    let wrapped = plain.withUnsafeBytes { SecretBox.seal($0, key: kek, random: random) }
+    return KeyHeader(vaultID: vaultID, limits: limits, salt: salt, wrappedKey: wrapped)
+  }
+
+  private static func subkey(
+    of key: SecureBytes, id: UInt64, context: StaticString
+  ) throws(CryptoError) -> SecureBytes {
+    precondition(context.utf8CodeUnitCount == Int(crypto_kdf_CONTEXTBYTES))
+    let subkey = try SecureBytes(count: SecretBox.keyBytes)
+    subkey.withUnsafeMutableBytes { out in
+      key.withUnsafeBytes { master in
+        context.withUTF8Buffer { ctx in
+          ctx.withMemoryRebound(to: CChar.self) { c in
+            _ = crypto_kdf_derive_from_key(
+              out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, id, c.baseAddress!,
+              master.baseAddress!.assumingMemoryBound(to: UInt8.self))
+          }
+        }
+      }
+    }
+    return subkey
+  }
+}

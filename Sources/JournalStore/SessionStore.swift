@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import JournalCore
+import JournalCrypto
+
+/// The sessions of an unlocked vault.
+public final class SessionStore {
+  private let vault: Vault
+  private let cipher: RecordCipher
+
+  init(vault: Vault, cipher: RecordCipher) {
+    self.vault = vault
+    self.cipher = cipher
+  }
+
+  /// Writes `session` under its id: a new row, or the row with that id replaced. Saving a
+  /// draft twice (a retry after a crash) therefore still leaves one session.
+  public func upsert(_ session: Session) throws {
+    let row = try seal(session)
+    try write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
+          ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+            summary = excluded.summary, body = excluded.body
+          """,
+        arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
+    }
+  }
+
+  /// Reads a session, changes it, and writes it back in one transaction, so two processes
+  /// editing at once never lose each other's change.
+  @discardableResult
+  public func update(
+    _ id: SessionID, _ change: (inout Session) throws -> Void
+  ) throws -> Session {
+    try write { db in
+      var session = try self.fetch(id, db)
+      try change(&session)
+      let row = try self.seal(session)
+      try db.execute(
+        sql: "UPDATE session SET status = ?, summary = ?, body = ? WHERE id = ?",
+        arguments: [session.status.rawValue, row.summary, row.body, id.hex])
+      return session
+    }
+  }
+
+  /// The whole session with this id.
+  public func session(_ id: SessionID) throws -> Session {
+    try read { db in try self.fetch(id, db) }
+  }
+
+  /// The one session whose id starts with `prefix` (already normalised hex).
+  public func resolve(_ prefix: String) throws -> SessionID {
+    let ids = try read { db in
+      try String.fetchAll(
+        db, sql: "SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+        arguments: [prefix, prefix + "g"])
+    }
+    guard let first = ids.first, let id = SessionID(first) else {
+      throw StoreError.noMatch(prefix: prefix)
+    }
+    guard ids.count == 1 else {
+      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
+    }
+    return id
+  }
+
+  /// Every session's summary, newest first, and the ids of rows that failed to open.
+  public func summaries(
+    status: SessionStatus? = nil
+  ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    var sessions: [SessionSummary] = []
+    var damaged: [SessionID] = []
+    try read { db in
+      let sql = status == nil
+        ? "SELECT id, status, summary FROM session"
+        : "SELECT id, status, summary FROM session WHERE status = ?"
+      let arguments: StatementArguments = status.map { [$0.rawValue] } ?? []
+      let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+      while let row = try rows.next() {
+        let text: String = row[0]
+        guard let id = SessionID(text) else { continue }
+        do {
+          sessions.append(try openSummary(row: row, id: id))
+        } catch {
+          damaged.append(id)
+        }
+      }
+    }
+    sessions.sort(by: SessionSummary.newestFirst)
+    return (sessions, damaged)
+  }
+
+  /// How many sessions the vault holds.
+  public func count() throws -> Int {
+    try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }
+  }
+
+  // MARK: - Rows
+
+  private struct SealedRow {
+    let summary: Data
+    let body: Data
+  }
+
+  private func seal(_ session: Session) throws -> SealedRow {
+    var summary = RecordCodec.encodeSummary(session)
+    var body = RecordCodec.encodeBody(session)
+    defer {
+      wipe(&summary)
+      wipe(&body)
+    }
+    let id = session.id.bytes
+    return SealedRow(
+      summary: Data(try cipher.seal(summary, id: id, column: .summary)),
+      body: Data(try cipher.seal(body, id: id, column: .body)))
+  }
+
+  private func openSummary(row: Row, id: SessionID) throws -> SessionSummary {
+    let status: String = row[1]
+    let sealed: Data = row[2]
+    let summary = try cipher.open(Array(sealed), id: id.bytes, column: .summary) { plain in
+      try RecordCodec.decodeSummary(plain, id: id)
+    }
+    // The plaintext status column must agree with the sealed one, or it has been edited.
+    guard summary.status.rawValue == status else { throw CryptoError.integrity }
+    return summary
+  }
+
+  private func fetch(_ id: SessionID, _ db: Database) throws -> Session {
+    guard
+      let row = try Row.fetchOne(
+        db, sql: "SELECT id, status, summary, body FROM session WHERE id = ?",
+        arguments: [id.hex])
+    else { throw StoreError.noMatch(prefix: id.short) }
+    do {
+      let summary = try openSummary(row: row, id: id)
+      let sealedBody: Data = row[3]
+      let body = try cipher.open(Array(sealedBody), id: id.bytes, column: .body) { plain in
+        try RecordCodec.decodeBody(plain)
+      }
+      guard let intention = body.intention else { throw CryptoError.malformedPlaintext }
+      return Session(
+        id: id, date: summary.date, treatment: summary.treatment, dose: body.dose,
+        intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
+        music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
+        created: summary.created, updated: summary.updated, status: summary.status)
+    } catch {
+      throw StoreError.damagedRecord(id: id.short)
+    }
+  }
+
+  private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try vault.database.read(body)
+    } catch {
+      throw Vault.map(error, path: vault.path)
+    }
+  }
+
+  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try vault.database.writeWithoutTransaction { db in
+        var result: T?
+        try db.inTransaction(.immediate) {
+          result = try body(db)
+          return .commit
+        }
+        guard let result else { throw StoreError.busy }
+        return result
+      }
+    } catch {
+      throw Vault.map(error, path: vault.path)
+    }
+  }
+}

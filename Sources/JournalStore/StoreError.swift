@@ -1,0 +1,31 @@
+/// Failures of the vault file. None carries record content; paths are the user's own.
+public enum StoreError: Error, Equatable, Sendable {
+  /// No vault at the path: `journal init` has not been run (or --vault points elsewhere).
+  case vaultMissing(path: String)
+  /// `init` found a vault already there.
+  case vaultExists(path: String)
+  /// A directory or file others can read or write, or that another user owns.
+  case unsafePermissions(path: String, mode: UInt32, expected: UInt32)
+  /// A directory or file owned by another user.
+  case wrongOwner(path: String)
+  /// A symbolic link where the vault or its directory should be.
+  case symlink(path: String)
+  /// Something other than a regular file (or directory) at the path.
+  case notARegularFile(path: String)
+  /// The file is not a journal vault, or its header is damaged.
+  case notAVault(path: String)
+  /// A vault written by a newer version of journal.
+  case newerFormat(found: Int, supported: Int)
+  /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
+  case damagedRecord(id: String)
+  /// No session has an id starting with the prefix.
+  case noMatch(prefix: String)
+  /// Several sessions share the prefix.
+  case ambiguous(prefix: String, candidates: [String])
+  /// The operating system refused a file operation.
+  case io(path: String, errno: Int32)
+  /// SQLite reported an error (the code only: statements and arguments are never shown).
+  case database(code: Int32, message: String)
+  /// The vault is held by another process for longer than we wait.
+  case busy
+}

@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+import Glibc
+import JournalCore
+import JournalCrypto
+
+/// The vault: one SQLite file holding the key header and the sealed sessions.
+///
+/// Ordering rules kept here:
+/// - A vault file is created exclusively (O_EXCL | O_NOFOLLOW, 0600) before SQLite opens it,
+///   then the schema is migrated and the header inserted. A crash in between leaves a file
+///   with no header, which `open` reports as "not a vault", never as an empty journal.
+/// - Every write is one IMMEDIATE transaction; SQLite's WAL makes it atomic and durable
+///   (synchronous = FULL), so a crash leaves the state before or after it, never between.
+/// - The key header changes (`passwd`) in a single UPDATE of one row.
+public final class Vault {
+  /// The vault format this code writes and reads.
+  public static let formatVersion = 1
+
+  public let path: String
+  let database: DatabaseQueue
+  public private(set) var header: KeyHeader
+
+  private init(path: String, database: DatabaseQueue, header: KeyHeader) {
+    self.path = path
+    self.database = database
+    self.header = header
+  }
+
+  /// Creates a new vault at `path` holding `header`. Refuses when anything is already there.
+  public static func create(at path: String, header: KeyHeader) throws -> Vault {
+    try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: true)
+    try FileSafety.createExclusively(path)
+    do {
+      let database = try openDatabase(path)
+      try migrator.migrate(database)
+      try database.write { db in
+        try db.execute(
+          sql: """
+            INSERT INTO vault (singleton, format_version, vault_id, kdf_algorithm,
+              kdf_opslimit, kdf_memlimit, kdf_salt, wrapped_key)
+            VALUES (1, ?, ?, 'argon2id13', ?, ?, ?, ?)
+            """,
+          arguments: [
+            formatVersion, Data(header.vaultID), Int64(header.limits.opsLimit),
+            Int64(header.limits.memLimit), Data(header.salt), Data(header.wrappedKey),
+          ])
+      }
+      try checkCompanionFiles(path)
+      return Vault(path: path, database: database, header: header)
+    } catch {
+      // Nothing of value is in a vault that failed to initialise: remove it so init can retry.
+      unlink(path)
+      unlink(path + "-wal")
+      unlink(path + "-shm")
+      throw map(error, path: path)
+    }
+  }
+
+  /// Opens the vault at `path` and reads its key header. No key is needed for this.
+  public static func open(at path: String) throws -> Vault {
+    try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: false)
+    guard try FileSafety.privateFile(path) else { throw StoreError.vaultMissing(path: path) }
+    try checkCompanionFiles(path)
+    do {
+      let database = try openDatabase(path)
+      let header = try database.read { db in try readHeader(db, path: path) }
+      let pending = try database.read { db in try !migrator.hasCompletedMigrations(db) }
+      if pending { try migrator.migrate(database) }
+      return Vault(path: path, database: database, header: header)
+    } catch {
+      throw map(error, path: path)
+    }
+  }
+
+  /// Replaces the key header in one statement (`passwd`): the old passphrase works until it
+  /// commits, the new one from then on. The vault id must not change.
+  public func replaceHeader(_ newHeader: KeyHeader) throws {
+    precondition(newHeader.vaultID == header.vaultID, "a re-wrap keeps the vault id")
+    do {
+      try database.write { db in
+        try db.execute(
+          sql: """
+            UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?, kdf_salt = ?, wrapped_key = ?
+            WHERE singleton = 1
+            """,
+          arguments: [
+            Int64(newHeader.limits.opsLimit), Int64(newHeader.limits.memLimit),
+            Data(newHeader.salt), Data(newHeader.wrappedKey),
+          ])
+      }
+    } catch {
+      throw Vault.map(error, path: path)
+    }
+    header = newHeader
+  }
+
+  /// The sessions, readable and writable with the vault's unlocked keys.
+  public func sessions(keys: VaultKeys, random: some RandomSource) throws -> SessionStore {
+    precondition(keys.vaultID == header.vaultID, "keys of another vault")
+    return SessionStore(vault: self, cipher: try RecordCipher(keys: keys, random: random))
+  }
+
+  // MARK: - Opening
+
+  private static func openDatabase(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    configuration.prepareDatabase { db in
+      // Freed pages are overwritten with zeros, so deleted ciphertext does not linger.
+      try db.execute(sql: "PRAGMA secure_delete = ON")
+      // Temporary tables and sort buffers stay in memory, never in a temp file.
+      try db.execute(sql: "PRAGMA temp_store = MEMORY")
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      // FULL: a commit reported to the user survives a power loss.
+      try db.execute(sql: "PRAGMA synchronous = FULL")
+    }
+    return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
+  private static func checkCompanionFiles(_ path: String) throws {
+    try FileSafety.privateFile(path + "-wal")
+    try FileSafety.privateFile(path + "-shm")
+  }
+
+  private static func readHeader(_ db: Database, path: String) throws -> KeyHeader {
+    guard try db.tableExists("vault") else { throw StoreError.notAVault(path: path) }
+    guard
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,
+            wrapped_key FROM vault WHERE singleton = 1
+          """)
+    else { throw StoreError.notAVault(path: path) }
+    let version: Int = row["format_version"]
+    guard version <= formatVersion else {
+      throw StoreError.newerFormat(found: version, supported: formatVersion)
+    }
+    let algorithm: String = row["kdf_algorithm"]
+    let ops: Int64 = row["kdf_opslimit"]
+    let mem: Int64 = row["kdf_memlimit"]
+    guard algorithm == "argon2id13", ops > 0, mem > 0,
+      let vaultID = row["vault_id"] as Data?, let salt = row["kdf_salt"] as Data?,
+      let wrapped = row["wrapped_key"] as Data?
+    else { throw StoreError.notAVault(path: path) }
+    let header = KeyHeader(
+      vaultID: Array(vaultID), limits: KDFLimits(opsLimit: UInt64(ops), memLimit: UInt64(mem)),
+      salt: Array(salt), wrappedKey: Array(wrapped))
+    guard header.isWellFormed else { throw StoreError.notAVault(path: path) }
+    return header
+  }
+
+  /// Named migrations; never edited once shipped. A new format adds one and bumps
+  /// `formatVersion`.
+  static let migrator: DatabaseMigrator = {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: vault header and sessions") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE vault (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            format_version INTEGER NOT NULL CHECK (format_version >= 1),
+            vault_id BLOB NOT NULL CHECK (length(vault_id) = 16),
+            kdf_algorithm TEXT NOT NULL CHECK (kdf_algorithm = 'argon2id13'),
+            kdf_opslimit INTEGER NOT NULL CHECK (kdf_opslimit > 0),
+            kdf_memlimit INTEGER NOT NULL CHECK (kdf_memlimit > 0),
+            kdf_salt BLOB NOT NULL CHECK (length(kdf_salt) = 16),
+            wrapped_key BLOB NOT NULL CHECK (length(wrapped_key) = 88)
+          );
+          CREATE TABLE session (
+            id TEXT NOT NULL UNIQUE
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+            status TEXT NOT NULL CHECK (status IN ('needs_reflection', 'complete')),
+            summary BLOB NOT NULL CHECK (length(summary) >= 40),
+            body BLOB NOT NULL CHECK (length(body) >= 40)
+          );
+          """)
+    }
+    return migrator
+  }()
+
+  // MARK: - Errors
+
+  static func map(_ error: any Error, path: String) -> any Error {
+    guard let error = error as? DatabaseError else { return error }
+    switch error.resultCode {
+    case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.busy
+    case .SQLITE_NOTADB, .SQLITE_CORRUPT: return StoreError.notAVault(path: path)
+    default:
+      return StoreError.database(
+        code: error.extendedResultCode.rawValue, message: error.message ?? "unknown")
+    }
+  }
+}
