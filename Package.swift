@@ -21,6 +21,8 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
+    // prctl and setrlimit for hardening the process (prctl is variadic: Swift cannot call it).
+    .target(name: "CSystem"),
     // Pure domain: sessions, the lifecycle, validation. No I/O.
     .target(name: "JournalCore", swiftSettings: strict),
     .target(
@@ -36,7 +38,7 @@ let package = Package(
     // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
     .target(
       name: "JournalApp",
-      dependencies: ["JournalCore", "JournalCrypto", "JournalStore"],
+      dependencies: ["JournalCore", "JournalCrypto", "JournalStore", "CSystem"],
       swiftSettings: strict
     ),
     // The thin front end: ArgumentParser and rendering.

@@ -1,0 +1,8 @@
+#ifndef JOURNAL_CSYSTEM_H
+#define JOURNAL_CSYSTEM_H
+
+/// Turns off core dumps (RLIMIT_CORE = 0) and marks the process non-dumpable, which also
+/// refuses ptrace attachment by other processes of the same user. Returns 0 on success.
+int journal_harden_process(void);
+
+#endif

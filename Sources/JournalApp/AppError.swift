@@ -1,0 +1,41 @@
+import JournalCore
+
+/// Failures of the application layer: how the journal is reached and driven.
+public enum AppError: Error, Equatable, Sendable {
+  /// A passphrase is needed, but there is no terminal and no file, descriptor or command.
+  case noPassphraseSource
+  /// The passphrase file cannot be read.
+  case passphraseFileUnreadable(path: String, errno: Int32)
+  /// The passphrase file can be read by other users.
+  case passphraseFileUnsafe(path: String, mode: UInt32)
+  /// The passphrase descriptor cannot be read.
+  case passphraseDescriptorUnreadable(fd: Int32)
+  /// The passphrase command could not start or exited with a failure.
+  case passphraseCommandFailed(status: Int32)
+  /// The passphrase source gave nothing.
+  case emptyPassphrase
+  /// The passphrase is longer than we accept (a file of the wrong kind, most likely).
+  case passphraseTooLong(maximum: Int)
+  /// A new passphrase shorter than the minimum.
+  case passphraseTooShort(minimum: Int)
+  /// The two entries of a new passphrase differ.
+  case passphraseMismatch
+  /// `passwd` without a terminal needs the new passphrase from a file.
+  case noNewPassphraseSource
+  /// Required fields are missing and there is no terminal to ask for them.
+  case missingFlags([String])
+  /// `edit` was given nothing to change and there is no terminal to ask.
+  case nothingToChange
+  /// More than one field asked to read standard input ("-").
+  case stdinUsedTwice
+  /// Standard input could not be read, or was not UTF-8.
+  case stdinUnreadable
+  /// The person stopped (Ctrl-C, Ctrl-D at a prompt, "no" at a confirmation).
+  case cancelled
+  /// Neither HOME nor XDG_DATA_HOME is set, so there is no default vault location.
+  case noHome
+  /// The session's lifecycle does not allow the change (for the session with this short id).
+  case lifecycle(LifecycleError, id: String)
+  /// A bug: something that should not happen did. The text is for the report.
+  case internalError(String)
+}

@@ -1,0 +1,288 @@
+import Glibc
+import JournalCore
+import JournalCrypto
+import JournalStore
+
+/// What to tell a person about an error: one line, an optional hint, and the exit code.
+///
+/// The one place that maps every error of every module to words and an exit code. No message
+/// contains record content or a secret; ids and paths are the person's own.
+public struct Diagnosis: Equatable, Sendable {
+  public let message: String
+  public let hint: String?
+  public let exitCode: ExitCode
+
+  public init(message: String, hint: String? = nil, exitCode: ExitCode) {
+    self.message = message
+    self.hint = hint
+    self.exitCode = exitCode
+  }
+
+  /// Diagnoses any error thrown below the command line.
+  public init(_ error: any Error) {
+    switch error {
+    case let error as ValidationError: self = Self.validation(error)
+    case let error as LifecycleError: self = Self.lifecycle(error, id: nil)
+    case let error as CryptoError: self = Self.crypto(error)
+    case let error as StoreError: self = Self.store(error)
+    case let error as AppError: self = Self.app(error)
+    default:
+      self = Diagnosis(
+        message: "internal error (\(type(of: error)))",
+        hint: "this is a bug in journal; please report it, without any journal content",
+        exitCode: .internalError)
+    }
+  }
+
+  /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
+  public static func knows(_ error: any Error) -> Bool {
+    error is ValidationError || error is LifecycleError || error is CryptoError
+      || error is StoreError || error is AppError
+  }
+
+  public static func validation(_ error: ValidationError) -> Diagnosis {
+    switch error {
+    case .missingFields(let fields):
+      return Diagnosis(
+        message: "missing " + fields.map(\.label).joined(separator: ", "),
+        hint: "give " + fields.map(\.flag).joined(separator: " and "), exitCode: .usage)
+    case .moodNotANumber(let field):
+      return Diagnosis(
+        message: "\(field.label) must be a whole number from 1 to 10", exitCode: .usage)
+    case .moodOutOfRange(let field, let value):
+      return Diagnosis(
+        message: "\(field.label) \(value) is outside 1 to 10",
+        hint: "1 is the lowest, 10 the highest", exitCode: .usage)
+    case .unreadableDate:
+      return Diagnosis(
+        message: "the date could not be read",
+        hint: #"use "now", "yesterday 20:00", "18:30" or "2026-11-21 18:30""#, exitCode: .usage)
+    case .dateTooFarAhead:
+      return Diagnosis(
+        message: "the date is more than a day ahead",
+        hint: "a session may be dated at most 24 hours from now", exitCode: .usage)
+    case .dateTooFarBack:
+      return Diagnosis(message: "the date is before 1900", exitCode: .usage)
+    case .emptyIntention:
+      return Diagnosis(
+        message: "the intention is empty", hint: "a few words are enough", exitCode: .usage)
+    case .unknownTreatment:
+      return Diagnosis(
+        message: "unknown treatment",
+        hint: "choose one of " + Treatment.known.map(\.key).joined(separator: ", ")
+          + #", or "other:<name>""#,
+        exitCode: .usage)
+    case .emptyCustomTreatment:
+      return Diagnosis(
+        message: #"the treatment "other" needs a name"#, hint: #"write "other:<name>""#,
+        exitCode: .usage)
+    case .customTreatmentTooLong(let maximum):
+      return Diagnosis(
+        message: "the treatment name is longer than \(maximum) characters", exitCode: .usage)
+    case .textTooLong(let field, let maximum):
+      return Diagnosis(
+        message: "the \(field.label) is longer than \(maximum / 1024) KiB", exitCode: .usage)
+    case .controlCharacters(let field):
+      return Diagnosis(
+        message: "the \(field.label) contains control characters",
+        hint: "only letters, spaces, tabs and newlines are kept", exitCode: .usage)
+    }
+  }
+
+  static func lifecycle(_ error: LifecycleError, id: String?) -> Diagnosis {
+    let session = id.map { #"session "\#($0)""# } ?? "the session"
+    switch error {
+    case .notSavedYet:
+      return Diagnosis(
+        message: "\(session) is not saved yet",
+        hint: "the later fields open once the session is saved", exitCode: .notAllowed)
+    case .alreadySaved:
+      return Diagnosis(message: "\(session) is already saved", exitCode: .notAllowed)
+    case .alreadyComplete:
+      return Diagnosis(
+        message: "\(session) is already complete",
+        hint: id.map { #"run "journal show \#($0)" to read it, or "journal edit \#($0)" to change it"# },
+        exitCode: .notAllowed)
+    }
+  }
+
+  static func crypto(_ error: CryptoError) -> Diagnosis {
+    switch error {
+    case .sodiumUnavailable:
+      return Diagnosis(
+        message: "libsodium could not start", hint: "check that libsodium is installed",
+        exitCode: .internalError)
+    case .secureMemoryUnavailable:
+      return Diagnosis(
+        message: "locked memory for keys could not be allocated",
+        hint: #"raise the locked-memory limit ("ulimit -l")"#, exitCode: .ioError)
+    case .keyDerivationFailed:
+      return Diagnosis(
+        message: "the key could not be derived from the passphrase",
+        hint: "the key derivation needs up to 1 GiB of free memory", exitCode: .ioError)
+    case .kdfLimitsOutOfRange(let ops, let mem):
+      return Diagnosis(
+        message: "the vault asks for key-derivation limits outside the accepted range "
+          + "(\(ops) passes, \(mem / 1024) KiB)",
+        hint: "the vault header is damaged or was tampered with; restore it from a backup",
+        exitCode: .damaged)
+    case .wrongPassphrase:
+      return Diagnosis(
+        message: "the passphrase does not open this vault",
+        hint: "check the passphrase and try again; nothing was changed", exitCode: .wrongPassphrase)
+    case .vaultMismatch:
+      return Diagnosis(
+        message: "the vault's key belongs to another vault",
+        hint: "the vault header was tampered with; restore it from a backup", exitCode: .damaged)
+    case .integrity, .malformedPlaintext:
+      return Diagnosis(
+        message: "a record failed its integrity check",
+        hint: "the vault is damaged or was tampered with", exitCode: .damaged)
+    }
+  }
+
+  static func store(_ error: StoreError) -> Diagnosis {
+    switch error {
+    case .vaultMissing(let path):
+      return Diagnosis(
+        message: #"no journal at "\#(path)""#,
+        hint: #"run "journal init" to create one, or point --vault at yours"#, exitCode: .noVault)
+    case .vaultExists(let path):
+      return Diagnosis(
+        message: #"a journal already exists at "\#(path)""#,
+        hint: "nothing was changed; use --vault to create another elsewhere",
+        exitCode: .notAllowed)
+    case .unsafePermissions(let path, let mode, let expected):
+      return Diagnosis(
+        message: #""\#(path)" is open to other users (mode \#(octal(mode)))"#,
+        hint: #"run "chmod \#(octal(expected)) \#(path)" and try again"#, exitCode: .unsafeFiles)
+    case .wrongOwner(let path):
+      return Diagnosis(
+        message: #""\#(path)" belongs to another user"#,
+        hint: "keep your journal in a directory of your own", exitCode: .unsafeFiles)
+    case .symlink(let path):
+      return Diagnosis(
+        message: #""\#(path)" is a symbolic link, which journal does not follow"#,
+        hint: "point --vault at the real location", exitCode: .unsafeFiles)
+    case .notARegularFile(let path):
+      return Diagnosis(
+        message: #""\#(path)" is not a regular file or directory"#, exitCode: .unsafeFiles)
+    case .notAVault(let path):
+      return Diagnosis(
+        message: #""\#(path)" is not a journal vault, or its header is damaged"#,
+        hint: "check --vault; restore the vault from a backup if it is damaged",
+        exitCode: .damaged)
+    case .newerFormat(let found, let supported):
+      return Diagnosis(
+        message: "the vault has format \(found); this journal reads up to \(supported)",
+        hint: "update journal to open it", exitCode: .newerFormat)
+    case .damagedRecord(let id):
+      return Diagnosis(
+        message: #"session "\#(id)" is damaged and cannot be read"#,
+        hint: "the other sessions are unaffected", exitCode: .damaged)
+    case .noMatch(let prefix):
+      return Diagnosis(
+        message: #"no session has an id starting with "\#(prefix)""#,
+        hint: #"run "journal list" to see the ids"#, exitCode: .notFound)
+    case .ambiguous(let prefix, let candidates):
+      return Diagnosis(
+        message: #"the id "\#(prefix)" matches several sessions: "#
+          + candidates.joined(separator: ", "),
+        hint: "type a few more characters of the id", exitCode: .notFound)
+    case .io(let path, let code):
+      return Diagnosis(
+        message: #"cannot use "\#(path)": \#(String(cString: strerror(code)))"#,
+        exitCode: .ioError)
+    case .database(let code, let message):
+      return Diagnosis(
+        message: "the vault could not be written or read (SQLite \(code): \(message))",
+        hint: "check free disk space; nothing was half-saved", exitCode: .ioError)
+    case .busy:
+      return Diagnosis(
+        message: "the vault is busy in another journal process",
+        hint: "try again in a moment", exitCode: .ioError)
+    }
+  }
+
+  static func app(_ error: AppError) -> Diagnosis {
+    switch error {
+    case .noPassphraseSource:
+      return Diagnosis(
+        message: "a passphrase is needed and there is no terminal to ask for it",
+        hint: "set JOURNAL_PASSPHRASE_FILE or JOURNAL_PASSPHRASE_COMMAND, or use --passphrase-file",
+        exitCode: .passphraseUnavailable)
+    case .passphraseFileUnreadable(let path, let code):
+      return Diagnosis(
+        message: #"the passphrase file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
+        exitCode: .passphraseUnavailable)
+    case .passphraseFileUnsafe(let path, let mode):
+      return Diagnosis(
+        message: #"the passphrase file "\#(path)" is readable by others (mode \#(octal(mode)))"#,
+        hint: #"run "chmod 600 \#(path)""#, exitCode: .unsafeFiles)
+    case .passphraseDescriptorUnreadable(let fd):
+      return Diagnosis(
+        message: "file descriptor \(fd) cannot be read for the passphrase",
+        exitCode: .passphraseUnavailable)
+    case .passphraseCommandFailed(let status):
+      return Diagnosis(
+        message: "the passphrase command failed (exit status \(status))",
+        hint: "check JOURNAL_PASSPHRASE_COMMAND", exitCode: .passphraseUnavailable)
+    case .emptyPassphrase:
+      return Diagnosis(message: "the passphrase is empty", exitCode: .passphraseUnavailable)
+    case .passphraseTooLong(let maximum):
+      return Diagnosis(
+        message: "the passphrase is longer than \(maximum) bytes",
+        hint: "check that the passphrase file holds only the passphrase",
+        exitCode: .passphraseUnavailable)
+    case .passphraseTooShort(let minimum):
+      return Diagnosis(
+        message: "the new passphrase is shorter than \(minimum) characters",
+        hint: "a few unrelated words make a strong passphrase that is easy to remember",
+        exitCode: .usage)
+    case .passphraseMismatch:
+      return Diagnosis(
+        message: "the two passphrases differ", hint: "nothing was changed; try again",
+        exitCode: .usage)
+    case .noNewPassphraseSource:
+      return Diagnosis(
+        message: "a new passphrase is needed and there is no terminal to ask for it",
+        hint: "use --new-passphrase-file or JOURNAL_NEW_PASSPHRASE_FILE",
+        exitCode: .passphraseUnavailable)
+    case .missingFlags(let flags):
+      return Diagnosis(
+        message: "missing " + flags.joined(separator: ", "),
+        hint: "without a terminal, every required field needs its flag", exitCode: .usage)
+    case .nothingToChange:
+      return Diagnosis(
+        message: "nothing to change",
+        hint: #"give a field flag, such as --dose "2 g", or run in a terminal"#, exitCode: .usage)
+    case .stdinUsedTwice:
+      return Diagnosis(
+        message: #"only one field can read standard input ("-")"#, exitCode: .usage)
+    case .stdinUnreadable:
+      return Diagnosis(
+        message: "standard input could not be read as UTF-8 text", exitCode: .usage)
+    case .cancelled:
+      return Diagnosis(message: "stopped; nothing further was changed", exitCode: .cancelled)
+    case .noHome:
+      return Diagnosis(
+        message: "HOME is not set, so there is no default journal location",
+        hint: "set HOME, or use --vault", exitCode: .usage)
+    case .lifecycle(let inner, let id):
+      return lifecycle(inner, id: id)
+    case .internalError(let detail):
+      return Diagnosis(
+        message: "internal error (\(detail))",
+        hint: "this is a bug in journal; please report it, without any journal content",
+        exitCode: .internalError)
+    }
+  }
+}
+
+private func octal(_ mode: UInt32) -> String { String(mode, radix: 8).leftPadded(4) }
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

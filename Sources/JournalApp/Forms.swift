@@ -1,0 +1,163 @@
+import Foundation
+import JournalCore
+
+/// The guided forms: which field is asked, in which words, and what happens to a bad answer
+/// (its message, then the same question again). They talk only through a `Terminal`.
+public struct Forms {
+  private let terminal: any Terminal
+  private let context: AppContext
+
+  public init(terminal: any Terminal, context: AppContext) {
+    self.terminal = terminal
+    self.context = context
+  }
+
+  // MARK: - Now
+
+  /// Asks for the "Now" fields the draft does not have yet, in form order.
+  public func fillNow(_ draft: inout SessionDraft, skipping given: Set<Field>) throws {
+    terminal.writeLine("Now — before the session")
+    for field in Field.now where !given.contains(field) {
+      let change = try ask(field, current: nil)
+      if let change { try draft.apply(change) }
+    }
+  }
+
+  // MARK: - Later
+
+  /// Asks for the "Later" fields one by one and hands each answer to `save` at once, so an
+  /// interruption keeps every answer already given. Enter keeps what is there.
+  public func fillLater(
+    _ session: Session, save: (Session.Change) throws -> Session
+  ) throws -> Session {
+    var session = session
+    terminal.writeLine("Later — after the session; press Enter to skip any of them")
+    for field in Field.later {
+      guard let change = try ask(field, current: session) else { continue }
+      session = try save(change)
+      terminal.writeLine("  saved")
+    }
+    return session
+  }
+
+  // MARK: - Edit
+
+  /// Walks every field showing what is there; Enter keeps it, "-" clears an optional one.
+  /// Each change is saved as soon as it is entered.
+  public func edit(
+    _ session: Session, save: (Session.Change) throws -> Session
+  ) throws -> Session {
+    var session = session
+    terminal.writeLine(#"Press Enter to keep a value, or type "-" to clear an optional one"#)
+    for field in Field.now + Field.later {
+      guard let change = try ask(field, current: session, editing: true) else { continue }
+      session = try save(change)
+      terminal.writeLine("  saved")
+    }
+    return session
+  }
+
+  /// Asks yes or no; the default answers an empty line.
+  public func confirm(_ question: String, default answer: Bool) throws -> Bool {
+    let options = answer ? "[Y/n]" : "[y/N]"
+    while true {
+      let text = try terminal.readLine(prompt: "\(question) \(options) ").trimmingWhitespace()
+        .lowercased()
+      if text.isEmpty { return answer }
+      if ["y", "yes"].contains(text) { return true }
+      if ["n", "no"].contains(text) { return false }
+    }
+  }
+
+  // MARK: - One field
+
+  /// Asks for one field until the answer is valid. Returns nil when the answer keeps the
+  /// current value (or, for optional fields, leaves them empty).
+  private func ask(
+    _ field: Field, current: Session?, editing: Bool = false
+  ) throws -> Session.Change? {
+    while true {
+      let answer = try read(field, current: current, editing: editing)
+      let trimmed = answer.trimmingWhitespace()
+      if trimmed.isEmpty {
+        if let fallback = defaultAnswer(field, current: current) { return fallback }
+        if isRequired(field), current == nil {
+          terminal.writeLine("  the \(field.label) is needed to save the session")
+          continue
+        }
+        return nil
+      }
+      if editing && trimmed == "-" && isRequired(field) {
+        terminal.writeLine("  the \(field.label) is required and cannot be cleared")
+        continue
+      }
+      let text = editing && trimmed == "-" ? "" : answer
+      do {
+        return try context.fields.change(field, text)
+      } catch {
+        let diagnosis = Diagnosis.validation(error)
+        terminal.writeLine("  " + diagnosis.message + (diagnosis.hint.map { " — " + $0 } ?? ""))
+      }
+    }
+  }
+
+  private func isRequired(_ field: Field) -> Bool {
+    [.date, .treatment, .intention, .moodBefore].contains(field)
+  }
+
+  /// What an empty answer means for a new draft: date now, treatment psilocybin.
+  private func defaultAnswer(_ field: Field, current: Session?) -> Session.Change? {
+    guard current == nil else { return nil }
+    switch field {
+    case .date: return .date(context.now())
+    case .treatment: return .treatment(.psilocybin)
+    default: return nil
+    }
+  }
+
+  private func read(_ field: Field, current: Session?, editing: Bool) throws -> String {
+    let keep = current.flatMap { shown(field, of: $0) }.map { " [\($0)]" } ?? ""
+    switch field {
+    case .date:
+      return try terminal.readLine(prompt: "  When was it?\(keep.isEmpty ? " [now]" : keep) ")
+    case .treatment:
+      terminal.writeLine(
+        "  Treatments: " + Treatment.known.map(\.key).joined(separator: ", ") + ", other:<name>")
+      return try terminal.readLine(
+        prompt: "  Treatment\(keep.isEmpty ? " [psilocybin]" : keep) ")
+    case .dose:
+      return try terminal.readLine(prompt: "  Dose (optional)\(keep) ")
+    case .intention:
+      return try terminal.readText(
+        prompt: "  Intention — what you bring to this session\(longHint(current?.intention))\n")
+    case .moodBefore:
+      return try terminal.readLine(prompt: "  Mood before, 1 (low) to 10 (high)\(keep) ")
+    case .moodAfter:
+      return try terminal.readLine(prompt: "  Mood after, 1 to 10\(keep) ")
+    case .reflection:
+      return try terminal.readText(
+        prompt: "  Reflection — what stays with you\(longHint(current?.reflection))\n")
+    case .environment:
+      return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
+    case .music:
+      return try terminal.readLine(prompt: "  Music notes\(keep) ")
+    }
+  }
+
+  private func longHint(_ existing: String?) -> String {
+    let ending = #"end with Ctrl-D or a line holding only ".""#
+    guard let existing else { return " (\(ending))" }
+    let words = existing.split(whereSeparator: \.isWhitespace).count
+    return " (\(words) words written; leave empty to keep them; \(ending))"
+  }
+
+  /// A short field's current value, for the prompt's [brackets]; long texts are not repeated.
+  private func shown(_ field: Field, of session: Session) -> String? {
+    switch field {
+    case .date: DisplayFormat(timeZone: context.timeZone).dateTime(session.date)
+    case .treatment, .dose, .moodBefore, .moodAfter, .environment, .music:
+      session.text(of: field).map { $0.count > 40 ? String($0.prefix(39)) + "…" : $0 }
+    case .intention, .reflection: nil
+    }
+  }
+}

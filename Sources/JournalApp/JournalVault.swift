@@ -1,0 +1,138 @@
+import Foundation
+import JournalCore
+import JournalCrypto
+import JournalStore
+
+/// The use cases on an unlocked vault. Prints nothing and never exits: the command line
+/// decides what a person sees.
+public final class JournalVault {
+  public let path: String
+  private let vault: Vault
+  private let keys: VaultKeys
+  private let store: SessionStore
+  private let context: AppContext
+
+  private init(path: String, vault: Vault, keys: VaultKeys, context: AppContext) throws {
+    self.path = path
+    self.vault = vault
+    self.keys = keys
+    self.store = try vault.sessions(keys: keys, random: context.random)
+    self.context = context
+  }
+
+  /// Creates a vault at `path` with a new random data key wrapped under `passphrase`.
+  /// Refuses, changing nothing, when a vault is already there.
+  public static func create(
+    at path: String, passphrase: SecureBytes, limits: KDFLimits, context: AppContext
+  ) throws -> JournalVault {
+    try context.kdfPolicy.check(limits)
+    try JournalVault.refuseExisting(path)
+    let (keys, header) = try VaultKeys.create(
+      passphrase: passphrase, limits: limits, random: context.random)
+    let vault = try Vault.create(at: path, header: header)
+    return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+  }
+
+  /// Opens the vault at `path`. The passphrase is asked for only once the file is known to
+  /// be a vault, so a typo in --vault does not cost a passphrase prompt.
+  public static func open(
+    at path: String, context: AppContext, passphrase: () throws -> SecureBytes
+  ) throws -> JournalVault {
+    let vault = try Vault.open(at: path)
+    let keys = try VaultKeys.open(
+      header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
+    return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+  }
+
+  /// Checks, before any passphrase is asked, that `init` has somewhere to go.
+  public static func refuseExisting(_ path: String) throws {
+    var info = stat()
+    if lstat(path, &info) == 0 { throw StoreError.vaultExists(path: path) }
+  }
+
+  // MARK: - Sessions
+
+  /// Saves a complete draft as a new session (status: needs reflection).
+  public func save(_ draft: SessionDraft) throws -> Session {
+    let session = try Session.saving(draft, now: context.now())
+    try store.upsert(session)
+    return session
+  }
+
+  /// The session whose id starts with what the person typed.
+  public func resolve(_ text: String) throws -> SessionID {
+    guard let prefix = SessionID.normalisedPrefix(text) else {
+      throw StoreError.noMatch(prefix: text)
+    }
+    return try store.resolve(prefix)
+  }
+
+  /// The id as people should type it: the short form, or the whole id in the rare case that
+  /// another session shares its first 8 digits.
+  public func displayID(_ id: SessionID) throws -> String {
+    do {
+      _ = try store.resolve(id.short)
+      return id.short
+    } catch StoreError.ambiguous {
+      return id.hex
+    }
+  }
+
+  public func session(_ id: SessionID) throws -> Session {
+    try store.session(id)
+  }
+
+  /// Summaries newest first, optionally only those waiting for reflection, and the ids of
+  /// rows that could not be opened.
+  public func list(
+    needsReflection: Bool
+  ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    try store.summaries(status: needsReflection ? .needsReflection : nil)
+  }
+
+  /// Checks that the session is waiting for reflection before asking for any.
+  public func beginReflection(_ id: SessionID) throws -> Session {
+    let session = try store.session(id)
+    do {
+      _ = try Lifecycle.transition(from: session.status, on: .beginReflection)
+    } catch {
+      throw AppError.lifecycle(error, id: id.short)
+    }
+    return session
+  }
+
+  /// Applies one change and saves it at once, in one transaction.
+  @discardableResult
+  public func apply(_ change: Session.Change, to id: SessionID) throws -> Session {
+    try apply([change], to: id)
+  }
+
+  /// Applies several changes and saves them together, in one transaction.
+  @discardableResult
+  public func apply(_ changes: [Session.Change], to id: SessionID) throws -> Session {
+    let now = context.now()
+    return try store.update(id) { session in
+      for change in changes {
+        do {
+          try session.apply(change, now: now)
+        } catch let error as LifecycleError {
+          throw AppError.lifecycle(error, id: id.short)
+        }
+      }
+    }
+  }
+
+  // MARK: - Passphrase
+
+  /// Re-wraps the data key under `newPassphrase` with a fresh salt, in one statement. No
+  /// record is re-encrypted. Keeps the vault's limits unless new ones are given.
+  public func changePassphrase(to newPassphrase: SecureBytes, limits: KDFLimits? = nil) throws {
+    let limits = limits ?? vault.header.limits
+    try context.kdfPolicy.check(limits)
+    let header = try keys.wrap(passphrase: newPassphrase, limits: limits, random: context.random)
+    try vault.replaceHeader(header)
+  }
+
+  /// The key-derivation limits the vault uses now.
+  public var limits: KDFLimits { vault.header.limits }
+}

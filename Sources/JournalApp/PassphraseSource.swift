@@ -1,0 +1,131 @@
+import Glibc
+import JournalCrypto
+
+/// Where a passphrase comes from. Never the command line: argv is visible to every user on
+/// the machine through /proc and ends up in shell history.
+public enum PassphraseSource: Sendable, Equatable {
+  /// Asked on the terminal without echo.
+  case terminal
+  /// The first line of a file (0600, owned by the user).
+  case file(String)
+  /// Everything readable from an open file descriptor, up to its first newline.
+  case descriptor(Int32)
+  /// The first line a shell command prints (`pass show journal`).
+  case command(String)
+
+  /// Picks the source: a flag first, then JOURNAL_PASSPHRASE_FD, JOURNAL_PASSPHRASE_FILE,
+  /// JOURNAL_PASSPHRASE_COMMAND, then the terminal if there is one.
+  public static func choose(
+    file: String?, descriptor: Int32?, environment: [String: String], hasTerminal: Bool
+  ) -> PassphraseSource? {
+    if let file { return .file(file) }
+    if let descriptor { return .descriptor(descriptor) }
+    if let text = environment["JOURNAL_PASSPHRASE_FD"], let fd = Int32(text) {
+      return .descriptor(fd)
+    }
+    if let path = environment["JOURNAL_PASSPHRASE_FILE"], !path.isEmpty { return .file(path) }
+    if let command = environment["JOURNAL_PASSPHRASE_COMMAND"], !command.isEmpty {
+      return .command(command)
+    }
+    return hasTerminal ? .terminal : nil
+  }
+
+  /// Reads the passphrase into guarded memory.
+  public func read(prompt: String, terminal: (any Terminal)?) throws -> SecureBytes {
+    let secret: SecureBytes
+    switch self {
+    case .terminal:
+      guard let terminal else { throw AppError.noPassphraseSource }
+      secret = try terminal.readSecret(prompt: prompt)
+    case .file(let path):
+      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+      guard fd >= 0 else { throw AppError.passphraseFileUnreadable(path: path, errno: errno) }
+      defer { close(fd) }
+      var info = stat()
+      guard fstat(fd, &info) == 0 else {
+        throw AppError.passphraseFileUnreadable(path: path, errno: errno)
+      }
+      guard info.st_mode & 0o077 == 0 else {
+        throw AppError.passphraseFileUnsafe(path: path, mode: info.st_mode & 0o777)
+      }
+      secret = try Self.readFirstLine(fd)
+    case .descriptor(let fd):
+      guard fcntl(fd, F_GETFD) >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
+      secret = try Self.readFirstLine(fd)
+    case .command(let command):
+      secret = try Self.run(command)
+    }
+    guard secret.count > 0 else { throw AppError.emptyPassphrase }
+    return secret
+  }
+
+  /// Reads up to the first newline (or end of file) straight into guarded memory.
+  static func readFirstLine(_ fd: Int32) throws -> SecureBytes {
+    let buffer = try SecureBytes(count: TTY.maximumSecretBytes + 2)
+    var length = 0
+    var sawNewline = false
+    try buffer.withUnsafeMutableBytes { bytes in
+      while length < bytes.count {
+        let count = Glibc.read(fd, bytes.baseAddress! + length, bytes.count - length)
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
+        if count == 0 { break }
+        if let newline = bytes[length..<(length + count)].firstIndex(of: 0x0A) {
+          length = newline
+          sawNewline = true
+          break
+        }
+        length += count
+      }
+      if !sawNewline && length == bytes.count {
+        throw AppError.passphraseTooLong(maximum: TTY.maximumSecretBytes)
+      }
+      if length > 0, bytes[length - 1] == 0x0D { length -= 1 }
+    }
+    guard length <= TTY.maximumSecretBytes else {
+      throw AppError.passphraseTooLong(maximum: TTY.maximumSecretBytes)
+    }
+    return try buffer.prefix(length)
+  }
+
+  /// Runs `/bin/sh -c command` with its stdout on a pipe read into guarded memory. Its stdin
+  /// and stderr are ours, so a pinentry or an error message reaches the person.
+  static func run(_ command: String) throws -> SecureBytes {
+    var pipeFDs: [Int32] = [0, 0]
+    guard pipe(&pipeFDs) == 0 else { throw AppError.passphraseCommandFailed(status: -1) }
+    for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
+    var pid: pid_t = 0
+    let arguments = ["/bin/sh", "-c", command]
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
+    close(pipeFDs[1])
+    defer { close(pipeFDs[0]) }
+    guard status == 0 else { throw AppError.passphraseCommandFailed(status: -1) }
+    let secret: SecureBytes
+    do {
+      secret = try readFirstLine(pipeFDs[0])
+    } catch {
+      kill(pid, SIGTERM)
+      _ = waitExit(pid)
+      throw error
+    }
+    // Drain anything after the first line so the command can finish writing.
+    var sink = [UInt8](repeating: 0, count: 512)
+    while Glibc.read(pipeFDs[0], &sink, sink.count) > 0 {}
+    let exit = waitExit(pid)
+    guard exit == 0 else { throw AppError.passphraseCommandFailed(status: exit) }
+    return secret
+  }
+
+  private static func waitExit(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
+}

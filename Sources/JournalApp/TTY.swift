@@ -1,0 +1,224 @@
+import Glibc
+import JournalCrypto
+
+/// The controlling terminal, opened as /dev/tty so that prompts never mix with stdout and
+/// answers never come from a pipe. Falls back to standard input when that is a terminal but
+/// the process has no controlling one (started with setsid).
+///
+/// Whenever the terminal's mode is changed (no echo for a passphrase, character-at-a-time
+/// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends.
+public final class TTY: Terminal {
+  private let fd: Int32
+  public let supportsColour: Bool
+
+  /// The most bytes a passphrase may have. Generous for diceware; bounded for guarded memory.
+  public static let maximumSecretBytes = 1024
+
+  private init(fd: Int32, supportsColour: Bool) {
+    self.fd = fd
+    self.supportsColour = supportsColour
+  }
+
+  deinit { close(fd) }
+
+  /// The terminal, or nil when there is none (a pipe, cron, CI).
+  public static func open(environment: [String: String]) -> TTY? {
+    let colour = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
+    var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
+      fd = Glibc.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    }
+    guard fd >= 0 else { return nil }
+    return TTY(fd: fd, supportsColour: colour)
+  }
+
+  public func write(_ text: String) {
+    var bytes = Array(text.utf8)
+    writeAll(&bytes)
+  }
+
+  public func readLine(prompt: String) throws -> String {
+    write(prompt)
+    var line: [UInt8] = []
+    while true {
+      let byte = try readByte()
+      if byte == 0x0A { break }
+      line.append(byte)
+    }
+    if line.last == 0x0D { line.removeLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  public func readSecret(prompt: String) throws -> SecureBytes {
+    write(prompt)
+    let secret = try SecureBytes(count: Self.maximumSecretBytes)
+    var length = 0
+    try withMode({ $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL) }) {
+      try secret.withUnsafeMutableBytes { buffer in
+        while true {
+          let byte = try readByte()
+          if byte == 0x0A { break }
+          guard length < buffer.count else {
+            // Drain the rest of the line so it is not read as the next answer.
+            while try readByte() != 0x0A {}
+            throw AppError.passphraseTooLong(maximum: Self.maximumSecretBytes)
+          }
+          buffer[length] = byte
+          length += 1
+        }
+        if length > 0, buffer[length - 1] == 0x0D { length -= 1 }
+      }
+    }
+    return try secret.prefix(length)
+  }
+
+  public func readText(prompt: String) throws -> String {
+    write(prompt)
+    var text: [UInt8] = []
+    var lineStart = 0
+    // Character at a time, our own echo: a canonical-mode line is capped at 4095 bytes by
+    // the kernel, and a pasted paragraph can be longer.
+    try withMode({ $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0) }) {
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      var escape = false
+      reading: while true {
+        let count = try readChunk(&chunk)
+        var echo: [UInt8] = []
+        for byte in chunk[0..<count] {
+          if escape {
+            // Skip escape sequences (arrow keys): ESC [ … final byte in 0x40–0x7E.
+            if (0x40...0x7E).contains(byte) && byte != 0x5B { escape = false }
+            continue
+          }
+          switch byte {
+          case 0x04:  // Ctrl-D
+            break reading
+          case 0x0D, 0x0A:
+            if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
+              text.removeLast()
+              echo += [0x0D, 0x0A]
+              writeAll(&echo)
+              break reading
+            }
+            text.append(0x0A)
+            lineStart = text.count
+            echo += [0x0D, 0x0A]
+          case 0x7F, 0x08:  // Backspace: remove one character of the current line.
+            guard text.count > lineStart else { continue }
+            while let last = text.last, text.count > lineStart, last & 0xC0 == 0x80 {
+              text.removeLast()
+            }
+            if text.count > lineStart { text.removeLast() }
+            echo += [0x08, 0x20, 0x08]
+          case 0x15:  // Ctrl-U: clear the current line.
+            let removed = text.count - lineStart
+            text.removeLast(removed)
+            if removed > 0 { echo += [0x0D, 0x1B, 0x5B, 0x4B] }
+          case 0x1B:
+            escape = true
+          case 0x09, 0x20...0xFF:
+            text.append(byte)
+            echo.append(byte)
+          default:
+            continue
+          }
+        }
+        writeAll(&echo)
+      }
+    }
+    write("\n")
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  // MARK: - Bytes
+
+  private func readByte() throws -> UInt8 {
+    var byte: UInt8 = 0
+    while true {
+      let count = Glibc.read(fd, &byte, 1)
+      if count == 1 { return byte }
+      if count == 0 { throw AppError.cancelled }
+      if errno != EINTR { throw AppError.cancelled }
+    }
+  }
+
+  private func readChunk(_ buffer: inout [UInt8]) throws -> Int {
+    while true {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if count > 0 { return count }
+      if count == 0 { throw AppError.cancelled }
+      if errno != EINTR { throw AppError.cancelled }
+    }
+  }
+
+  private func writeAll(_ bytes: inout [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+
+  // MARK: - Modes
+
+  private func withMode<R>(_ change: (inout termios) -> Void, _ body: () throws -> R) throws -> R {
+    var original = termios()
+    guard tcgetattr(fd, &original) == 0 else { return try body() }
+    var changed = original
+    change(&changed)
+    TerminalRestore.arm(fd: fd, state: original)
+    tcsetattr(fd, TCSANOW, &changed)
+    defer {
+      tcsetattr(fd, TCSANOW, &original)
+      TerminalRestore.disarm()
+    }
+    return try body()
+  }
+}
+
+private func setMinimumRead(_ state: inout termios) {
+  // VMIN = 1, VTIME = 0: read returns as soon as one byte is there.
+  withUnsafeMutableBytes(of: &state.c_cc) { cc in
+    cc[Int(VMIN)] = 1
+    cc[Int(VTIME)] = 0
+  }
+}
+
+/// Restores the terminal's mode when a signal ends the process mid-prompt.
+enum TerminalRestore {
+  nonisolated(unsafe) private static var fd: Int32 = -1
+  nonisolated(unsafe) private static var state = termios()
+  nonisolated(unsafe) private static var armed = false
+  nonisolated(unsafe) private static var installed = false
+
+  static func arm(fd: Int32, state: termios) {
+    Self.fd = fd
+    Self.state = state
+    armed = true
+    guard !installed else { return }
+    installed = true
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+      signal(signalNumber, restoreAndReraise)
+    }
+  }
+
+  static func disarm() { armed = false }
+
+  fileprivate static func restore() {
+    guard armed else { return }
+    tcsetattr(fd, TCSANOW, &state)
+    var newline: UInt8 = 0x0A
+    _ = Glibc.write(fd, &newline, 1)
+  }
+}
+
+// Only async-signal-safe calls: tcsetattr, write, signal, raise.
+private func restoreAndReraise(_ signalNumber: Int32) {
+  TerminalRestore.restore()
+  signal(signalNumber, SIG_DFL)
+  raise(signalNumber)
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import JournalApp
+import JournalCore
+
+extension Journal {
+  /// `journal list`: every session, newest first.
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List sessions, newest first: id, date, mood, treatment, status.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Only the sessions waiting for your reflection.")
+    var needsReflection = false
+
+    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    var json = false
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let journal = try runtime.openVault()
+      let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
+      if json {
+        Runtime.output(Render.json(list: sessions, damaged: damaged))
+      } else if sessions.isEmpty && damaged.isEmpty {
+        Report.note(
+          needsReflection
+            ? "no sessions are waiting for reflection"
+            : #"no sessions yet; "journal new" logs your first"#)
+      } else {
+        let render = Render(timeZone: runtime.context.timeZone, colour: runtime.colourOutput)
+        Runtime.output(render.list(sessions))
+      }
+      guard damaged.isEmpty else {
+        for id in damaged {
+          Report.error(#"session "\#(id.short)" is damaged and cannot be read"#)
+        }
+        Report.line("journal: hint: the other sessions are unaffected")
+        throw ExitCodeOnly(code: .damaged)
+      }
+    }
+  }
+}
+
+/// Ends a command with an exit code after its messages have been written.
+struct ExitCodeOnly: Error {
+  let code: JournalApp.ExitCode
+}

@@ -1,0 +1,35 @@
+import Foundation
+import JournalApp
+import JournalCrypto
+
+/// Reads a new passphrase: twice on the terminal, or once from a file or descriptor.
+enum NewPassphrase {
+  /// Fewer characters than this is refused: Argon2id slows guessing, it cannot save a
+  /// passphrase a dictionary holds.
+  static let minimumLength = 8
+
+  static func read(
+    source: PassphraseSource?, terminal: (any Terminal)?, noSource: AppError
+  ) throws -> SecureBytes {
+    let passphrase: SecureBytes
+    switch source {
+    case .terminal:
+      guard let terminal else { throw noSource }
+      let first = try terminal.readSecret(prompt: "Choose a passphrase: ")
+      let second = try terminal.readSecret(prompt: "Type it again: ")
+      guard first.isEqual(to: second) else { throw AppError.passphraseMismatch }
+      passphrase = first
+    case .some(let source):
+      passphrase = try source.read(prompt: "", terminal: terminal)
+    case nil:
+      throw noSource
+    }
+    let characters = passphrase.withUnsafeBytes { bytes in
+      bytes.reduce(0) { count, byte in count + (byte & 0xC0 == 0x80 ? 0 : 1) }
+    }
+    guard characters >= minimumLength else {
+      throw AppError.passphraseTooShort(minimum: minimumLength)
+    }
+    return passphrase
+  }
+}

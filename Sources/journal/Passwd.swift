@@ -1,0 +1,33 @@
+import ArgumentParser
+import JournalApp
+
+extension Journal {
+  /// `journal passwd`: a new passphrase, without re-encrypting any record.
+  struct Passwd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Change your passphrase. Sessions are not re-encrypted; only the key is.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(
+      help: ArgumentHelp(
+        "Read the new passphrase from this file (0600). Also JOURNAL_NEW_PASSPHRASE_FILE.",
+        valueName: "path"))
+    var newPassphraseFile: String?
+
+    @Option(help: "Also change the key-derivation strength: interactive, moderate, sensitive.")
+    var kdf: KDFChoice?
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let journal = try runtime.openVault()
+      let file = newPassphraseFile ?? runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
+      let source: PassphraseSource? =
+        file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
+      let passphrase = try NewPassphrase.read(
+        source: source, terminal: runtime.terminal, noSource: .noNewPassphraseSource)
+      try journal.changePassphrase(to: passphrase, limits: kdf?.limits)
+      Report.note("passphrase changed; the old one no longer opens this journal")
+    }
+  }
+}

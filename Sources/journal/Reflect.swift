@@ -1,0 +1,61 @@
+import ArgumentParser
+import JournalApp
+import JournalCore
+
+extension Journal {
+  /// `journal reflect <id>`: the "Later" fields, each saved as soon as it is entered.
+  struct Reflect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Add mood after, reflection, environment and music to a session.",
+      discussion: "Each answer is saved as soon as it is entered. Writing the reflection "
+        + "completes the session.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "The session's id, or any unique start of it.")
+    var id: String
+
+    @Option(help: "Mood after, 1 to 10.")
+    var moodAfter: String?
+    @Option(help: ArgumentHelp(#"Your reflection ("-" reads standard input)."#))
+    var reflection: String?
+    @Option(help: ArgumentHelp(#"Where, and with whom ("-" reads standard input)."#))
+    var environment: String?
+    @Option(help: ArgumentHelp(#"Music notes ("-" reads standard input)."#))
+    var music: String?
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let flags: [(Field, String?)] = [
+        (.moodAfter, moodAfter), (.reflection, reflection), (.environment, environment),
+        (.music, music),
+      ]
+      let given = flags.compactMap { field, text in text.map { (field, $0) } }
+      let changes = try FieldFlags.changes(given, runtime.context.fields)
+      if changes.isEmpty && runtime.terminal == nil {
+        throw AppError.missingFlags(Field.later.map(\.flag))
+      }
+      let journal = try runtime.openVault()
+      let sessionID = try journal.resolve(id)
+      var session = try journal.beginReflection(sessionID)
+      let shown = try journal.displayID(sessionID)
+      if changes.isEmpty, let terminal = runtime.terminal {
+        session = try Forms(terminal: terminal, context: runtime.context).fillLater(session) {
+          try journal.apply($0, to: sessionID)
+        }
+      } else {
+        // Reflection last, so a failure on an earlier field never completes the session.
+        let ordered = changes.filter { $0.field != .reflection }
+          + changes.filter { $0.field == .reflection }
+        for change in ordered {
+          session = try journal.apply(change, to: sessionID)
+        }
+      }
+      if session.status == .complete {
+        Report.note("session \(shown) is complete")
+      } else if runtime.terminal != nil {
+        Report.note(#"saved; session \#(shown) still needs a reflection"#)
+      }
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import JournalApp
+import JournalCore
+
+/// Turns sessions into what stdout carries: aligned text for people, JSON for programs.
+struct Render {
+  let format: DisplayFormat
+  let colour: Bool
+
+  init(timeZone: TimeZone, colour: Bool) {
+    self.format = DisplayFormat(timeZone: timeZone)
+    self.colour = colour
+  }
+
+  // MARK: - Text
+
+  /// One line a session: id, date, mood (before → after), treatment, status badge.
+  func list(_ sessions: [SessionSummary]) -> String {
+    let width = sessions.map { $0.treatment.displayName.count }.max() ?? 0
+    var out = ""
+    out.reserveCapacity(sessions.count * 80)
+    for s in sessions {
+      let mood = s.moodAfter.map { "\(pad(s.moodBefore.value)) → \(pad($0.value))" }
+        ?? "\(pad(s.moodBefore.value))     "
+      let name = s.treatment.displayName
+      let treatment = name + String(repeating: " ", count: max(0, width - name.count))
+      out += "\(s.id.short)  \(format.dateTime(s.date))  mood \(mood)  \(treatment)  \(badge(s.status))\n"
+    }
+    return out
+  }
+
+  /// The whole session, grouped Before / Setting / Reflection.
+  func detail(_ s: Session, shownID: String) -> String {
+    var out = "Session \(shownID)  \(badge(s.status))\n"
+    out += "\(format.dateTime(s.date)) · \(s.treatment.displayName)"
+    out += s.dose.map { " · \($0)" } ?? ""
+    out += "\n\n"
+    out += heading("Before")
+    out += line("Mood before", "\(s.moodBefore.value) (\(s.moodBefore.word))")
+    out += block("Intention", s.intention)
+    out += "\n" + heading("Setting")
+    out += line("Environment", s.environment)
+    out += line("Music", s.music)
+    out += "\n" + heading("Reflection")
+    out += line("Mood after", s.moodAfter.map { "\($0.value) (\($0.word))" })
+    out += block("Reflection", s.reflection)
+    out += "\n" + dim("Created \(format.dateTime(s.created)) · updated \(format.dateTime(s.updated))")
+    return out + "\n"
+  }
+
+  private func badge(_ status: SessionStatus) -> String {
+    guard colour else { return status.label }
+    switch status {
+    case .needsReflection: return "\u{1B}[33m● needs reflection\u{1B}[0m"
+    case .complete: return "\u{1B}[32m✓ complete\u{1B}[0m"
+    case .draft: return "\u{1B}[2mdraft\u{1B}[0m"
+    }
+  }
+
+  private func heading(_ text: String) -> String {
+    colour ? "\u{1B}[1m\(text)\u{1B}[0m\n" : "\(text)\n"
+  }
+
+  private func dim(_ text: String) -> String {
+    colour ? "\u{1B}[2m\(text)\u{1B}[0m" : text
+  }
+
+  private func line(_ label: String, _ value: String?) -> String {
+    let padded = label + String(repeating: " ", count: max(1, 14 - label.count))
+    guard let value else { return "  \(padded)\(dim("—"))\n" }
+    let lines = value.split(separator: "\n", omittingEmptySubsequences: false)
+    let indent = String(repeating: " ", count: 16)
+    return "  \(padded)" + lines.joined(separator: "\n" + indent) + "\n"
+  }
+
+  private func block(_ label: String, _ value: String?) -> String {
+    guard let value else { return line(label, nil) }
+    let body = value.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+    return "  \(label)\n\(body)\n"
+  }
+
+  private func pad(_ mood: Int) -> String { mood < 10 ? " \(mood)" : "\(mood)" }
+
+  // MARK: - JSON (schema version 1, documented in Docs/USER-GUIDE.md)
+
+  static let schemaVersion = 1
+
+  static func json(list: [SessionSummary], damaged: [SessionID]) -> String {
+    encode([
+      "schema_version": schemaVersion,
+      "sessions": list.map(summaryObject),
+      "damaged": damaged.map(\.hex),
+    ])
+  }
+
+  static func json(session: Session) -> String {
+    var object = summaryObject(session.summary)
+    object["dose"] = session.dose ?? NSNull()
+    object["intention"] = session.intention
+    object["environment"] = session.environment ?? NSNull()
+    object["music"] = session.music ?? NSNull()
+    object["reflection"] = session.reflection ?? NSNull()
+    return encode(["schema_version": schemaVersion, "session": object])
+  }
+
+  private static func summaryObject(_ s: SessionSummary) -> [String: Any] {
+    [
+      "id": s.id.hex,
+      "short_id": s.id.short,
+      "date": DisplayFormat.iso8601(s.date),
+      "treatment": s.treatment.key,
+      "treatment_name": s.treatment.customName ?? NSNull(),
+      "mood_before": s.moodBefore.value,
+      "mood_after": s.moodAfter.map { $0.value as Any } ?? NSNull(),
+      "status": s.status.rawValue,
+      "created": DisplayFormat.iso8601(s.created),
+      "updated": DisplayFormat.iso8601(s.updated),
+    ]
+  }
+
+  private static func encode(_ object: [String: Any]) -> String {
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]),
+      let text = String(data: data, encoding: .utf8)
+    else { return "{}\n" }
+    return text + "\n"
+  }
+}

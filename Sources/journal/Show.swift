@@ -1,0 +1,30 @@
+import ArgumentParser
+import JournalApp
+
+extension Journal {
+  /// `journal show <id>`: the whole session.
+  struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Show a whole session, grouped Before / Setting / Reflection.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "The session's id, or any unique start of it.")
+    var id: String
+
+    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    var json = false
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let journal = try runtime.openVault()
+      let session = try journal.session(try journal.resolve(id))
+      if json {
+        Runtime.output(Render.json(session: session))
+      } else {
+        let render = Render(timeZone: runtime.context.timeZone, colour: runtime.colourOutput)
+        Runtime.output(render.detail(session, shownID: try journal.displayID(session.id)))
+      }
+    }
+  }
+}
