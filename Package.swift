@@ -50,9 +50,11 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    // posix_openpt for the pseudo-terminal tests (needs _XOPEN_SOURCE).
+    .target(name: "CTestSupport"),
     .target(
       name: "JournalTestSupport",
-      dependencies: ["JournalCore", "JournalCrypto"],
+      dependencies: ["JournalCore", "JournalCrypto", "JournalApp", "CTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

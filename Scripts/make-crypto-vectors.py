@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Writes the known-answer vectors in Tests/JournalCryptoTests/Vectors/ with PyNaCl.
+
+An implementation independent of journal's Swift code, following SECURITY.md alone:
+Argon2id key derivation, the wrapped data key, crypto_kdf subkeys (BLAKE2b with salt and
+personalisation), the per-(session, column) key, ISO/IEC 7816-4 padding and secretbox.
+Run: pip install pynacl && python3 Scripts/make-crypto-vectors.py
+"""
+import json
+import os
+import struct
+
+import nacl.bindings as b
+import nacl.hash
+import nacl.pwhash.argon2id as argon2id
+import nacl.encoding
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "JournalCryptoTests", "Vectors")
+RAW = nacl.encoding.RawEncoder
+
+
+def kdf_subkey(master, subkey_id, context):
+    # crypto_kdf_derive_from_key: BLAKE2b-256 of nothing, keyed with the master key,
+    # salt = subkey id (LE64) || 8 zero bytes, personal = context (8) || 8 zero bytes.
+    salt = struct.pack("<Q", subkey_id) + bytes(8)
+    person = context + bytes(8)
+    return nacl.hash.blake2b(b"", digest_size=32, key=master, salt=salt, person=person, encoder=RAW)
+
+
+def column_key(record_key, session_id, column):
+    return nacl.hash.blake2b(session_id + bytes([column]), digest_size=32, key=record_key, encoder=RAW)
+
+
+def pad(data, block=256):
+    padded_len = (len(data) // block + 1) * block
+    return data + b"\x80" + bytes(padded_len - len(data) - 1)
+
+
+def seal(key, nonce, plaintext):
+    return nonce + b.crypto_secretbox(plaintext, nonce, key)
+
+
+def write(name, scenario):
+    with open(os.path.join(OUT, name + ".json"), "w") as f:
+        json.dump(scenario, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    passphrase = "correct horse battery staple".encode()
+    salt = bytes(range(16))
+    vault_id = bytes(range(100, 116))
+    data_key = bytes(range(200, 232))
+    wrap_nonce = bytes(range(50, 74))
+    ops, mem = 1, 8192  # Argon2id's minimum: vectors only, never a vault
+    kek = argon2id.kdf(32, passphrase, salt, opslimit=ops, memlimit=mem)
+    wrapped = seal(kek, wrap_nonce, vault_id + data_key)
+    header = {
+        "passphrase": passphrase.hex(), "salt": salt.hex(), "ops_limit": ops, "mem_limit": mem,
+        "vault_id": vault_id.hex(), "data_key": data_key.hex(), "wrap_nonce": wrap_nonce.hex(),
+        "wrapped_key": wrapped.hex(), "kek": kek.hex(),
+    }
+    write("header-unwrap", dict(header, expect="success"))
+    write("header-wrong-passphrase",
+          dict(header, passphrase=b"correct horse battery stapler".hex(), expect="wrong_passphrase"))
+    flipped = bytearray(wrapped)
+    flipped[40] ^= 0x01
+    write("header-flipped-bit", dict(header, wrapped_key=bytes(flipped).hex(), expect="wrong_passphrase"))
+    other = seal(kek, wrap_nonce, bytes(16) + data_key)
+    write("header-other-vault", dict(header, wrapped_key=other.hex(), expect="vault_mismatch"))
+    write("header-limits-too-low", dict(header, ops_limit=0, expect="limits_out_of_range"))
+    write("header-memory-bomb", dict(header, mem_limit=1 << 42, expect="limits_out_of_range"))
+
+    record_key = kdf_subkey(data_key, 1, b"jrnl-rec")
+    draft_key = kdf_subkey(data_key, 2, b"jrnl-drf")
+    session_id = bytes.fromhex("3f2a1b2c4d5e4f60a1b2c3d4e5f60718")
+    plaintext = "\x01 a reflection: the light through the window, and 🌿".encode()
+    nonce = bytes(range(24))
+    sealed = seal(column_key(record_key, session_id, 2), nonce, pad(plaintext))
+    record = {
+        "data_key": data_key.hex(), "vault_id": vault_id.hex(), "record_key": record_key.hex(),
+        "draft_key": draft_key.hex(), "session_id": session_id.hex(), "column": 2,
+        "nonce": nonce.hex(), "plaintext": plaintext.hex(), "sealed": sealed.hex(),
+    }
+    write("record-open", dict(record, expect="success"))
+    bad_tag = bytearray(sealed)
+    bad_tag[30] ^= 0x80
+    write("record-bad-tag", dict(record, sealed=bytes(bad_tag).hex(), expect="integrity"))
+    write("record-truncated", dict(record, sealed=sealed[:-1].hex(), expect="integrity"))
+    write("record-too-short", dict(record, sealed=sealed[:39].hex(), expect="integrity"))
+    write("record-trailing-garbage", dict(record, sealed=(sealed + b"\x00").hex(), expect="integrity"))
+    write("record-other-session",
+          dict(record, session_id="3f2a1b2c4d5e4f60a1b2c3d4e5f60719", expect="integrity"))
+    write("record-other-column", dict(record, column=1, expect="integrity"))
+    unpadded = seal(column_key(record_key, session_id, 2), nonce, plaintext)
+    write("record-no-padding", dict(record, sealed=unpadded.hex(), expect="malformed"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+import CTestSupport
+import Foundation
+import Glibc
+
+/// Runs the built `journal` binary as a real process, in a new session with no controlling
+/// terminal (so a developer's own terminal is never used), and captures what it did.
+public struct CLI {
+  /// What a run left behind.
+  public struct Result: Sendable, CustomStringConvertible {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+
+    public var description: String {
+      "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
+    }
+  }
+
+  /// The binary next to the test bundle (`swift build` puts both in the same directory),
+  /// or $JOURNAL_BINARY.
+  public static let binary: String = {
+    if let path = ProcessInfo.processInfo.environment["JOURNAL_BINARY"] { return path }
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    var directory = (exe as NSString).deletingLastPathComponent
+    if directory.hasSuffix(".xctest") || !FileManager.default.fileExists(atPath: directory + "/journal") {
+      directory = (directory as NSString).deletingLastPathComponent
+    }
+    return directory + "/journal"
+  }()
+
+  /// The environment every run gets: a private HOME, nothing inherited that could change the
+  /// outcome (no XDG variables, no JOURNAL_*), a fixed time zone, colour off.
+  public let environment: [String: String]
+
+  public init(home: String, extra: [String: String] = [:]) {
+    var environment = [
+      "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
+    ]
+    environment.merge(extra) { _, new in new }
+    self.environment = environment
+  }
+
+  /// Runs `journal arguments…` with `stdin` on a pipe, and waits for it.
+  public func run(_ arguments: [String], stdin: String = "", extra: [String: String] = [:])
+    -> Result
+  {
+    let process = Spawned(
+      arguments: [Self.binary] + arguments, environment: environment.merging(extra) { $1 },
+      terminal: false)
+    process.write(stdin)
+    process.closeInput()
+    return process.wait()
+  }
+
+  /// Starts `journal arguments…` with a pseudo-terminal as its terminal, for guided forms.
+  public func interactive(_ arguments: [String], extra: [String: String] = [:]) -> Spawned {
+    Spawned(
+      arguments: [Self.binary] + arguments, environment: environment.merging(extra) { $1 },
+      terminal: true)
+  }
+}
+
+/// A running process: its stdin is a pipe or a pseudo-terminal; stdout and stderr are pipes
+/// drained on background threads.
+public final class Spawned: @unchecked Sendable {
+  public let pid: pid_t
+  private var input: Int32
+  private let lock = NSLock()
+  private var out = Data()
+  private var err = Data()
+  private var screen = Data()
+  private var readers: [Thread] = []
+  private let group = DispatchGroup()
+
+  init(arguments: [String], environment: [String: String], terminal: Bool) {
+    var stdoutPipe: [Int32] = [0, 0]
+    var stderrPipe: [Int32] = [0, 0]
+    var stdinPipe: [Int32] = [0, 0]
+    precondition(pipe(&stdoutPipe) == 0 && pipe(&stderrPipe) == 0)
+    var childInput: Int32
+    if terminal {
+      var name = [CChar](repeating: 0, count: 128)
+      let master = journal_test_open_pty(&name, name.count)
+      precondition(master >= 0, "cannot open a pseudo-terminal")
+      let slave = name.withUnsafeBufferPointer { open($0.baseAddress!, O_RDWR | O_NOCTTY) }
+      precondition(slave >= 0)
+      input = master
+      childInput = slave
+    } else {
+      precondition(pipe(&stdinPipe) == 0)
+      input = stdinPipe[1]
+      childInput = stdinPipe[0]
+    }
+    for fd in [input, stdoutPipe[0], stderrPipe[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_adddup2(&actions, childInput, 0)
+    posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    // POSIX_SPAWN_SETSID (glibc 2.26): a new session, hence no controlling terminal.
+    posix_spawnattr_setflags(&attributes, 0x80)
+    var argv = arguments.map { strdup($0) } + [nil]
+    var envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp)
+    precondition(status == 0, "cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+    argv.forEach { free($0) }
+    envp.forEach { free($0) }
+    posix_spawn_file_actions_destroy(&actions)
+    posix_spawnattr_destroy(&attributes)
+    self.pid = pid
+    close(childInput)
+    close(stdoutPipe[1])
+    close(stderrPipe[1])
+    drain(stdoutPipe[0]) { self.out.append($0) }
+    drain(stderrPipe[0]) { self.err.append($0) }
+    if terminal {
+      let master = input
+      drain(dup(master)) { self.screen.append($0) }
+    }
+  }
+
+  private func drain(_ fd: Int32, _ append: @escaping @Sendable (Data) -> Void) {
+    group.enter()
+    let thread = Thread { [lock, group] in
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let count = read(fd, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        lock.lock()
+        append(Data(buffer[0..<count]))
+        lock.unlock()
+      }
+      close(fd)
+      group.leave()
+    }
+    thread.start()
+  }
+
+  /// Types `text` (on the terminal) or writes it to stdin.
+  public func write(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeMutableBytes {
+        Glibc.write(input, $0.baseAddress! + offset, $0.count - offset)
+      }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+
+  public func closeInput() {
+    close(input)
+    input = -1
+  }
+
+  /// What the terminal has shown so far (prompts and echo), as text.
+  public var screenText: String {
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: screen, as: UTF8.self)
+  }
+
+  /// Waits until the terminal has shown `text` (counting from the start), or `timeout`
+  /// seconds pass. Returns whether it appeared.
+  @discardableResult
+  public func expect(_ text: String, timeout: TimeInterval = 30) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if screenText.contains(text) { return true }
+      usleep(5_000)
+    }
+    return false
+  }
+
+  /// Waits until the terminal shows `text` after `count` earlier occurrences.
+  @discardableResult
+  public func expect(_ text: String, occurrence: Int, timeout: TimeInterval = 30) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if screenText.components(separatedBy: text).count - 1 >= occurrence { return true }
+      usleep(5_000)
+    }
+    return false
+  }
+
+  /// Sends a signal to the process.
+  public func signal(_ number: Int32) { kill(pid, number) }
+
+  /// Waits for the process to end, then for its output to be read.
+  public func wait() -> CLI.Result {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    if input >= 0 { closeInput() }
+    _ = group.wait(timeout: .now() + 10)
+    lock.lock()
+    defer { lock.unlock() }
+    let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return CLI.Result(
+      status: code, stdout: String(decoding: out, as: UTF8.self),
+      stderr: String(decoding: err, as: UTF8.self))
+  }
+}

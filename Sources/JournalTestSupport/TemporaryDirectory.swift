@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+
+/// A private (0700) directory under the system temp directory, removed on deinit.
+public final class TemporaryDirectory {
+  public let path: String
+
+  public init() {
+    var base = NSTemporaryDirectory()
+    while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+    var template = Array((base + "/journal-test-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  /// A path inside the directory.
+  public func file(_ name: String) -> String { path + "/" + name }
+
+  /// Writes `text` to a new 0600 file and returns its path.
+  @discardableResult
+  public func write(_ name: String, _ text: String, mode: mode_t = 0o600) -> String {
+    let target = file(name)
+    _ = FileManager.default.createFile(atPath: target, contents: Data(text.utf8))
+    chmod(target, mode)
+    return target
+  }
+
+  /// Every regular file below the directory, with its bytes.
+  public func allFiles() -> [(path: String, bytes: Data)] {
+    guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+    var out: [(String, Data)] = []
+    for case let relative as String in walker {
+      let full = file(relative)
+      var info = stat()
+      guard lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        let data = FileManager.default.contents(atPath: full)
+      else { continue }
+      out.append((full, data))
+    }
+    return out
+  }
+}
