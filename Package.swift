@@ -70,7 +70,11 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalStoreTests",
-      dependencies: ["JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      dependencies: [
+        "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      resources: [.copy("Fixtures")],
       swiftSettings: strict
     ),
     .testTarget(

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import Glibc
+import JournalCore
+import JournalCrypto
+import JournalStore
+import JournalTestSupport
+import Testing
+
+struct VaultTests {
+  /// A session written is read back field for field, and an upsert keeps one row.
+  @Test func roundTrip() throws {
+    // Given
+    let f = try StoreFixture()
+    let session = try f.session(seed: 1)
+    // When
+    try f.store.upsert(session)
+    try f.store.upsert(session)
+    // Then
+    #expect(try f.store.session(session.id) == session)
+    #expect(try f.store.count() == 1)
+    let reopened = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+    #expect(try reopened.session(session.id) == session)
+  }
+
+  /// The directory is 0700 and the vault, WAL and SHM files 0600.
+  @Test func permissions() throws {
+    let f = try StoreFixture()
+    try f.store.upsert(try f.session(seed: 1))
+    #expect(mode(FileSafety.parentDirectory(of: f.path)) == 0o700)
+    for suffix in ["", "-wal", "-shm"] {
+      #expect(mode(f.path + suffix) == 0o600, "vault.db\(suffix)")
+    }
+  }
+
+  /// No typed word, in any field, is found in the bytes of the vault, its WAL or SHM.
+  @Test func noPlaintextOnDisk() throws {
+    let f = try StoreFixture()
+    for seed: UInt8 in 1...5 { try f.store.upsert(try f.session(seed: seed)) }
+    let words = ["REFLECTION-WORDS", "TREATMENT-NAME", "DOSE-TEXT", "INTENTION-WORDS",
+      "ENVIRONMENT-WORDS", "MUSIC-WORDS", "other"]
+    let files = f.directory.allFiles()
+    #expect(files.count >= 2)
+    for file in files {
+      for word in words {
+        #expect(file.bytes.range(of: Data(word.utf8)) == nil, "\(word) in \(file.path)")
+      }
+    }
+  }
+
+  /// init over an existing vault refuses and leaves it as it was; a missing one is reported.
+  @Test func existingAndMissing() throws {
+    let f = try StoreFixture()
+    let before = try Data(contentsOf: URL(fileURLWithPath: f.path))
+    #expect(throws: StoreError.vaultExists(path: f.path)) {
+      try Vault.create(at: f.path, header: f.vault.header)
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: f.path)) == before)
+    let missing = f.directory.file("journal/other.db")
+    #expect(throws: StoreError.vaultMissing(path: missing)) { try Vault.open(at: missing) }
+  }
+
+  /// A directory open to others, a file open to others, and symlinks are refused.
+  @Test func unsafeFiles() throws {
+    let f = try StoreFixture()
+    let directory = FileSafety.parentDirectory(of: f.path)
+    chmod(directory, 0o755)
+    #expect(throws: StoreError.unsafePermissions(path: directory, mode: 0o755, expected: 0o700)) {
+      try Vault.open(at: f.path)
+    }
+    chmod(directory, 0o700)
+    chmod(f.path, 0o644)
+    #expect(throws: StoreError.unsafePermissions(path: f.path, mode: 0o644, expected: 0o600)) {
+      try Vault.open(at: f.path)
+    }
+    chmod(f.path, 0o600)
+    let link = f.directory.file("journal/link.db")
+    symlink(f.path, link)
+    #expect(throws: StoreError.symlink(path: link)) { try Vault.open(at: link) }
+    let planted = f.directory.file("journal/planted.db")
+    symlink(f.directory.file("elsewhere"), planted)
+    #expect(throws: StoreError.vaultExists(path: planted)) {
+      try Vault.create(at: planted, header: f.vault.header)
+    }
+    #expect(!FileManager.default.fileExists(atPath: f.directory.file("elsewhere")))
+  }
+
+  /// A file that is not a vault, and an SQLite file of another program, are told apart from
+  /// a wrong passphrase.
+  @Test func notAVault() throws {
+    let directory = TemporaryDirectory()
+    let junk = directory.write("junk.db", String(repeating: "not sqlite ", count: 500))
+    #expect(throws: StoreError.notAVault(path: junk)) { try Vault.open(at: junk) }
+    let other = directory.file("other.db")
+    let queue = try DatabaseQueue(path: other)
+    try queue.write { try $0.execute(sql: "CREATE TABLE notes (body TEXT)") }
+    chmod(other, 0o600)
+    #expect(throws: StoreError.notAVault(path: other)) { try Vault.open(at: other) }
+  }
+
+  /// A vault of a newer format is refused with both version numbers.
+  @Test func newerFormat() throws {
+    let f = try StoreFixture()
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 2") }
+    #expect(throws: StoreError.newerFormat(found: 2, supported: 1)) { try Vault.open(at: f.path) }
+  }
+
+  /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only
+  /// the rows touched unreadable, each reported by id; the others still open.
+  @Test func bindingAndIsolation() throws {
+    // Given three sessions
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1), b = try f.session(seed: 2), c = try f.session(seed: 3)
+    for s in [a, b, c] { try f.store.upsert(s) }
+    let queue = try DatabaseQueue(path: f.path)
+    // When a's summary is copied over b's, and c's status is edited
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE session SET summary = (SELECT summary FROM session WHERE id = ?) WHERE id = ?",
+        arguments: [a.id.hex, b.id.hex])
+      try db.execute(sql: "UPDATE session SET status = 'needs_reflection' WHERE id = ?", arguments: [c.id.hex])
+    }
+    // Then
+    let (sessions, damaged) = try f.store.summaries()
+    #expect(sessions.map(\.id) == [a.id])
+    #expect(Set(damaged) == [b.id, c.id])
+    #expect(throws: StoreError.damagedRecord(id: b.id.short)) { try f.store.session(b.id) }
+    // And a body moved into the summary column fails too
+    try queue.write { db in
+      try db.execute(sql: "UPDATE session SET summary = body WHERE id = ?", arguments: [a.id.hex])
+    }
+    #expect(throws: StoreError.damagedRecord(id: a.id.short)) { try f.store.session(a.id) }
+  }
+
+  /// Id prefixes resolve to one session, or are reported as unknown or ambiguous.
+  @Test func prefixes() throws {
+    let f = try StoreFixture()
+    let one = try f.session(seed: 0x11), two = try f.session(seed: 0x12)
+    try f.store.upsert(one)
+    try f.store.upsert(two)
+    #expect(try f.store.resolve("1111") == one.id)
+    #expect(try f.store.resolve(one.id.hex) == one.id)
+    #expect(throws: StoreError.ambiguous(prefix: "1", candidates: [one.id.short, two.id.short])) {
+      try f.store.resolve("1")
+    }
+    #expect(throws: StoreError.noMatch(prefix: "ff")) { try f.store.resolve("ff") }
+  }
+
+  /// Replacing the key header keeps every record readable under the new passphrase.
+  @Test func passphraseChange() throws {
+    let f = try StoreFixture()
+    let session = try f.session(seed: 1)
+    try f.store.upsert(session)
+    let newPass = try SecureBytes(copying: Array("an entirely new one".utf8))
+    try f.vault.replaceHeader(try f.keys.wrap(passphrase: newPass, limits: TestKDF.limits, random: f.random))
+    let vault = try Vault.open(at: f.path)
+    let keys = try VaultKeys.open(header: vault.header, passphrase: newPass, policy: TestKDF.policy)
+    #expect(try vault.sessions(keys: keys, random: f.random).session(session.id) == session)
+    #expect(throws: CryptoError.wrongPassphrase) {
+      try VaultKeys.open(
+        header: vault.header, passphrase: try SecureBytes(copying: Array(StoreFixture.passphrase.utf8)),
+        policy: TestKDF.policy)
+    }
+  }
+
+  /// Summaries come newest first, and can be limited to sessions needing reflection.
+  @Test func listing() throws {
+    let f = try StoreFixture()
+    let old = try f.session(seed: 1, date: TestClock.reference - 7200)
+    let new = try f.session(seed: 2, date: TestClock.reference, reflection: nil)
+    try f.store.upsert(old)
+    try f.store.upsert(new)
+    #expect(try f.store.summaries().sessions.map(\.id) == [new.id, old.id])
+    #expect(try f.store.summaries(status: .needsReflection).sessions.map(\.id) == [new.id])
+  }
+
+  private func mode(_ path: String) -> mode_t {
+    var info = stat()
+    lstat(path, &info)
+    return info.st_mode & 0o777
+  }
+}
