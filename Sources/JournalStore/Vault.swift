@@ -59,6 +59,8 @@ public final class Vault {
 
   /// Opens the vault at `path` and reads its key header. No key is needed for this.
   public static func open(at path: String) throws -> Vault {
+    var info = stat()
+    if lstat(path, &info) != 0 && errno == ENOENT { throw StoreError.vaultMissing(path: path) }
     try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: false)
     guard try FileSafety.privateFile(path) else { throw StoreError.vaultMissing(path: path) }
     try checkCompanionFiles(path)

@@ -1,0 +1,56 @@
+import Foundation
+import JournalTestSupport
+
+/// A person's machine for one test: a private HOME, a passphrase file, and the real binary.
+/// Vaults are made with --kdf interactive, the lowest a user can choose.
+final class CLIFixture {
+  let home = TemporaryDirectory()
+  let cli: CLI
+  let passphraseFile: String
+  static let passphrase = "a calm and private passphrase"
+
+  init(extra: [String: String] = [:]) {
+    passphraseFile = home.write("passphrase", Self.passphrase + "\n")
+    var environment = ["JOURNAL_PASSPHRASE_FILE": passphraseFile]
+    environment.merge(extra) { $1 }
+    cli = CLI(home: home.path, extra: environment)
+  }
+
+  var vaultPath: String { home.path + "/.local/share/journal/vault.db" }
+
+  @discardableResult
+  func run(_ arguments: String..., stdin: String = "", extra: [String: String] = [:]) -> CLI.Result {
+    cli.run(arguments, stdin: stdin, extra: extra)
+  }
+
+  /// `journal init --kdf interactive`, expected to succeed.
+  @discardableResult
+  func initialise() -> CLIFixture {
+    let result = run("init", "--kdf", "interactive")
+    precondition(result.status == 0, "init failed: \(result)")
+    return self
+  }
+
+  /// `journal new` with flags; returns the printed id.
+  func new(_ extra: String...) -> String {
+    let result = cli.run(
+      ["new", "--intention", "to listen inward", "--mood-before", "5", "--date", "2026-11-20 18:00"]
+        + extra)
+    precondition(result.status == 0, "new failed: \(result)")
+    return result.stdout.trimmingCharacters(in: .newlines)
+  }
+
+  /// The sessions as `list --json` reports them.
+  func sessions() -> [[String: Any]] {
+    let result = run("list", "--json")
+    let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    return object?["sessions"] as? [[String: Any]] ?? []
+  }
+
+  /// `show --json`'s session object.
+  func show(_ id: String) -> [String: Any] {
+    let result = run("show", id, "--json")
+    let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    return object?["session"] as? [String: Any] ?? [:]
+  }
+}
