@@ -8,5 +8,11 @@ public enum Hardening {
   public static func apply() {
     umask(0o077)
     _ = journal_harden_process()
+    // A parent may have started us with signals blocked; Ctrl-C must still end a prompt
+    // (and restore the terminal).
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&signals, number) }
+    sigprocmask(SIG_UNBLOCK, &signals, nil)
   }
 }

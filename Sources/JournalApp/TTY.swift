@@ -26,7 +26,9 @@ public final class TTY: Terminal {
     let colour = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
     var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
-      fd = Glibc.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+      // No O_NOCTTY: a session leader without a terminal (started with setsid) takes this
+      // one as its controlling terminal, so Ctrl-C reaches it as SIGINT.
+      fd = Glibc.open(name, O_RDWR | O_CLOEXEC)
     }
     guard fd >= 0 else { return nil }
     return TTY(fd: fd, supportsColour: colour)

@@ -76,22 +76,21 @@ public final class Spawned: @unchecked Sendable {
     var stdoutPipe: [Int32] = [0, 0]
     var stderrPipe: [Int32] = [0, 0]
     var stdinPipe: [Int32] = [0, 0]
-    precondition(pipe(&stdoutPipe) == 0 && pipe(&stderrPipe) == 0)
+    precondition(journal_test_pipe(&stdoutPipe) == 0 && journal_test_pipe(&stderrPipe) == 0)
     var childInput: Int32
     if terminal {
       var name = [CChar](repeating: 0, count: 128)
       let master = journal_test_open_pty(&name, name.count)
       precondition(master >= 0, "cannot open a pseudo-terminal")
-      let slave = name.withUnsafeBufferPointer { open($0.baseAddress!, O_RDWR | O_NOCTTY) }
+      let slave = name.withUnsafeBufferPointer { open($0.baseAddress!, O_RDWR | O_NOCTTY | O_CLOEXEC) }
       precondition(slave >= 0)
       input = master
       childInput = slave
     } else {
-      precondition(pipe(&stdinPipe) == 0)
+      precondition(journal_test_pipe(&stdinPipe) == 0)
       input = stdinPipe[1]
       childInput = stdinPipe[0]
     }
-    for fd in [input, stdoutPipe[0], stderrPipe[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -100,8 +99,18 @@ public final class Spawned: @unchecked Sendable {
     posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
-    // POSIX_SPAWN_SETSID (glibc 2.26): a new session, hence no controlling terminal.
-    posix_spawnattr_setflags(&attributes, 0x80)
+    // The test runner's threads block signals and a child inherits that mask: start it with
+    // an empty mask and default handlers, as a shell would. POSIX_SPAWN_SETSID (glibc 2.26,
+    // 0x80) gives a new session, hence no controlling terminal; SETSIGMASK is 0x08 and
+    // SETSIGDEF 0x04.
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number: Int32 in 1..<32 where number != SIGKILL && number != SIGSTOP { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, 0x80 | 0x08 | 0x04)
     var argv = arguments.map { strdup($0) } + [nil]
     var envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     var pid: pid_t = 0
@@ -119,7 +128,7 @@ public final class Spawned: @unchecked Sendable {
     drain(stderrPipe[0]) { self.err.append($0) }
     if terminal {
       let master = input
-      drain(dup(master)) { self.screen.append($0) }
+      drain(fcntl(master, F_DUPFD_CLOEXEC, 0)) { self.screen.append($0) }
     }
   }
 
@@ -193,10 +202,21 @@ public final class Spawned: @unchecked Sendable {
   /// Sends a signal to the process.
   public func signal(_ number: Int32) { kill(pid, number) }
 
-  /// Waits for the process to end, then for its output to be read.
-  public func wait() -> CLI.Result {
+  /// Waits for the process to end (killing it after `timeout` seconds, so a hung process
+  /// fails its test instead of hanging the run), then for its output to be read.
+  public func wait(timeout: TimeInterval = 120) -> CLI.Result {
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      let done = waitpid(pid, &status, WNOHANG)
+      if done == pid || (done < 0 && errno != EINTR) { break }
+      if Date() > deadline {
+        kill(pid, SIGKILL)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        break
+      }
+      usleep(2_000)
+    }
     if input >= 0 { closeInput() }
     _ = group.wait(timeout: .now() + 10)
     lock.lock()

@@ -1,0 +1,132 @@
+import Foundation
+import JournalTestSupport
+import Testing
+
+/// The guided forms on a real pseudo-terminal: what a person sees and types.
+@Suite(.serialized) struct InteractiveTests {
+  /// init asks twice without echo; the passphrase never appears on the screen.
+  @Test func initAsksTwiceWithoutEcho() {
+    let f = CLIFixture(extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    let process = f.cli.interactive(["init", "--kdf", "interactive"])
+    #expect(process.expect("Choose a passphrase: "))
+    process.write("quiet forest morning\n")
+    #expect(process.expect("Type it again: "))
+    process.write("quiet forest morning\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("quiet forest"))
+    #expect(FileManager.default.fileExists(atPath: f.vaultPath))
+  }
+
+  /// Two different entries: nothing is created.
+  @Test func initMismatch() {
+    let f = CLIFixture(extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    let process = f.cli.interactive(["init", "--kdf", "interactive"])
+    #expect(process.expect("Choose a passphrase: "))
+    process.write("quiet forest morning\n")
+    #expect(process.expect("Type it again: "))
+    process.write("quiet forest evening\n")
+    let result = process.wait()
+    #expect(result.status == 2)
+    #expect(result.stderr == "journal: error: the two passphrases differ\njournal: hint: nothing was changed; try again\n")
+    #expect(!FileManager.default.fileExists(atPath: f.vaultPath))
+  }
+
+  /// new, guided: Now fields first, a bad mood asked again, saved, then the Later group.
+  @Test func guidedNew() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"])
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\n")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\n")
+    #expect(process.expect("Dose (optional) "))
+    process.write("2.5 g dried\n")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("to be gentle with myself\nand curious\n.\n")
+    #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
+    process.write("0\n")
+    #expect(process.expect("mood before 0 is outside 1 to 10"))
+    #expect(process.expect("Mood before, 1 (low) to 10 (high) ", occurrence: 2))
+    process.write("6\n")
+    #expect(process.expect("Add them now? [y/N] "))
+    #expect(process.screenText.contains("needs reflection."))
+    process.write("y\n")
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("8\n")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("\u{04}")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("home, with my guide\n")
+    #expect(process.expect("Music notes "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    let id = result.stdout.trimmingCharacters(in: .newlines)
+    let session = f.show(id)
+    #expect(session["intention"] as? String == "to be gentle with myself\nand curious")
+    #expect(session["dose"] as? String == "2.5 g dried")
+    #expect(session["treatment"] as? String == "psilocybin")
+    #expect(session["mood_before"] as? Int == 6)
+    #expect(session["mood_after"] as? Int == 8)
+    #expect(session["environment"] as? String == "home, with my guide")
+    #expect(session["status"] as? String == "needs_reflection")
+  }
+
+  /// reflect: Ctrl-C after the second answer keeps the first two, and the terminal is
+  /// restored (echo back on).
+  @Test func reflectInterruptedKeepsAnswers() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("7\n")
+    #expect(process.expect("saved"))
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("the colours, and then the quiet\n\u{04}")
+    #expect(process.expect("saved", occurrence: 2))
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("half an ans")
+    process.write("\u{03}")
+    let result = process.wait()
+    #expect(result.status == 130, "\(result)")
+    let session = f.show(id)
+    #expect(session["mood_after"] as? Int == 7)
+    #expect(session["reflection"] as? String == "the colours, and then the quiet")
+    #expect(session["environment"] is NSNull)
+    #expect(session["status"] as? String == "complete")
+  }
+
+  /// A 50 KB reflection typed (pasted) into the terminal is kept exactly, lines longer than
+  /// the kernel's 4 KB canonical limit included.
+  @Test func longTypedReflection() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let line = String(repeating: "breathing in, breathing out; ", count: 200)  // ~5.8 KB
+    let text = Array(repeating: line, count: 9).joined(separator: "\n")
+    #expect(text.utf8.count > 50_000)
+    let process = f.cli.interactive(["reflect", id])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("\n")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write(text + "\n.\n")
+    #expect(process.expect("Environment — where, and with whom ", timeout: 60))
+    process.write("\n")
+    #expect(process.expect("Music notes "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.show(id)["reflection"] as? String == text.trimmingCharacters(in: .whitespaces))
+  }
+
+  /// The passphrase prompt on a terminal: a wrong one is refused with exit code 4.
+  @Test func wrongPassphraseOnTerminal() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["list"], extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    #expect(process.expect("Passphrase: "))
+    process.write("not the passphrase\n")
+    let result = process.wait()
+    #expect(result.status == 4)
+    #expect(!process.screenText.contains("not the passphrase"))
+  }
+}
