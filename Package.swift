@@ -84,7 +84,7 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalCLITests",
-      dependencies: ["JournalTestSupport"],
+      dependencies: ["JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict
     ),
   ]
