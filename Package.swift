@@ -32,7 +32,9 @@ let package = Package(
     ),
     .target(
       name: "JournalStore",
-      dependencies: ["JournalCore", "JournalCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "JournalCore", "JournalCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       swiftSettings: strict
     ),
     // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
@@ -79,7 +81,9 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalAppTests",
-      dependencies: ["JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      dependencies: [
+        "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
+      ],
       swiftSettings: strict
     ),
     .testTarget(

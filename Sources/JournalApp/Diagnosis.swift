@@ -101,7 +101,9 @@ public struct Diagnosis: Equatable, Sendable {
     case .alreadyComplete:
       return Diagnosis(
         message: "\(session) is already complete",
-        hint: id.map { #"run "journal show \#($0)" to read it, or "journal edit \#($0)" to change it"# },
+        hint: id.map {
+          #"run "journal show \#($0)" to read it, or "journal edit \#($0)" to change it"#
+        },
         exitCode: .notAllowed)
     }
   }
@@ -213,7 +215,8 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .passphraseUnavailable)
     case .passphraseFileUnreadable(let path, let code):
       return Diagnosis(
-        message: #"the passphrase file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
+        message:
+          #"the passphrase file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
         exitCode: .passphraseUnavailable)
     case .passphraseFileUnsafe(let path, let mode):
       return Diagnosis(

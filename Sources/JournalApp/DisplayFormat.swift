@@ -13,7 +13,8 @@ public struct DisplayFormat: Sendable {
     let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: date)
     let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     let weekday = weekdays[((c.weekday ?? 1) - 1) % 7]
-    return "\(weekday) \(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute))"
+    return
+      "\(weekday) \(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute))"
   }
 
   /// "2026-11-21T17:30:00.000Z": the stable form for JSON.

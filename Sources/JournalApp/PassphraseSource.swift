@@ -66,7 +66,8 @@ public enum PassphraseSource: Sendable, Equatable {
     var sawNewline = false
     try buffer.withUnsafeMutableBytes { bytes in
       while length < bytes.count {
-        let count = Glibc.read(fd, bytes.baseAddress! + length, bytes.count - length)
+        let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[length...])
+        let count = Glibc.read(fd, rest.baseAddress, rest.count)
         if count < 0 && errno == EINTR { continue }
         guard count >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
         if count == 0 { break }

@@ -55,7 +55,9 @@ public final class TTY: Terminal {
     write(prompt)
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
-    try withMode({ $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL) }) {
+    try withMode({
+      $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL)
+    }) {
       try secret.withUnsafeMutableBytes { buffer in
         while true {
           let byte = try readByte()
@@ -80,7 +82,9 @@ public final class TTY: Terminal {
     var lineStart = 0
     // Character at a time, our own echo: a canonical-mode line is capped at 4095 bytes by
     // the kernel, and a pasted paragraph can be longer.
-    try withMode({ $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0) }) {
+    try withMode({
+      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
+    }) {
       var chunk = [UInt8](repeating: 0, count: 4096)
       var escape = false
       reading: while true {
@@ -157,7 +161,8 @@ public final class TTY: Terminal {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes {
-        Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset)
+        let rest = UnsafeRawBufferPointer(rebasing: $0[offset...])
+        return Glibc.write(fd, rest.baseAddress, rest.count)
       }
       if written < 0 && errno == EINTR { continue }
       guard written > 0 else { return }

@@ -3,7 +3,9 @@
 public enum VaultLocation {
   public static let fileName = "vault.db"
 
-  public static func resolve(flag: String?, environment: [String: String]) throws(AppError) -> String {
+  public static func resolve(flag: String?, environment: [String: String]) throws(AppError)
+    -> String
+  {
     if let flag, !flag.isEmpty { return flag }
     if let path = environment["JOURNAL_VAULT"], !path.isEmpty { return path }
     if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {

@@ -78,7 +78,9 @@ public struct DateInput: Sendable {
     return try resolve(components)
   }
 
-  private func clock(_ text: String) throws(ValidationError) -> (hour: Int, minute: Int, second: Int) {
+  private func clock(_ text: String) throws(ValidationError) -> (
+    hour: Int, minute: Int, second: Int
+  ) {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
     guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
       let hour = Int(parts[0]), let minute = Int(parts[1]),
@@ -107,7 +109,9 @@ public struct DateInput: Sendable {
   }
 
   private static func iso8601(_ text: String) -> Date? {
-    guard text.hasSuffix("z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil,
+    guard
+      text.hasSuffix("z")
+        || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil,
       text.contains("t")
     else { return nil }
     let formatter = ISO8601DateFormatter()

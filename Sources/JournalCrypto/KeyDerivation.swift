@@ -14,8 +14,8 @@ public enum KeyDerivation {
     let status = key.withUnsafeMutableBytes { out in
       passphrase.withUnsafeBytes { pass in
         crypto_pwhash(
-          out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(out.count),
-          pass.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(pass.count),
+          out.bytes, UInt64(out.count),
+          UnsafeRawPointer(pass.bytes).assumingMemoryBound(to: CChar.self), UInt64(pass.count),
           salt, limits.opsLimit, Int(limits.memLimit), crypto_pwhash_ALG_ARGON2ID13)
       }
     }

@@ -45,7 +45,7 @@ public final class RecordCipher {
     let status = padded.withUnsafeMutableBytes { buffer in
       buffer.copyBytes(from: plaintext)
       return sodium_pad(
-        &paddedCount, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), plaintext.count,
+        &paddedCount, buffer.bytes, plaintext.count,
         block, capacity)
     }
     guard status == 0 else { throw .malformedPlaintext }
@@ -65,7 +65,7 @@ public final class RecordCipher {
     guard let count = SecretBox.plaintextCount(of: sealed) else { throw CryptoError.integrity }
     try deriveColumnKey(id: id, column: column)
     if scratch.count < count { scratch = try SecureBytes(count: count * 2) }
-    defer { scratch.withUnsafeMutableBytes { sodium_memzero($0.baseAddress!, count) } }
+    defer { scratch.withUnsafeMutableBytes { sodium_memzero($0.bytes, count) } }
     let scratch = self.scratch
     let columnKey = self.columnKey
     try sealed.withUnsafeBytes { input in
@@ -75,7 +75,7 @@ public final class RecordCipher {
     var unpadded = 0
     let status = scratch.withUnsafeBytes { buffer in
       sodium_unpad(
-        &unpadded, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count,
+        &unpadded, buffer.bytes, count,
         Self.paddingBlock)
     }
     guard status == 0 else { throw CryptoError.malformedPlaintext }
@@ -91,8 +91,8 @@ public final class RecordCipher {
     let status = columnKey.withUnsafeMutableBytes { out in
       recordKey.withUnsafeBytes { key in
         crypto_generichash(
-          out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, message,
-          UInt64(message.count), key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+          out.bytes, out.count, message,
+          UInt64(message.count), key.bytes, key.count)
       }
     }
     guard status == 0 else { throw .integrity }

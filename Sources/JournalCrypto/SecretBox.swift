@@ -17,11 +17,11 @@ public enum SecretBox {
     var sealed = [UInt8](repeating: 0, count: overhead + plaintext.count)
     sealed.withUnsafeMutableBytes { out in
       random.fill(UnsafeMutableRawBufferPointer(rebasing: out[0..<nonceBytes]))
-      let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      let base = out.bytes
       key.withUnsafeBytes { k in
         _ = crypto_secretbox_easy(
-          base + nonceBytes, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
-          UInt64(plaintext.count), base, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+          base + nonceBytes, plaintext.bytes,
+          UInt64(plaintext.count), base, k.bytes)
       }
     }
     return sealed
@@ -39,11 +39,12 @@ public enum SecretBox {
     guard sealed.count >= overhead, output.count >= sealed.count - overhead else {
       throw .integrity
     }
-    let input = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    let input = sealed.bytes
     let status = key.withUnsafeBytes { k in
       crypto_secretbox_open_easy(
-        output.baseAddress!.assumingMemoryBound(to: UInt8.self), input + nonceBytes,
-        UInt64(sealed.count - nonceBytes), input, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        output.bytes, input + nonceBytes,
+        UInt64(sealed.count - nonceBytes), input, k.bytes
+      )
     }
     guard status == 0 else { throw .integrity }
   }

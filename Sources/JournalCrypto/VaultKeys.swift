@@ -87,15 +87,11 @@ public final class VaultKeys: Sendable {
   ) throws(CryptoError) -> SecureBytes {
     precondition(context.utf8CodeUnitCount == Int(crypto_kdf_CONTEXTBYTES))
     let subkey = try SecureBytes(count: SecretBox.keyBytes)
+    // A StaticString's storage is static and never null; libsodium reads 8 bytes of it.
+    let ctx = UnsafeRawPointer(context.utf8Start).assumingMemoryBound(to: CChar.self)
     subkey.withUnsafeMutableBytes { out in
       key.withUnsafeBytes { master in
-        context.withUTF8Buffer { ctx in
-          ctx.withMemoryRebound(to: CChar.self) { c in
-            _ = crypto_kdf_derive_from_key(
-              out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, id, c.baseAddress!,
-              master.baseAddress!.assumingMemoryBound(to: UInt8.self))
-          }
-        }
+        _ = crypto_kdf_derive_from_key(out.bytes, out.count, id, ctx, master.bytes)
       }
     }
     return subkey

@@ -42,9 +42,14 @@ enum RecordCodec {
     return out
   }
 
-  static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary {
-    let fields = try split(bytes, allowed: [.date, .treatment, .treatmentName, .moodBefore,
-      .moodAfter, .status, .created, .updated])
+  static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
+  {
+    let fields = try split(
+      bytes,
+      allowed: [
+        .date, .treatment, .treatmentName, .moodBefore,
+        .moodAfter, .status, .created, .updated,
+      ])
     guard let date = try time(fields[.date]), let key = try text(fields[.treatment]),
       let treatment = Treatment(key: key, customName: try text(fields[.treatmentName])),
       let before = try mood(fields[.moodBefore]),

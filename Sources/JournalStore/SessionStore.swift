@@ -73,7 +73,8 @@ public final class SessionStore {
     var sessions: [SessionSummary] = []
     var damaged: [SessionID] = []
     try read { db in
-      let sql = status == nil
+      let sql =
+        status == nil
         ? "SELECT id, status, summary FROM session"
         : "SELECT id, status, summary FROM session WHERE status = ?"
       let arguments: StatementArguments = status.map { [$0.rawValue] } ?? []

@@ -22,7 +22,9 @@ public struct CLI {
     if let path = ProcessInfo.processInfo.environment["JOURNAL_BINARY"] { return path }
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
     var directory = (exe as NSString).deletingLastPathComponent
-    if directory.hasSuffix(".xctest") || !FileManager.default.fileExists(atPath: directory + "/journal") {
+    if directory.hasSuffix(".xctest")
+      || !FileManager.default.fileExists(atPath: directory + "/journal")
+    {
       directory = (directory as NSString).deletingLastPathComponent
     }
     return directory + "/journal"
@@ -82,7 +84,9 @@ public final class Spawned: @unchecked Sendable {
       var name = [CChar](repeating: 0, count: 128)
       let master = journal_test_open_pty(&name, name.count)
       precondition(master >= 0, "cannot open a pseudo-terminal")
-      let slave = name.withUnsafeBufferPointer { open($0.baseAddress!, O_RDWR | O_NOCTTY | O_CLOEXEC) }
+      let path = String(
+        decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
       precondition(slave >= 0)
       input = master
       childInput = slave
@@ -108,7 +112,9 @@ public final class Spawned: @unchecked Sendable {
     posix_spawnattr_setsigmask(&attributes, &empty)
     var defaults = sigset_t()
     sigemptyset(&defaults)
-    for number: Int32 in 1..<32 where number != SIGKILL && number != SIGSTOP { sigaddset(&defaults, number) }
+    for number: Int32 in 1..<32 where number != SIGKILL && number != SIGSTOP {
+      sigaddset(&defaults, number)
+    }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setflags(&attributes, 0x80 | 0x08 | 0x04)
     var argv = arguments.map { strdup($0) } + [nil]
@@ -156,7 +162,8 @@ public final class Spawned: @unchecked Sendable {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeMutableBytes {
-        Glibc.write(input, $0.baseAddress! + offset, $0.count - offset)
+        let rest = UnsafeRawBufferPointer(rebasing: $0[offset...])
+        return Glibc.write(input, rest.baseAddress, rest.count)
       }
       if written < 0 && errno == EINTR { continue }
       guard written > 0 else { return }

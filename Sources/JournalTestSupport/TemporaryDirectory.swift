@@ -9,9 +9,10 @@ public final class TemporaryDirectory {
     var base = NSTemporaryDirectory()
     while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
     var template = Array((base + "/journal-test-XXXXXX").utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    let made = mkdtemp(&template)
     precondition(made != nil, "mkdtemp failed")
-    path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    path = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   deinit { try? FileManager.default.removeItem(atPath: path) }

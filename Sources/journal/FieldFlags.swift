@@ -6,8 +6,10 @@ import JournalCore
 struct FieldFlags: ParsableArguments {
   @Option(help: ArgumentHelp(#"When: "now", "yesterday 20:00", "18:30", "2026-11-21 18:30"."#))
   var date: String?
-  @Option(help: ArgumentHelp("psilocybin (default), mdma, ketamine, lsd, ayahuasca, mescaline, "
-    + "dmt, ibogaine, cannabis, or other:<name>."))
+  @Option(
+    help: ArgumentHelp(
+      "psilocybin (default), mdma, ketamine, lsd, ayahuasca, mescaline, "
+        + "dmt, ibogaine, cannabis, or other:<name>."))
   var treatment: String?
   @Option(help: ArgumentHelp(#"Free text, such as "2.5 g dried"."#))
   var dose: String?
@@ -40,7 +42,8 @@ struct FieldFlags: ParsableArguments {
   }
 
   /// Validates given field texts, reading standard input for the one given as "-".
-  static func changes(_ given: [(Field, String)], _ parser: FieldParser) throws -> [Session.Change] {
+  static func changes(_ given: [(Field, String)], _ parser: FieldParser) throws -> [Session.Change]
+  {
     guard given.filter({ $0.1 == "-" }).count <= 1 else { throw AppError.stdinUsedTwice }
     return try given.map { field, text in
       let value = text == "-" ? try Runtime.readStandardInput() : text

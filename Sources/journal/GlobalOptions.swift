@@ -3,8 +3,10 @@ import ArgumentParser
 /// Options every command takes: where the vault is and where the passphrase comes from.
 struct GlobalOptions: ParsableArguments {
   @Option(
-    name: .long, help: ArgumentHelp("The vault file (default: $JOURNAL_VAULT, else "
-      + "$XDG_DATA_HOME/journal/vault.db).", valueName: "path"))
+    name: .long,
+    help: ArgumentHelp(
+      "The vault file (default: $JOURNAL_VAULT, else "
+        + "$XDG_DATA_HOME/journal/vault.db).", valueName: "path"))
   var vault: String?
 
   @Option(

@@ -25,7 +25,11 @@ extension Journal {
       var draft = SessionDraft(id: runtime.context.newSessionID())
       var later: [Session.Change] = []
       for change in changes {
-        if Field.later.contains(change.field) { later.append(change) } else { try draft.apply(change) }
+        if Field.later.contains(change.field) {
+          later.append(change)
+        } else {
+          try draft.apply(change)
+        }
       }
       let terminal = runtime.terminal
       if terminal == nil {
@@ -43,7 +47,9 @@ extension Journal {
       if !later.isEmpty { session = try journal.apply(later, to: session.id) }
       let shown = try journal.displayID(session.id)
       if let terminal, let forms {
-        terminal.writeLine("Saved. Session \(shown) \(session.status == .complete ? "is complete" : "needs reflection").")
+        terminal.writeLine(
+          "Saved. Session \(shown) \(session.status == .complete ? "is complete" : "needs reflection")."
+        )
         if session.status == .needsReflection,
           try forms.confirm("The later fields are open now. Add them now?", default: false)
         {

@@ -45,7 +45,8 @@ extension Journal {
         }
       } else {
         // Reflection last, so a failure on an earlier field never completes the session.
-        let ordered = changes.filter { $0.field != .reflection }
+        let ordered =
+          changes.filter { $0.field != .reflection }
           + changes.filter { $0.field == .reflection }
         for change in ordered {
           session = try journal.apply(change, to: sessionID)

@@ -20,11 +20,13 @@ struct Render {
     var out = ""
     out.reserveCapacity(sessions.count * 80)
     for s in sessions {
-      let mood = s.moodAfter.map { "\(pad(s.moodBefore.value)) → \(pad($0.value))" }
+      let mood =
+        s.moodAfter.map { "\(pad(s.moodBefore.value)) → \(pad($0.value))" }
         ?? "\(pad(s.moodBefore.value))     "
       let name = s.treatment.displayName
       let treatment = name + String(repeating: " ", count: max(0, width - name.count))
-      out += "\(s.id.short)  \(format.dateTime(s.date))  mood \(mood)  \(treatment)  \(badge(s.status))\n"
+      out +=
+        "\(s.id.short)  \(format.dateTime(s.date))  mood \(mood)  \(treatment)  \(badge(s.status))\n"
     }
     return out
   }
@@ -44,7 +46,8 @@ struct Render {
     out += "\n" + heading("Reflection")
     out += line("Mood after", s.moodAfter.map { "\($0.value) (\($0.word))" })
     out += block("Reflection", s.reflection)
-    out += "\n" + dim("Created \(format.dateTime(s.created)) · updated \(format.dateTime(s.updated))")
+    out +=
+      "\n" + dim("Created \(format.dateTime(s.created)) · updated \(format.dateTime(s.updated))")
     return out + "\n"
   }
 

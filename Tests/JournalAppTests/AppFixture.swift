@@ -16,7 +16,7 @@ struct AppFixture {
 
   init() throws {
     context = AppContext(
-      now: clock.now, timeZone: TimeZone(identifier: "UTC")!, random: SeededRandom(seed: 9),
+      now: clock.now, timeZone: TimeZone.gmt, random: SeededRandom(seed: 9),
       kdfPolicy: TestKDF.policy, environment: [:])
     path = directory.file("journal/vault.db")
     journal = try JournalVault.create(

@@ -7,7 +7,8 @@ import Testing
 struct DiagnosisTests {
   /// Each kind of failure has its own exit code.
   @Test func exitCodes() {
-    #expect(Diagnosis(ValidationError.moodOutOfRange(field: .moodBefore, value: 0)).exitCode == .usage)
+    #expect(
+      Diagnosis(ValidationError.moodOutOfRange(field: .moodBefore, value: 0)).exitCode == .usage)
     #expect(Diagnosis(StoreError.vaultMissing(path: "/x")).exitCode == .noVault)
     #expect(Diagnosis(CryptoError.wrongPassphrase).exitCode == .wrongPassphrase)
     #expect(Diagnosis(CryptoError.integrity).exitCode == .damaged)

@@ -57,7 +57,8 @@ struct JournalVaultTests {
     strict.kdfPolicy = .standard
     #expect(throws: CryptoError.self) {
       try JournalVault.create(
-        at: f.directory.file("second/vault.db"), passphrase: try AppFixture.secret("whatever you like"),
+        at: f.directory.file("second/vault.db"),
+        passphrase: try AppFixture.secret("whatever you like"),
         limits: TestKDF.limits, context: strict)
     }
   }

@@ -15,8 +15,11 @@ struct PassphraseSourceTests {
     let d = TemporaryDirectory()
     let lf = d.write("lf", "open sesame, please\nsecond line\n")
     let crlf = d.write("crlf", "open sesame, please\r\n")
-    #expect(text(try PassphraseSource.file(lf).read(prompt: "", terminal: nil)) == "open sesame, please")
-    #expect(text(try PassphraseSource.file(crlf).read(prompt: "", terminal: nil)) == "open sesame, please")
+    #expect(
+      text(try PassphraseSource.file(lf).read(prompt: "", terminal: nil)) == "open sesame, please")
+    #expect(
+      text(try PassphraseSource.file(crlf).read(prompt: "", terminal: nil)) == "open sesame, please"
+    )
   }
 
   /// A file others can read, a missing file and an empty file are refused.
@@ -41,7 +44,10 @@ struct PassphraseSourceTests {
 
   /// A command's first output line is the passphrase; a failing command is reported.
   @Test func command() throws {
-    #expect(text(try PassphraseSource.command("printf 'from a command\\nmore\\n'").read(prompt: "", terminal: nil)) == "from a command")
+    #expect(
+      text(
+        try PassphraseSource.command("printf 'from a command\\nmore\\n'").read(
+          prompt: "", terminal: nil)) == "from a command")
     #expect(throws: AppError.passphraseCommandFailed(status: 3)) {
       try PassphraseSource.command("exit 3").read(prompt: "", terminal: nil)
     }
@@ -54,16 +60,29 @@ struct PassphraseSourceTests {
     _ = "through a pipe\n".withCString { write(fds[1], $0, 15) }
     close(fds[1])
     defer { close(fds[0]) }
-    #expect(text(try PassphraseSource.descriptor(fds[0]).read(prompt: "", terminal: nil)) == "through a pipe")
+    #expect(
+      text(try PassphraseSource.descriptor(fds[0]).read(prompt: "", terminal: nil))
+        == "through a pipe")
   }
 
   /// Flags win over the environment; the terminal is the last resort; none means nil.
   @Test func choosing() {
     let env = ["JOURNAL_PASSPHRASE_FILE": "/env/file", "JOURNAL_PASSPHRASE_COMMAND": "pass show j"]
-    #expect(PassphraseSource.choose(file: "/flag", descriptor: nil, environment: env, hasTerminal: true) == .file("/flag"))
-    #expect(PassphraseSource.choose(file: nil, descriptor: nil, environment: env, hasTerminal: true) == .file("/env/file"))
-    #expect(PassphraseSource.choose(file: nil, descriptor: nil, environment: ["JOURNAL_PASSPHRASE_COMMAND": "c"], hasTerminal: false) == .command("c"))
-    #expect(PassphraseSource.choose(file: nil, descriptor: nil, environment: [:], hasTerminal: true) == .terminal)
-    #expect(PassphraseSource.choose(file: nil, descriptor: nil, environment: [:], hasTerminal: false) == nil)
+    #expect(
+      PassphraseSource.choose(file: "/flag", descriptor: nil, environment: env, hasTerminal: true)
+        == .file("/flag"))
+    #expect(
+      PassphraseSource.choose(file: nil, descriptor: nil, environment: env, hasTerminal: true)
+        == .file("/env/file"))
+    #expect(
+      PassphraseSource.choose(
+        file: nil, descriptor: nil, environment: ["JOURNAL_PASSPHRASE_COMMAND": "c"],
+        hasTerminal: false) == .command("c"))
+    #expect(
+      PassphraseSource.choose(file: nil, descriptor: nil, environment: [:], hasTerminal: true)
+        == .terminal)
+    #expect(
+      PassphraseSource.choose(file: nil, descriptor: nil, environment: [:], hasTerminal: false)
+        == nil)
   }
 }

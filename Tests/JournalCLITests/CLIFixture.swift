@@ -19,7 +19,8 @@ final class CLIFixture {
   var vaultPath: String { home.path + "/.local/share/journal/vault.db" }
 
   @discardableResult
-  func run(_ arguments: String..., stdin: String = "", extra: [String: String] = [:]) -> CLI.Result {
+  func run(_ arguments: String..., stdin: String = "", extra: [String: String] = [:]) -> CLI.Result
+  {
     cli.run(arguments, stdin: stdin, extra: extra)
   }
 
@@ -34,7 +35,10 @@ final class CLIFixture {
   /// `journal new` with flags; returns the printed id.
   func new(_ extra: String...) -> String {
     let result = cli.run(
-      ["new", "--intention", "to listen inward", "--mood-before", "5", "--date", "2026-11-20 18:00"]
+      [
+        "new", "--intention", "to listen inward", "--mood-before", "5", "--date",
+        "2026-11-20 18:00",
+      ]
         + extra)
     precondition(result.status == 0, "new failed: \(result)")
     return result.stdout.trimmingCharacters(in: .newlines)

@@ -28,7 +28,10 @@ import Testing
     process.write("quiet forest evening\n")
     let result = process.wait()
     #expect(result.status == 2)
-    #expect(result.stderr == "journal: error: the two passphrases differ\njournal: hint: nothing was changed; try again\n")
+    #expect(
+      result.stderr
+        == "journal: error: the two passphrases differ\njournal: hint: nothing was changed; try again\n"
+    )
     #expect(!FileManager.default.fileExists(atPath: f.vaultPath))
   }
 

@@ -24,7 +24,9 @@ import Testing
     // Then
     #expect(reflected.status == 0)
     for result in failures + [reflected] {
-      #expect(result.status != 0 || result.stderr.isEmpty || !words.contains { result.stderr.contains($0) })
+      #expect(
+        result.status != 0 || result.stderr.isEmpty
+          || !words.contains { result.stderr.contains($0) })
       for word in words { #expect(!result.stderr.contains(word), "\(word) in stderr") }
     }
     let files = f.home.allFiles()
@@ -67,11 +69,12 @@ import Testing
     #expect(list.stdout.contains(good) && list.stdout.contains(bad))
     let show = f.run("show", bad)
     #expect(show.status == 5)
-    #expect(show.stderr == """
-      journal: error: session "\(bad)" is damaged and cannot be read
-      journal: hint: the other sessions are unaffected
+    #expect(
+      show.stderr == """
+        journal: error: session "\(bad)" is damaged and cannot be read
+        journal: hint: the other sessions are unaffected
 
-      """)
+        """)
     #expect(f.run("show", good).status == 0)
     let again = try DatabaseQueue(path: f.vaultPath)
     try again.write { db in
@@ -84,7 +87,9 @@ import Testing
     #expect(damagedList.status == 5)
     #expect(damagedList.stdout.contains(good))
     #expect(!damagedList.stdout.contains(bad))
-    #expect(damagedList.stderr.contains("journal: error: session \"\(bad)\" is damaged and cannot be read"))
+    #expect(
+      damagedList.stderr.contains(
+        "journal: error: session \"\(bad)\" is damaged and cannot be read"))
   }
 
   /// Stored Argon2id limits outside INTERACTIVE…SENSITIVE are refused before deriving.
@@ -93,12 +98,15 @@ import Testing
     let f = CLIFixture().initialise()
     let queue = try DatabaseQueue(path: f.vaultPath)
     try queue.write { db in
-      try db.execute(sql: "UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?", arguments: [ops, mem])
+      try db.execute(
+        sql: "UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?", arguments: [ops, mem])
     }
     try queue.close()
     let result = f.run("list")
     #expect(result.status == 5)
-    #expect(result.stderr.hasPrefix("journal: error: the vault asks for key-derivation limits outside the accepted range"))
+    #expect(
+      result.stderr.hasPrefix(
+        "journal: error: the vault asks for key-derivation limits outside the accepted range"))
   }
 
   /// While journal waits for a passphrase its core-dump limit is zero.
@@ -108,7 +116,10 @@ import Testing
     #expect(process.expect("Passphrase: "))
     let limits = (try? String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)) ?? ""
     let line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
-    #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    #expect(
+      line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == [
+        "0", "0",
+      ])
     process.write("\u{03}")
     _ = process.wait()
   }
@@ -120,10 +131,11 @@ import Testing
     chmod(directory, 0o755)
     let result = f.run("list")
     #expect(result.status == 8)
-    #expect(result.stderr == """
-      journal: error: "\(directory)" is open to other users (mode 0755)
-      journal: hint: run "chmod 0700 \(directory)" and try again
+    #expect(
+      result.stderr == """
+        journal: error: "\(directory)" is open to other users (mode 0755)
+        journal: hint: run "chmod 0700 \(directory)" and try again
 
-      """)
+        """)
   }
 }

@@ -5,19 +5,21 @@ import Testing
 struct DateInputTests {
   // 2026-11-21 18:30:00 UTC, a Saturday.
   let now = Date(timeIntervalSince1970: 1_795_285_800)
-  let utc = DateInput(timeZone: TimeZone(identifier: "UTC")!)
+  let utc = DateInput(timeZone: TimeZone.gmt)
 
   func utcDate(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0) -> Date {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
+    calendar.timeZone = TimeZone.gmt
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))
+      ?? .distantPast
   }
 
   /// Every accepted form reads as the instant it names.
-  @Test(arguments: [
-    ("now", 0), ("today", 0), ("yesterday", -86400), ("18:00", -1800),
-    ("yesterday 20:00", -86400 + 5400), ("today 19:30", 3600),
-  ] as [(String, Double)])
+  @Test(
+    arguments: [
+      ("now", 0), ("today", 0), ("yesterday", -86400), ("18:00", -1800),
+      ("yesterday 20:00", -86400 + 5400), ("today 19:30", 3600),
+    ] as [(String, Double)])
   func relativeForms(text: String, offset: Double) throws {
     #expect(try utc.parse(text, now: now) == now + offset)
   }

@@ -5,7 +5,10 @@ struct LifecycleTests {
   /// Every status × event pair, with the status it leads to or the error it raises: adding a
   /// status or an event breaks this table until it is decided.
   @Test(arguments: [
-    (SessionStatus.draft, LifecycleEvent.save, Result<SessionStatus, LifecycleError>.success(.needsReflection)),
+    (
+      SessionStatus.draft, LifecycleEvent.save,
+      Result<SessionStatus, LifecycleError>.success(.needsReflection)
+    ),
     (.draft, .beginReflection, .failure(.notSavedYet)),
     (.draft, .fillReflection, .failure(.notSavedYet)),
     (.draft, .clearReflection, .failure(.notSavedYet)),

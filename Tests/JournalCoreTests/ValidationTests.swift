@@ -32,7 +32,8 @@ struct ValidationTests {
 
   /// Texts are trimmed, empty becomes nil, control characters are refused, sizes capped.
   @Test func texts() throws {
-    #expect(try Text.normalise("  hi \r\nthere \n", field: .reflection, multiline: true) == "hi \nthere")
+    #expect(
+      try Text.normalise("  hi \r\nthere \n", field: .reflection, multiline: true) == "hi \nthere")
     #expect(try Text.normalise(" \n ", field: .reflection, multiline: true) == nil)
     #expect(throws: ValidationError.controlCharacters(field: .dose)) {
       try Text.normalise("2\u{1B}[31m g", field: .dose, multiline: false)

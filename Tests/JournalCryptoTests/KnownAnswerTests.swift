@@ -15,13 +15,13 @@ struct KnownAnswerTests {
   }
 
   static func vectors(prefix: String) -> [String] {
-    let directory = Bundle.module.resourcePath! + "/Vectors"
+    let directory = (Bundle.module.resourcePath ?? "") + "/Vectors"
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.sorted()
   }
 
   static func load(_ name: String) throws -> Vector {
-    let path = Bundle.module.resourcePath! + "/Vectors/" + name
+    let path = (Bundle.module.resourcePath ?? "") + "/Vectors/" + name
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let fields = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     return Vector(name: name, fields: fields)
@@ -44,7 +44,9 @@ struct KnownAnswerTests {
       salt: v.hex("salt"), wrappedKey: v.hex("wrapped_key"))
     let passphrase = try SecureBytes(copying: v.hex("passphrase"))
     // When
-    let outcome = Result { try VaultKeys.open(header: header, passphrase: passphrase, policy: TestKDF.policy) }
+    let outcome = Result {
+      try VaultKeys.open(header: header, passphrase: passphrase, policy: TestKDF.policy)
+    }
     // Then
     switch (v.expect, outcome) {
     case ("success", .success(let keys)):
@@ -54,8 +56,10 @@ struct KnownAnswerTests {
     case ("vault_mismatch", .failure(let error)):
       #expect(error as? CryptoError == .vaultMismatch)
     case ("limits_out_of_range", .failure(let error)):
-      #expect(error as? CryptoError == .kdfLimitsOutOfRange(
-        opsLimit: v.number("ops_limit"), memLimit: v.number("mem_limit")))
+      #expect(
+        error as? CryptoError
+          == .kdfLimitsOutOfRange(
+            opsLimit: v.number("ops_limit"), memLimit: v.number("mem_limit")))
     default:
       Issue.record("\(name): expected \(v.expect), got \(outcome)")
     }
@@ -65,7 +69,9 @@ struct KnownAnswerTests {
   /// for byte: our wrapping is the one SECURITY.md describes.
   @Test func wrappingMatches() throws {
     let v = try Self.load("header-unwrap.json")
-    let random = ScriptedRandom([v.hex("vault_id"), v.hex("data_key"), v.hex("salt"), v.hex("wrap_nonce")])
+    let random = ScriptedRandom([
+      v.hex("vault_id"), v.hex("data_key"), v.hex("salt"), v.hex("wrap_nonce"),
+    ])
     let (_, header) = try VaultKeys.create(
       passphrase: try SecureBytes(copying: v.hex("passphrase")), limits: TestKDF.limits,
       random: random)
@@ -113,7 +119,8 @@ enum Hex {
   static func decode(_ text: String) -> [UInt8] {
     var out: [UInt8] = []
     var index = text.startIndex
-    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) {
+    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex)
+    {
       out.append(UInt8(text[index..<next], radix: 16) ?? 0)
       index = next
     }

@@ -22,7 +22,8 @@ struct VaultKeysTests {
       passphrase: try secret("a long passphrase"), limits: TestKDF.limits,
       random: SeededRandom(seed: 2))
     #expect(throws: CryptoError.wrongPassphrase) {
-      try VaultKeys.open(header: header, passphrase: try secret("a long passphrasE"), policy: TestKDF.policy)
+      try VaultKeys.open(
+        header: header, passphrase: try secret("a long passphrasE"), policy: TestKDF.policy)
     }
   }
 
@@ -31,11 +32,14 @@ struct VaultKeysTests {
     let random = SeededRandom(seed: 3)
     let (keys, _) = try VaultKeys.create(
       passphrase: try secret("old passphrase"), limits: TestKDF.limits, random: random)
-    let header = try keys.wrap(passphrase: try secret("new passphrase"), limits: TestKDF.limits, random: random)
-    let reopened = try VaultKeys.open(header: header, passphrase: try secret("new passphrase"), policy: TestKDF.policy)
+    let header = try keys.wrap(
+      passphrase: try secret("new passphrase"), limits: TestKDF.limits, random: random)
+    let reopened = try VaultKeys.open(
+      header: header, passphrase: try secret("new passphrase"), policy: TestKDF.policy)
     #expect(reopened.recordKey.isEqual(to: keys.recordKey))
     #expect(throws: CryptoError.wrongPassphrase) {
-      try VaultKeys.open(header: header, passphrase: try secret("old passphrase"), policy: TestKDF.policy)
+      try VaultKeys.open(
+        header: header, passphrase: try secret("old passphrase"), policy: TestKDF.policy)
     }
   }
 
@@ -58,7 +62,8 @@ struct VaultKeysTests {
   /// Sealed columns are padded to 256-byte blocks: lengths leak only coarsely.
   @Test func padding() throws {
     let (keys, _) = try VaultKeys.create(
-      passphrase: try secret("a long passphrase"), limits: TestKDF.limits, random: SeededRandom(seed: 4))
+      passphrase: try secret("a long passphrase"), limits: TestKDF.limits,
+      random: SeededRandom(seed: 4))
     let cipher = try RecordCipher(keys: keys, random: SeededRandom(seed: 5))
     let id = [UInt8](repeating: 7, count: 16)
     for (length, expected) in [(0, 256), (1, 256), (255, 256), (256, 512), (5000, 5120)] {

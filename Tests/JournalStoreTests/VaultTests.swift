@@ -37,8 +37,10 @@ struct VaultTests {
   @Test func noPlaintextOnDisk() throws {
     let f = try StoreFixture()
     for seed: UInt8 in 1...5 { try f.store.upsert(try f.session(seed: seed)) }
-    let words = ["REFLECTION-WORDS", "TREATMENT-NAME", "DOSE-TEXT", "INTENTION-WORDS",
-      "ENVIRONMENT-WORDS", "MUSIC-WORDS", "other"]
+    let words = [
+      "REFLECTION-WORDS", "TREATMENT-NAME", "DOSE-TEXT", "INTENTION-WORDS",
+      "ENVIRONMENT-WORDS", "MUSIC-WORDS", "other",
+    ]
     let files = f.directory.allFiles()
     #expect(files.count >= 2)
     for file in files {
@@ -119,7 +121,8 @@ struct VaultTests {
       try db.execute(
         sql: "UPDATE session SET summary = (SELECT summary FROM session WHERE id = ?) WHERE id = ?",
         arguments: [a.id.hex, b.id.hex])
-      try db.execute(sql: "UPDATE session SET status = 'needs_reflection' WHERE id = ?", arguments: [c.id.hex])
+      try db.execute(
+        sql: "UPDATE session SET status = 'needs_reflection' WHERE id = ?", arguments: [c.id.hex])
     }
     // Then
     let (sessions, damaged) = try f.store.summaries()
@@ -153,13 +156,15 @@ struct VaultTests {
     let session = try f.session(seed: 1)
     try f.store.upsert(session)
     let newPass = try SecureBytes(copying: Array("an entirely new one".utf8))
-    try f.vault.replaceHeader(try f.keys.wrap(passphrase: newPass, limits: TestKDF.limits, random: f.random))
+    try f.vault.replaceHeader(
+      try f.keys.wrap(passphrase: newPass, limits: TestKDF.limits, random: f.random))
     let vault = try Vault.open(at: f.path)
     let keys = try VaultKeys.open(header: vault.header, passphrase: newPass, policy: TestKDF.policy)
     #expect(try vault.sessions(keys: keys, random: f.random).session(session.id) == session)
     #expect(throws: CryptoError.wrongPassphrase) {
       try VaultKeys.open(
-        header: vault.header, passphrase: try SecureBytes(copying: Array(StoreFixture.passphrase.utf8)),
+        header: vault.header,
+        passphrase: try SecureBytes(copying: Array(StoreFixture.passphrase.utf8)),
         policy: TestKDF.policy)
     }
   }
