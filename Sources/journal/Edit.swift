@@ -8,8 +8,7 @@ extension Journal {
     static let configuration = CommandConfiguration(
       abstract: "Change any field of a session.",
       discussion: """
-        With flags, changes exactly those fields in one save; an empty value ("") clears an
-        optional field. Without flags, in a terminal, walks through every field.
+        With flags, changes exactly those fields in one save; an empty value ("") clears an optional field. Without flags, in a terminal, walks through every field.
         """)
 
     @OptionGroup var options: GlobalOptions

@@ -6,8 +6,7 @@ struct Journal: ParsableCommand {
     commandName: "journal",
     abstract: "A private, encrypted journal for psychedelic-assisted therapy sessions.",
     discussion: """
-      Everything you write is encrypted on this machine and never leaves it.
-      Start with "journal init", then "journal new". The user guide is Docs/USER-GUIDE.md.
+      Everything you write is encrypted on this machine and never leaves it. Start with "journal init", then "journal new". The user guide is Docs/USER-GUIDE.md.
       """,
     version: "0.1.0",
     subcommands: [Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Passwd.self]

@@ -8,9 +8,7 @@ extension Journal {
     static let configuration = CommandConfiguration(
       abstract: "Log a session: the \"Now\" fields first, the \"Later\" ones after saving.",
       discussion: """
-        In a terminal, asks for what the flags do not give. Without one, --intention and
-        --mood-before are required; the date defaults to now and the treatment to psilocybin.
-        Prints the new session's id.
+        In a terminal, asks for what the flags do not give. Without one, --intention and --mood-before are required; the date defaults to now and the treatment to psilocybin. Prints the new session's id.
         """)
 
     @OptionGroup var options: GlobalOptions
