@@ -37,10 +37,16 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    // The encrypted, locked draft files of unsaved sessions.
+    .target(
+      name: "JournalDrafts",
+      dependencies: ["JournalCore", "JournalCrypto", "JournalStore"],
+      swiftSettings: strict
+    ),
     // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
     .target(
       name: "JournalApp",
-      dependencies: ["JournalCore", "JournalCrypto", "JournalStore", "CSystem"],
+      dependencies: ["JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "CSystem"],
       swiftSettings: strict
     ),
     // The thin front end: ArgumentParser and rendering.
@@ -80,8 +86,14 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "JournalDraftsTests",
+      dependencies: ["JournalDrafts", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "JournalAppTests",
       dependencies: [
+        "JournalDrafts",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict

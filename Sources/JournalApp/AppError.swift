@@ -36,6 +36,8 @@ public enum AppError: Error, Equatable, Sendable {
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).
   case lifecycle(LifecycleError, id: String)
+  /// An environment setting holds a value that cannot be read.
+  case badSetting(name: String, expected: String)
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
 }

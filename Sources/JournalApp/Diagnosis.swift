@@ -1,6 +1,7 @@
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalDrafts
 import JournalStore
 
 /// What to tell a person about an error: one line, an optional hint, and the exit code.
@@ -26,6 +27,7 @@ public struct Diagnosis: Equatable, Sendable {
     case let error as CryptoError: self = Self.crypto(error)
     case let error as StoreError: self = Self.store(error)
     case let error as AppError: self = Self.app(error)
+    case let error as DraftError: self = Self.draft(error)
     default:
       self = Diagnosis(
         message: "internal error (\(type(of: error)))",
@@ -37,7 +39,7 @@ public struct Diagnosis: Equatable, Sendable {
   /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
   public static func knows(_ error: any Error) -> Bool {
     error is ValidationError || error is LifecycleError || error is CryptoError
-      || error is StoreError || error is AppError
+      || error is StoreError || error is AppError || error is DraftError
   }
 
   public static func validation(_ error: ValidationError) -> Diagnosis {
@@ -206,6 +208,27 @@ public struct Diagnosis: Equatable, Sendable {
     }
   }
 
+  static func draft(_ error: DraftError) -> Diagnosis {
+    switch error {
+    case .inUse(let id):
+      return Diagnosis(
+        message: #"draft "\#(id)" is open in another journal"#,
+        hint: "finish or close it there first", exitCode: .notAllowed)
+    case .noMatch(let prefix):
+      return Diagnosis(
+        message: #"no draft has an id starting with "\#(prefix)""#,
+        hint: #"run "journal drafts" to see them"#, exitCode: .notFound)
+    case .ambiguous(let prefix):
+      return Diagnosis(
+        message: #"the id "\#(prefix)" matches several drafts"#,
+        hint: "type a few more characters of the id", exitCode: .notFound)
+    case .io(let path, let code):
+      return Diagnosis(
+        message: #"cannot write the draft "\#(path)": \#(String(cString: strerror(code)))"#,
+        exitCode: .ioError)
+    }
+  }
+
   static func app(_ error: AppError) -> Diagnosis {
     switch error {
     case .noPassphraseSource:
@@ -273,6 +296,9 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .badSetting(let name, let expected):
+      return Diagnosis(
+        message: "\(name) cannot be read", hint: "set it to \(expected)", exitCode: .usage)
     case .internalError(let detail):
       return Diagnosis(
         message: "internal error (\(detail))",

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDrafts
 
 /// The guided forms: which field is asked, in which words, and what happens to a bad answer
 /// (its message, then the same question again). They talk only through a `Terminal`.
@@ -15,11 +16,38 @@ public struct Forms {
   // MARK: - Now
 
   /// Asks for the "Now" fields the draft does not have yet, in form order.
-  public func fillNow(_ draft: inout SessionDraft, skipping given: Set<Field>) throws {
+  /// `onAnswer` gets the draft after every answer, to keep it safe (the draft file).
+  public func fillNow(
+    _ draft: inout SessionDraft, skipping given: Set<Field>,
+    onAnswer: (SessionDraft) -> Void = { _ in }
+  ) throws {
     terminal.writeLine("Now — before the session")
     for field in Field.now where !given.contains(field) {
       let change = try ask(field, current: nil)
-      if let change { try draft.apply(change) }
+      if let change {
+        try draft.apply(change)
+        onAnswer(draft)
+      }
+    }
+  }
+
+  /// Offers an unfinished draft: resume it, discard it, or keep it for later.
+  public func offer(_ stored: StoredDraft) throws -> DraftChoice {
+    let format = DisplayFormat(timeZone: context.timeZone)
+    terminal.writeLine(
+      "An unfinished draft from \(format.dateTime(stored.started)) is here "
+        + "(\(stored.filledCount) of 5 fields answered).")
+    while true {
+      let text = try terminal.readLine(
+        prompt: "Resume it, discard it, or keep it for later? [R/d/k] "
+      )
+      .trimmingWhitespace().lowercased()
+      switch text {
+      case "", "r", "resume": return .resume
+      case "d", "discard": return .discard
+      case "k", "keep", "later": return .keep
+      default: terminal.writeLine(#"  type r, d or k (Enter resumes)"#)
+      }
     }
   }
 
@@ -160,4 +188,9 @@ public struct Forms {
     case .intention, .reflection: nil
     }
   }
+}
+
+/// What to do with an unfinished draft.
+public enum DraftChoice: Sendable {
+  case resume, discard, keep
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalCrypto
+import JournalDrafts
 import JournalStore
 
 /// The use cases on an unlocked vault. Prints nothing and never exits: the command line
@@ -76,6 +77,20 @@ public final class JournalVault {
     } catch StoreError.ambiguous {
       return id.hex
     }
+  }
+
+  /// Whether a session with exactly this id is in the vault.
+  public func contains(_ id: SessionID) throws -> Bool {
+    do {
+      return try store.resolve(id.hex) == id
+    } catch StoreError.noMatch {
+      return false
+    }
+  }
+
+  /// The vault's draft files, sealed under its draft key.
+  public func drafts(in directory: String) throws -> DraftStore {
+    try DraftStore(directory: directory, keys: keys, random: context.random)
   }
 
   public func session(_ id: SessionID) throws -> Session {

@@ -34,6 +34,11 @@ public final class TTY: Terminal {
     return TTY(fd: fd, supportsColour: colour)
   }
 
+  /// A line to show if a signal ends the process from here on (nil: none).
+  public func setInterruptNote(_ text: String?) {
+    TerminalRestore.setNote(text, fd: fd)
+  }
+
   public func write(_ text: String) {
     var bytes = Array(text.utf8)
     writeAll(&bytes)
@@ -206,6 +211,30 @@ enum TerminalRestore {
     Self.fd = fd
     Self.state = state
     armed = true
+    installHandlers()
+  }
+
+  static func disarm() { armed = false }
+
+  nonisolated(unsafe) private static var note: UnsafeMutablePointer<UInt8>?
+  nonisolated(unsafe) private static var noteLength = 0
+  nonisolated(unsafe) private static var noteFD: Int32 = -1
+
+  static func setNote(_ text: String?, fd: Int32) {
+    let old = note
+    note = nil
+    old?.deallocate()
+    guard let text else { return }
+    let bytes = Array(text.utf8)
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+    buffer.initialize(from: bytes, count: bytes.count)
+    noteLength = bytes.count
+    noteFD = fd
+    note = buffer
+    installHandlers()
+  }
+
+  private static func installHandlers() {
     guard !installed else { return }
     installed = true
     for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
@@ -213,13 +242,13 @@ enum TerminalRestore {
     }
   }
 
-  static func disarm() { armed = false }
-
   fileprivate static func restore() {
-    guard armed else { return }
-    tcsetattr(fd, TCSANOW, &state)
-    var newline: UInt8 = 0x0A
-    _ = Glibc.write(fd, &newline, 1)
+    if armed {
+      tcsetattr(fd, TCSANOW, &state)
+      var newline: UInt8 = 0x0A
+      _ = Glibc.write(fd, &newline, 1)
+    }
+    if let note { _ = Glibc.write(noteFD, note, noteLength) }
   }
 }
 

@@ -16,6 +16,8 @@ public final class RecordCipher {
     case summary = 1
     /// Dose and the long texts: read only to show a session.
     case body = 2
+    /// An unsaved draft's fields, sealed under the draft key (not a vault column).
+    case draft = 3
   }
 
   public static let paddingBlock = 256
@@ -26,8 +28,14 @@ public final class RecordCipher {
   private var scratch: SecureBytes
   private let columnKey: SecureBytes
 
-  public init(keys: VaultKeys, random: some RandomSource) throws(CryptoError) {
-    self.recordKey = keys.recordKey
+  /// A cipher for the vault's session columns (under the record key).
+  public convenience init(keys: VaultKeys, random: some RandomSource) throws(CryptoError) {
+    try self.init(key: keys.recordKey, random: random)
+  }
+
+  /// A cipher under any of the vault's subkeys (the draft key for drafts).
+  public init(key: SecureBytes, random: some RandomSource) throws(CryptoError) {
+    self.recordKey = key
     self.random = random
     self.scratch = try SecureBytes(count: 4096)
     self.columnKey = try SecureBytes(count: SecretBox.keyBytes)

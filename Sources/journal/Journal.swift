@@ -9,6 +9,8 @@ struct Journal: ParsableCommand {
       Everything you write is encrypted on this machine and never leaves it. Start with "journal init", then "journal new". The user guide is Docs/USER-GUIDE.md.
       """,
     version: "0.1.0",
-    subcommands: [Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Passwd.self]
+    subcommands: [
+      Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Drafts.self, Passwd.self,
+    ]
   )
 }

@@ -38,10 +38,18 @@ extension Journal {
       }
       let journal = try runtime.openVault()
       let forms = terminal.map { Forms(terminal: $0, context: runtime.context) }
-      if let forms {
-        try forms.fillNow(&draft, skipping: Set(fields.given.map(\.0)))
+      var draftFile: DraftFile?
+      if let terminal, let forms {
+        let file = try DraftFile.begin(
+          draft: &draft, runtime: runtime, journal: journal, terminal: terminal, forms: forms)
+        let given = Set(fields.given.map(\.0)).union(file.answered)
+        try forms.fillNow(&draft, skipping: given) { file.keep($0) }
+        draftFile = file
       }
       var session = try journal.save(draft)
+      // Only once the session is in the vault: a crash before this leaves the draft, which
+      // the next run sees is saved already and removes.
+      draftFile?.finish()
       if !later.isEmpty { session = try journal.apply(later, to: session.id) }
       let shown = try journal.displayID(session.id)
       if let terminal, let forms {

@@ -122,7 +122,7 @@ struct Render {
     ]
   }
 
-  private static func encode(_ object: [String: Any]) -> String {
+  static func encode(_ object: [String: Any]) -> String {
     guard
       let data = try? JSONSerialization.data(
         withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]),

@@ -1,0 +1,11 @@
+/// Failures of the draft files. None carries draft content.
+public enum DraftError: Error, Equatable, Sendable {
+  /// Another journal process holds the draft's lock: it is being edited there.
+  case inUse(id: String)
+  /// No draft of this vault has an id starting with the prefix.
+  case noMatch(prefix: String)
+  /// Several drafts share the prefix.
+  case ambiguous(prefix: String)
+  /// A draft file could not be written or removed.
+  case io(path: String, errno: Int32)
+}

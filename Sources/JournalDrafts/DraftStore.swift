@@ -1,0 +1,252 @@
+import Foundation
+import Glibc
+import JournalCore
+import JournalCrypto
+import JournalStore
+
+/// The drafts of one vault, in a private directory, each in its own encrypted file with its
+/// own lock.
+///
+/// Ordering rules kept here:
+/// - A draft's lock (`<name>.lock`, flock) is taken before its file is read for editing,
+///   written or removed, and held for the whole edit; a file whose lock is held elsewhere is
+///   only ever looked at, never changed.
+/// - Every write goes to `<name>.tmp` (created exclusively, 0600, no symlinks), is fsynced,
+///   then renamed over `<name>.draft`, and the directory is fsynced: a crash leaves the old
+///   draft or the new one, never a torn one.
+/// - Saving a session writes the vault first and removes the draft after; a draft whose id
+///   is already in the vault is a leftover of that gap and is removed, not offered again.
+public final class DraftStore {
+  /// The directory holding the draft files (0700).
+  public let directory: String
+  private let vaultID: [UInt8]
+  private let cipher: RecordCipher
+  private let prefix: String
+
+  /// The largest draft file read: far above five fields at their limits, far below memory.
+  static let maximumFileBytes = 8 * 1024 * 1024
+  static let magic = Array("JRNLDRFT".utf8)
+  static let formatVersion: UInt8 = 1
+  static let headerBytes = magic.count + 1 + 16 + 16
+
+  public init(directory: String, keys: VaultKeys, random: some RandomSource) throws {
+    try FileSafety.privateDirectory(directory, create: true)
+    self.directory = directory
+    self.vaultID = keys.vaultID
+    self.cipher = try RecordCipher(key: keys.draftKey, random: random)
+    self.prefix = keys.vaultID.map { String(format: "%02x", $0) }.joined() + "-"
+  }
+
+  /// What is found for one draft file of this vault.
+  public enum State: Sendable, Equatable {
+    /// Readable and free: it can be resumed, kept or discarded.
+    case ready(StoredDraft)
+    /// Its lock is held by another journal process, editing it now.
+    case inUse
+    /// It cannot be opened: damaged, truncated, or sealed under another key.
+    case unreadable
+    /// Written by a newer journal; left alone.
+    case newer(version: Int)
+  }
+
+  public struct Entry: Sendable, Equatable {
+    public let id: SessionID
+    public let state: State
+
+    public init(id: SessionID, state: State) {
+      self.id = id
+      self.state = state
+    }
+  }
+
+  /// Every draft file of this vault, in no particular order. Leftover temp files and locks
+  /// whose draft is gone are cleaned up on the way.
+  public func scan() throws -> [Entry] {
+    var entries: [Entry] = []
+    for name in try names() {
+      guard name.hasPrefix(prefix) else { continue }
+      let stem = String(name.dropFirst(prefix.count))
+      if stem.hasSuffix(".draft"), let id = SessionID(String(stem.dropLast(6))) {
+        entries.append(Entry(id: id, state: try inspect(id)))
+      } else if stem.hasSuffix(".tmp") || stem.hasSuffix(".lock"),
+        let id = SessionID(String(stem.split(separator: ".")[0]))
+      {
+        try cleanLeftovers(id)
+      }
+    }
+    return entries
+  }
+
+  /// Starts a new draft: takes its lock and writes its first version.
+  public func create(_ stored: StoredDraft) throws -> DraftHandle {
+    let handle = try lock(stored.draft.id)
+    try handle.save(stored)
+    return handle
+  }
+
+  /// Takes the lock of an existing draft for editing; `DraftError.inUse` if it is held.
+  public func open(_ id: SessionID) throws -> (DraftHandle, StoredDraft) {
+    let handle = try lock(id)
+    do {
+      guard let stored = try read(id) else { throw DraftError.noMatch(prefix: id.short) }
+      return (handle, stored)
+    } catch {
+      handle.release()
+      throw error
+    }
+  }
+
+  /// Removes a draft that no process is editing.
+  public func discard(_ id: SessionID) throws {
+    let handle = try lock(id)
+    try handle.remove()
+  }
+
+  /// The one draft whose id starts with `prefix`.
+  public func resolve(_ prefix: String, among entries: [Entry]) throws -> SessionID {
+    let matches = entries.filter { $0.id.hex.hasPrefix(prefix) }
+    guard let first = matches.first else { throw DraftError.noMatch(prefix: prefix) }
+    guard matches.count == 1 else { throw DraftError.ambiguous(prefix: prefix) }
+    return first.id
+  }
+
+  // MARK: - Files
+
+  func path(_ id: SessionID, _ suffix: String) -> String {
+    directory + "/" + prefix + id.hex + suffix
+  }
+
+  private func names() throws -> [String] {
+    do {
+      return try FileManager.default.contentsOfDirectory(atPath: directory)
+    } catch {
+      throw DraftError.io(path: directory, errno: EIO)
+    }
+  }
+
+  private func inspect(_ id: SessionID) throws -> State {
+    let lockFD = try openLock(id)
+    defer { close(lockFD) }
+    guard flock(lockFD, LOCK_SH | LOCK_NB) == 0 else { return .inUse }
+    do {
+      guard let stored = try read(id) else { return .unreadable }
+      return .ready(stored)
+    } catch let error as NewerDraft {
+      return .newer(version: error.version)
+    } catch {
+      return .unreadable
+    }
+  }
+
+  private struct NewerDraft: Error { let version: Int }
+
+  /// Reads and opens a draft file; nil when it is gone.
+  func read(_ id: SessionID) throws -> StoredDraft? {
+    let fd = Glibc.open(path(id, ".draft"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return nil }
+      throw CryptoError.integrity
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
+      info.st_size <= Self.maximumFileBytes
+    else { throw CryptoError.integrity }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes.withUnsafeMutableBytes {
+        Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      offset += count
+    }
+    defer { wipe(&bytes) }
+    guard offset == bytes.count, bytes.count > Self.headerBytes,
+      Array(bytes[0..<Self.magic.count]) == Self.magic
+    else { throw CryptoError.integrity }
+    let version = bytes[Self.magic.count]
+    guard version <= Self.formatVersion else { throw NewerDraft(version: Int(version)) }
+    let vaultStart = Self.magic.count + 1
+    guard Array(bytes[vaultStart..<(vaultStart + 16)]) == vaultID,
+      Array(bytes[(vaultStart + 16)..<(vaultStart + 32)]) == id.bytes
+    else { throw CryptoError.integrity }
+    let sealed = Array(bytes[Self.headerBytes...])
+    return try cipher.open(sealed, id: id.bytes, column: .draft) { plain in
+      try DraftCodec.decode(plain, id: id)
+    }
+  }
+
+  private func openLock(_ id: SessionID) throws -> Int32 {
+    let lockPath = path(id, ".lock")
+    let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw DraftError.io(path: lockPath, errno: errno) }
+    return fd
+  }
+
+  private func lock(_ id: SessionID) throws -> DraftHandle {
+    let fd = try openLock(id)
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      close(fd)
+      throw DraftError.inUse(id: id.short)
+    }
+    return DraftHandle(store: self, id: id, lockFD: fd)
+  }
+
+  private func cleanLeftovers(_ id: SessionID) throws {
+    let fd = try openLock(id)
+    defer { close(fd) }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return }
+    unlink(path(id, ".tmp"))
+    if access(path(id, ".draft"), F_OK) != 0 { unlink(path(id, ".lock")) }
+  }
+
+  /// Seals and writes `stored` atomically (temp file, fsync, rename, fsync the directory).
+  func write(_ stored: StoredDraft) throws {
+    let id = stored.draft.id
+    var plain = DraftCodec.encode(stored)
+    defer { wipe(&plain) }
+    var bytes = Self.magic + [Self.formatVersion] + vaultID + id.bytes
+    bytes += try cipher.seal(plain, id: id.bytes, column: .draft)
+    let temporary = path(id, ".tmp")
+    unlink(temporary)
+    let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw DraftError.io(path: temporary, errno: errno) }
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes.withUnsafeBytes {
+        Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else {
+        let error = errno
+        close(fd)
+        unlink(temporary)
+        throw DraftError.io(path: temporary, errno: error)
+      }
+      offset += count
+    }
+    guard fsync(fd) == 0 else {
+      let error = errno
+      close(fd)
+      unlink(temporary)
+      throw DraftError.io(path: temporary, errno: error)
+    }
+    close(fd)
+    guard rename(temporary, path(id, ".draft")) == 0 else {
+      let error = errno
+      unlink(temporary)
+      throw DraftError.io(path: path(id, ".draft"), errno: error)
+    }
+    syncDirectory()
+  }
+
+  func syncDirectory() {
+    let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 {
+      fsync(fd)
+      close(fd)
+    }
+  }
+}

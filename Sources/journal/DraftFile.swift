@@ -1,0 +1,123 @@
+import Foundation
+import JournalApp
+import JournalCore
+import JournalDrafts
+
+/// The draft file behind a guided `journal new`: offered back after an interruption,
+/// written after every answer, removed once the session is saved.
+final class DraftFile {
+  private let store: DraftStore
+  private let terminal: TTY
+  private let now: () -> Date
+  private var handle: DraftHandle?
+  private var stored: StoredDraft?
+  /// The fields a resumed draft already holds.
+  private(set) var answered: Set<Field> = []
+  private var warned = false
+
+  private init(store: DraftStore, terminal: TTY, now: @escaping () -> Date) {
+    self.store = store
+    self.terminal = terminal
+    self.now = now
+  }
+
+  /// Recovers earlier drafts (offering each), and returns the file for this form. If one is
+  /// resumed, `draft` becomes it (fields given as flags still win).
+  static func begin(
+    draft: inout SessionDraft, runtime: Runtime, journal: JournalVault, terminal: TTY,
+    forms: Forms
+  ) throws -> DraftFile {
+    let environment = runtime.context.environment
+    let store = try journal.drafts(in: try DraftLocation.directory(environment: environment))
+    let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
+    let recovery = try DraftRecovery.run(
+      store: store, journal: journal, now: runtime.context.now(),
+      maximumAge: try DraftLocation.maximumAge(environment: environment),
+      format: DisplayFormat(timeZone: runtime.context.timeZone))
+    for notice in recovery.notices { terminal.writeLine(notice) }
+    for offer in recovery.offers {
+      switch try forms.offer(offer) {
+      case .resume:
+        let (handle, stored) = try store.open(offer.draft.id)
+        var resumed = stored.draft
+        for field in Field.now { resumed.overwrite(field, from: draft) }
+        draft = resumed
+        file.handle = handle
+        file.stored = StoredDraft(draft: resumed, started: stored.started, updated: stored.updated)
+        file.answered = stored.answered
+        terminal.writeLine("Resuming; the answered fields are kept.")
+        file.armInterruptNote()
+        return file
+      case .discard:
+        try store.discard(offer.draft.id)
+        terminal.writeLine("Discarded.")
+      case .keep:
+        terminal.writeLine(#"Kept for later; "journal drafts" lists it."#)
+      }
+    }
+    if !draft.answeredFields.isEmpty { file.keep(draft) }
+    return file
+  }
+
+  /// Writes the draft after an answer. A failure is said once, in one line, and the form
+  /// goes on: the answers are still in memory.
+  func keep(_ draft: SessionDraft) {
+    let time = now()
+    do {
+      if let handle, var stored {
+        stored.draft = draft
+        stored.updated = time
+        try handle.save(stored)
+        self.stored = stored
+      } else {
+        let stored = StoredDraft(draft: draft, started: time, updated: time)
+        handle = try store.create(stored)
+        self.stored = stored
+        armInterruptNote()
+      }
+    } catch {
+      guard !warned else { return }
+      warned = true
+      let diagnosis = Diagnosis(error)
+      terminal.writeLine(
+        "  the draft could not be kept safe (\(diagnosis.message)); your answers are still here")
+    }
+  }
+
+  /// Removes the draft once its session is saved.
+  func finish() {
+    terminal.setInterruptNote(nil)
+    try? handle?.remove()
+    handle = nil
+  }
+
+  private func armInterruptNote() {
+    terminal.setInterruptNote(
+      "\njournal: your draft is kept; \"journal new\" will offer it again\n")
+  }
+}
+
+extension SessionDraft {
+  /// The "Now" fields that hold a value.
+  var answeredFields: Set<Field> {
+    var fields: Set<Field> = []
+    if date != nil { fields.insert(.date) }
+    if treatment != nil { fields.insert(.treatment) }
+    if dose != nil { fields.insert(.dose) }
+    if intention != nil { fields.insert(.intention) }
+    if moodBefore != nil { fields.insert(.moodBefore) }
+    return fields
+  }
+
+  /// Takes `field` from `other` when it holds a value there.
+  mutating func overwrite(_ field: Field, from other: SessionDraft) {
+    switch field {
+    case .date: date = other.date ?? date
+    case .treatment: treatment = other.treatment ?? treatment
+    case .dose: dose = other.dose ?? dose
+    case .intention: intention = other.intention ?? intention
+    case .moodBefore: moodBefore = other.moodBefore ?? moodBefore
+    case .environment, .music, .moodAfter, .reflection: break
+    }
+  }
+}
