@@ -2,6 +2,10 @@
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
+
+// tmpfs's magic number, from linux/magic.h.
+#define JOURNAL_TMPFS_MAGIC 0x01021994
 
 // prctl is variadic, which Swift cannot call; this file exists for it.
 int journal_harden_process(void) {
@@ -9,4 +13,10 @@ int journal_harden_process(void) {
   int status = setrlimit(RLIMIT_CORE, &none);
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) status = -1;
   return status;
+}
+
+int journal_is_tmpfs(const char *path) {
+  struct statfs info;
+  if (statfs(path, &info) != 0) return -1;
+  return info.f_type == JOURNAL_TMPFS_MAGIC ? 1 : 0;
 }

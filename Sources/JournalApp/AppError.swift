@@ -36,6 +36,10 @@ public enum AppError: Error, Equatable, Sendable {
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).
   case lifecycle(LifecycleError, id: String)
+  /// The editor was asked for, but no private memory-backed directory exists for its buffer.
+  case noPrivateMemoryDirectory
+  /// The editor could not start or exited with a failure; nothing was taken from it.
+  case editorFailed(status: Int32)
   /// An environment setting holds a value that cannot be read.
   case badSetting(name: String, expected: String)
   /// A bug: something that should not happen did. The text is for the report.

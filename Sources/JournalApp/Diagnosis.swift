@@ -296,6 +296,15 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .noPrivateMemoryDirectory:
+      return Diagnosis(
+        message: "there is no private in-memory directory for the editor's buffer",
+        hint: "set XDG_RUNTIME_DIR to a private tmpfs, or type the text here without --editor",
+        exitCode: .unsafeFiles)
+    case .editorFailed(let status):
+      return Diagnosis(
+        message: "the editor ended with status \(status); its text was not used",
+        hint: "check $VISUAL or $EDITOR", exitCode: .ioError)
     case .badSetting(let name, let expected):
       return Diagnosis(
         message: "\(name) cannot be read", hint: "set it to \(expected)", exitCode: .usage)

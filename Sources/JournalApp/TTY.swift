@@ -34,6 +34,9 @@ public final class TTY: Terminal {
     return TTY(fd: fd, supportsColour: colour)
   }
 
+  /// The terminal's file descriptor, for a program that takes it over (the editor).
+  public var descriptor: Int32 { fd }
+
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {
     TerminalRestore.setNote(text, fd: fd)

@@ -17,6 +17,10 @@ extension Journal {
     @Flag(help: "Print the saved session as JSON.")
     var json = false
 
+    @Flag(
+      help: "Write the intention (and reflection) in $VISUAL or $EDITOR. Also JOURNAL_EDITOR=1.")
+    var editor = false
+
     func run() throws {
       let runtime = Runtime(options)
       let changes = try fields.changes(runtime.context.fields)
@@ -37,7 +41,9 @@ extension Journal {
         guard missing.isEmpty else { throw AppError.missingFlags(missing.map(\.flag)) }
       }
       let journal = try runtime.openVault()
-      let forms = terminal.map { Forms(terminal: $0, context: runtime.context) }
+      let forms = try terminal.map {
+        Forms(terminal: try runtime.formTerminal($0, editor: editor), context: runtime.context)
+      }
       var draftFile: DraftFile?
       if let terminal, let forms {
         let file = try DraftFile.begin(

@@ -15,6 +15,9 @@ extension Journal {
     @Argument(help: "The session's id, or any unique start of it.")
     var id: String
 
+    @Flag(help: "Write the reflection in $VISUAL or $EDITOR. Also JOURNAL_EDITOR=1.")
+    var editor = false
+
     @Option(help: "Mood after, 1 to 10.")
     var moodAfter: String?
     @Option(help: ArgumentHelp(#"Your reflection ("-" reads standard input)."#))
@@ -40,7 +43,9 @@ extension Journal {
       var session = try journal.beginReflection(sessionID)
       let shown = try journal.displayID(sessionID)
       if changes.isEmpty, let terminal = runtime.terminal {
-        session = try Forms(terminal: terminal, context: runtime.context).fillLater(session) {
+        let forms = Forms(
+          terminal: try runtime.formTerminal(terminal, editor: editor), context: runtime.context)
+        session = try forms.fillLater(session) {
           try journal.apply($0, to: sessionID)
         }
       } else {

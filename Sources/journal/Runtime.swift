@@ -36,6 +36,15 @@ struct Runtime {
     }
   }
 
+  /// The terminal the guided forms talk to: the TTY itself, or one whose long texts open
+  /// the person's editor (`--editor`, or JOURNAL_EDITOR=1).
+  func formTerminal(_ tty: TTY, editor: Bool) throws -> any Terminal {
+    let setting = context.environment["JOURNAL_EDITOR"].map { $0 == "1" || $0 == "true" } ?? false
+    guard editor || setting else { return tty }
+    return EditorTerminal(
+      base: tty, editor: try ExternalEditor.prepare(environment: context.environment))
+  }
+
   /// Reads all of standard input as UTF-8 text (for a field given as "-").
   static func readStandardInput() throws -> String {
     guard let data = try? FileHandle.standardInput.readToEnd() ?? Data(),

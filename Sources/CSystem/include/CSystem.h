@@ -5,4 +5,7 @@
 /// refuses ptrace attachment by other processes of the same user. Returns 0 on success.
 int journal_harden_process(void);
 
+/// 1 when `path` is on a tmpfs (memory-backed), 0 when not, -1 when it cannot be checked.
+int journal_is_tmpfs(const char *path);
+
 #endif

@@ -1,0 +1,193 @@
+import CSystem
+import Foundation
+import Glibc
+import JournalCrypto
+import JournalStore
+
+/// Long texts written in the person's own editor ($VISUAL, $EDITOR), through a plaintext
+/// buffer that lives only in memory-backed, private storage and is wiped afterwards.
+///
+/// The buffer is the one place plaintext exists outside journal's memory (SECURITY.md,
+/// "Your editor"). It goes in `$XDG_RUNTIME_DIR/journal/edit` when that is a private tmpfs,
+/// else `/dev/shm/journal-<uid>/edit`; if neither is memory-backed, the editor is refused.
+/// Buffers left by a crash are wiped and removed on the next start.
+public struct ExternalEditor {
+  public let directory: String
+  public let command: [String]
+
+  /// Finds a safe buffer directory and the editor to run.
+  public static func prepare(environment: [String: String]) throws -> ExternalEditor {
+    let directory = try bufferDirectory(environment: environment)
+    // $VISUAL, $EDITOR, then Debian's "editor" alternative (nano unless changed), then vi.
+    let path = environment["PATH"] ?? "/usr/bin:/bin"
+    let editor =
+      [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }
+      .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+      ?? (locate("editor", path: path) != nil ? "editor" : "vi")
+    let words = editor.split(separator: " ").map(String.init)
+    let program = words.first.flatMap { locate($0, path: path) }.map(realName) ?? ""
+    let result = ExternalEditor(
+      directory: directory, command: words + privacyArguments(program: program))
+    result.wipeLeftovers()
+    return result
+  }
+
+  /// Options that keep an editor from writing copies of the text elsewhere: for vim and
+  /// neovim no swap, undo, backup or history (viminfo/shada) files; for nano no rc files
+  /// (which are where its history and backups are switched on).
+  ///
+  /// `program` is the editor binary's real name, symbolic links resolved: "vi" may be vim
+  /// or nvi, and only vim takes vim's options.
+  static func privacyArguments(program: String) -> [String] {
+    switch program {
+    case "vim", "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3", "gvim":
+      return [
+        "-n", "-i", "NONE", "--cmd", "set noswapfile nobackup nowritebackup noundofile viminfo=",
+      ]
+    case "nvim":
+      return [
+        "-n", "-i", "NONE", "--cmd", "set noswapfile nobackup nowritebackup noundofile shada=",
+      ]
+    case "nano", "rnano":
+      return ["--ignorercfiles"]
+    default:
+      return []
+    }
+  }
+
+  /// The full path of `name` (as given if it holds a slash, else searched in PATH).
+  static func locate(_ name: String, path: String) -> String? {
+    if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+    for directory in path.split(separator: ":") {
+      let candidate = "\(directory)/\(name)"
+      if access(candidate, X_OK) == 0 { return candidate }
+    }
+    return nil
+  }
+
+  /// The file name a path finally resolves to, symbolic links followed.
+  static func realName(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return (path as NSString).lastPathComponent }
+    defer { free(resolved) }
+    return (String(cString: resolved) as NSString).lastPathComponent
+  }
+
+  static func bufferDirectory(environment: [String: String]) throws -> String {
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+      (try? FileSafety.privateDirectory(runtime, create: false)) != nil, isTmpfs(runtime)
+    {
+      let base = runtime + "/journal"
+      try FileSafety.privateDirectory(base, create: true)
+      try FileSafety.privateDirectory(base + "/edit", create: true)
+      return base + "/edit"
+    }
+    if isTmpfs("/dev/shm") {
+      let base = "/dev/shm/journal-\(getuid())"
+      try FileSafety.privateDirectory(base, create: true)
+      try FileSafety.privateDirectory(base + "/edit", create: true)
+      return base + "/edit"
+    }
+    throw AppError.noPrivateMemoryDirectory
+  }
+
+  static func isTmpfs(_ path: String) -> Bool {
+    journal_is_tmpfs(path) == 1
+  }
+
+  /// Opens the editor on a buffer holding `initial`, waits for it, and returns what was
+  /// saved. The buffer is wiped whatever happens.
+  public func edit(_ initial: String, terminalFD: Int32) throws -> String {
+    let path = directory + "/\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw StoreError.io(path: path, errno: errno) }
+    defer { Self.wipe(path) }
+    var bytes = Array(initial.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    wipeArray(&bytes)
+    close(fd)
+    let status = try run(command + [path], terminalFD: terminalFD)
+    guard status == 0 else { throw AppError.editorFailed(status: status) }
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
+    else { throw AppError.stdinUnreadable }
+    return text
+  }
+
+  private func run(_ arguments: [String], terminalFD: Int32) throws -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+      posix_spawn_file_actions_adddup2(&actions, terminalFD, target)
+    }
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
+    guard status == 0 else { throw AppError.editorFailed(status: 127) }
+    var result: Int32 = 0
+    while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
+    return result & 0x7F == 0 ? (result >> 8) & 0xFF : 128 + (result & 0x7F)
+  }
+
+  /// Overwrites a buffer with zeros, syncs, and removes it.
+  static func wipe(_ path: String) {
+    let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+    if fd >= 0 {
+      var info = stat()
+      if fstat(fd, &info) == 0, info.st_size > 0 {
+        let zeros = [UInt8](repeating: 0, count: 65536)
+        var left = Int(info.st_size)
+        while left > 0 {
+          let count = zeros.withUnsafeBytes { write(fd, $0.baseAddress, min(left, $0.count)) }
+          guard count > 0 else { break }
+          left -= count
+        }
+        fsync(fd)
+      }
+      close(fd)
+    }
+    unlink(path)
+  }
+
+  /// Wipes buffers whose journal process is gone (a crash mid-edit).
+  func wipeLeftovers() {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    for name in names {
+      guard let pidText = name.split(separator: "-").first, let pid = pid_t(pidText) else {
+        continue
+      }
+      if pid == getpid() { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH { Self.wipe(directory + "/" + name) }
+    }
+  }
+}
+
+private func wipeArray(_ bytes: inout [UInt8]) {
+  for index in bytes.indices { bytes[index] = 0 }
+}
+
+/// A terminal whose long texts are written in an external editor.
+public final class EditorTerminal: Terminal {
+  private let base: TTY
+  private let editor: ExternalEditor
+
+  public init(base: TTY, editor: ExternalEditor) {
+    self.base = base
+    self.editor = editor
+  }
+
+  public var supportsColour: Bool { base.supportsColour }
+  public func write(_ text: String) { base.write(text) }
+  public func readLine(prompt: String) throws -> String { try base.readLine(prompt: prompt) }
+  public func readSecret(prompt: String) throws -> SecureBytes {
+    try base.readSecret(prompt: prompt)
+  }
+
+  public func readText(prompt: String) throws -> String {
+    base.write(prompt.trimmingCharacters(in: .newlines) + " — opening your editor\n")
+    let text = try editor.edit("", terminalFD: base.descriptor)
+    base.write("  (\(text.split(whereSeparator: \.isWhitespace).count) words)\n")
+    return text
+  }
+}

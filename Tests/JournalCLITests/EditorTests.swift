@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// Long texts in the person's own editor, through a buffer in private memory-backed storage.
+@Suite(.serialized) struct EditorTests {
+  /// A stand-in editor: records where its buffer is and with which mode, then writes text.
+  func fakeEditor(_ f: CLIFixture, text: String) -> (script: String, log: String) {
+    let log = f.home.file("editor.log")
+    let script = f.home.write(
+      "fake-editor",
+      """
+      #!/bin/sh
+      for last in "$@"; do :; done
+      printf '%s\\n' "$last" > '\(log)'
+      stat -c '%a' "$last" >> '\(log)'
+      stat -f -c '%T' "$last" >> '\(log)'
+      printf '%s' '\(text)' > "$last"
+
+      """, mode: 0o700)
+    return (script, log)
+  }
+
+  /// `reflect --editor`: the reflection comes from the editor; its buffer was 0600 on a tmpfs
+  /// in a private directory, and is gone afterwards.
+  @Test func reflectionFromEditor() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let editor = fakeEditor(f, text: "written in my editor\nover two lines")
+    let process = f.cli.interactive(["reflect", id, "--editor"], extra: ["EDITOR": editor.script])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("\n")
+    #expect(process.expect("opening your editor"))
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("\n")
+    #expect(process.expect("Music notes "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.show(id)["reflection"] as? String == "written in my editor\nover two lines")
+    let log = try String(contentsOfFile: editor.log, encoding: .utf8).split(separator: "\n")
+    #expect(log.count == 3)
+    let buffer = String(log[0])
+    #expect(log[1] == "600")
+    #expect(log[2] == "tmpfs")
+    #expect(!FileManager.default.fileExists(atPath: buffer))
+    let directory = (buffer as NSString).deletingLastPathComponent
+    var info = stat()
+    lstat(directory, &info)
+    #expect(info.st_mode & 0o777 == 0o700)
+    #expect(info.st_uid == getuid())
+  }
+
+  /// A buffer left by a crashed journal is wiped and removed on the next editor start.
+  @Test func leftoverBufferWiped() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let directory = "/dev/shm/journal-\(getuid())/edit"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod((directory as NSString).deletingLastPathComponent, 0o700)
+    chmod(directory, 0o700)
+    let leftover = directory + "/2147483646-1.txt"
+    #expect(FileManager.default.createFile(atPath: leftover, contents: Data("LEFTOVER".utf8)))
+    chmod(leftover, 0o600)
+    let editor = fakeEditor(f, text: "")
+    let process = f.cli.interactive(["reflect", id, "--editor"], extra: ["EDITOR": editor.script])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("\u{03}")
+    _ = process.wait()
+    #expect(!FileManager.default.fileExists(atPath: leftover))
+  }
+
+  /// With real vim: the text is kept, and vim leaves no swap, undo, backup or viminfo file.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vim")))
+  func realVim() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(
+      ["reflect", id, "--editor"], extra: ["EDITOR": "vim", "TERM": "xterm"])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("\n")
+    #expect(process.expect("opening your editor"))
+    #expect(
+      process.expect(".txt\"", timeout: 20), "\(process.screenText.suffix(600).debugDescription)")
+    process.write("iVIMWRITTEN words\u{1B}:wq\r")
+    #expect(process.expect("Environment — where, and with whom ", timeout: 20))
+    process.write("\n")
+    #expect(process.expect("Music notes "))
+    process.write("\n")
+    #expect(process.wait().status == 0)
+    #expect(f.show(id)["reflection"] as? String == "VIMWRITTEN words")
+    for file in f.home.allFiles() {
+      #expect(file.bytes.range(of: Data("VIMWRITTEN".utf8)) == nil, "\(file.path)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: f.home.file(".viminfo")))
+  }
+}
