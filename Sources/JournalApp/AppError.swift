@@ -40,6 +40,10 @@ public enum AppError: Error, Equatable, Sendable {
   case noPrivateMemoryDirectory
   /// The editor could not start or exited with a failure; nothing was taken from it.
   case editorFailed(status: Int32)
+  /// `undo` found no deletion whose window is still open.
+  case nothingToUndo
+  /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).
+  case confirmationNeeded
   /// An environment setting holds a value that cannot be read.
   case badSetting(name: String, expected: String)
   /// A bug: something that should not happen did. The text is for the report.

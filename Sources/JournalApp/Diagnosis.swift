@@ -296,6 +296,16 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .nothingToUndo:
+      return Diagnosis(
+        message: "nothing to undo",
+        hint:
+          "a deletion can be undone only within its window (10 s unless JOURNAL_UNDO_WINDOW says otherwise)",
+        exitCode: .notFound)
+    case .confirmationNeeded:
+      return Diagnosis(
+        message: "deleting needs a confirmation and there is no terminal to ask",
+        hint: "add --yes to delete without asking", exitCode: .usage)
     case .noPrivateMemoryDirectory:
       return Diagnosis(
         message: "there is no private in-memory directory for the editor's buffer",

@@ -12,7 +12,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
   case wrongPassphrase = 4
   /// The vault or a record is damaged or has been tampered with.
   case damaged = 5
-  /// No session matches the id, or several do.
+  /// No session matches the id, or several do; or there is nothing to undo.
   case notFound = 6
   /// The action does not fit the current state (a vault already there, a session already
   /// complete).

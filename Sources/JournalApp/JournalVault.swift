@@ -40,6 +40,8 @@ public final class JournalVault {
     at path: String, context: AppContext, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
+    // Deletions whose undo window has closed are purged on every run, before anything else.
+    try vault.purgeExpired(now: context.now())
     let keys = try VaultKeys.open(
       header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
     return try JournalVault(path: path, vault: vault, keys: keys, context: context)
@@ -135,6 +137,33 @@ public final class JournalVault {
         }
       }
     }
+  }
+
+  // MARK: - Delete and undo
+
+  /// Moves sessions to the trash as one deletion, undoable for `window` seconds.
+  public func delete(_ ids: [SessionID], window: TimeInterval) throws {
+    let now = context.now()
+    try vault.trash(ids.map(\.hex), now: now, purgeAfter: now.addingTimeInterval(window))
+  }
+
+  /// Restores the most recent deletion if its window is open. Needs no passphrase: undo has
+  /// seconds to act, and moves sealed rows without reading them.
+  public static func undo(at path: String, context: AppContext) throws -> Vault.Restored? {
+    let vault = try Vault.open(at: path)
+    let now = context.now()
+    try vault.purgeExpired(now: now)
+    return try vault.undoLatest(now: now)
+  }
+
+  /// Purges closed deletions now (after a countdown ends).
+  public func purgeExpired() throws {
+    try vault.purgeExpired(now: context.now())
+  }
+
+  /// Restores the most recent deletion (from the countdown's "u").
+  public func undo() throws -> Vault.Restored? {
+    try vault.undoLatest(now: context.now())
   }
 
   // MARK: - Passphrase

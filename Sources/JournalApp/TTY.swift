@@ -144,6 +144,22 @@ public final class TTY: Terminal {
     return String(decoding: text, as: UTF8.self)
   }
 
+  /// Waits up to `timeout` seconds for one key press, without echo or Enter. Returns the
+  /// bytes of the key (an arrow key is several), or nil when the time ran out.
+  public func waitForKey(timeout: Double) throws -> [UInt8]? {
+    try withMode({
+      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
+    }) {
+      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let milliseconds = Int32(max(0, min(timeout, 3600)) * 1000)
+      let ready = poll(&descriptor, 1, milliseconds)
+      guard ready > 0 else { return nil }
+      var buffer = [UInt8](repeating: 0, count: 16)
+      let count = try readChunk(&buffer)
+      return Array(buffer[0..<count])
+    }
+  }
+
   // MARK: - Bytes
 
   private func readByte() throws -> UInt8 {

@@ -153,26 +153,10 @@ public final class SessionStore {
   }
 
   private func read<T>(_ body: (Database) throws -> T) throws -> T {
-    do {
-      return try vault.database.read(body)
-    } catch {
-      throw Vault.map(error, path: vault.path)
-    }
+    try vault.read(body)
   }
 
   private func write<T>(_ body: (Database) throws -> T) throws -> T {
-    do {
-      return try vault.database.writeWithoutTransaction { db in
-        var result: T?
-        try db.inTransaction(.immediate) {
-          result = try body(db)
-          return .commit
-        }
-        guard let result else { throw StoreError.busy }
-        return result
-      }
-    } catch {
-      throw Vault.map(error, path: vault.path)
-    }
+    try vault.write(body)
   }
 }

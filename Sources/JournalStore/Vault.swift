@@ -15,7 +15,7 @@ import JournalCrypto
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 1
+  public static let formatVersion = 2
 
   public let path: String
   let database: DatabaseQueue
@@ -177,6 +177,27 @@ public final class Vault {
             summary BLOB NOT NULL CHECK (length(summary) >= 40),
             body BLOB NOT NULL CHECK (length(body) >= 40)
           );
+          """)
+    }
+    migrator.registerMigration("v2: trash for undoable deletions, tombstones") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE trash (
+            id TEXT NOT NULL UNIQUE
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+            batch INTEGER NOT NULL,
+            deleted_at INTEGER NOT NULL,
+            purge_after INTEGER NOT NULL CHECK (purge_after >= deleted_at),
+            status TEXT NOT NULL CHECK (status IN ('needs_reflection', 'complete')),
+            summary BLOB NOT NULL,
+            body BLOB NOT NULL
+          );
+          CREATE INDEX trash_purge ON trash (purge_after);
+          CREATE TABLE tombstone (
+            id TEXT NOT NULL PRIMARY KEY
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*')
+          );
+          UPDATE vault SET format_version = 2;
           """)
     }
     return migrator

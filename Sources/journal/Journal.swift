@@ -10,7 +10,8 @@ struct Journal: ParsableCommand {
       """,
     version: "0.1.0",
     subcommands: [
-      Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Drafts.self, Passwd.self,
+      Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Delete.self, Undo.self,
+      Drafts.self, Passwd.self,
     ]
   )
 }

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+
+/// Deleted sessions during their undo window, and their purge.
+///
+/// A deletion moves whole rows, sealed columns untouched, from `session` to `trash` in one
+/// transaction, with the instant after which they are purged. Undo moves the latest batch
+/// back in one transaction. Neither needs a key: undo must be quick, and a purge must run on
+/// any command. A purge deletes the rows (secure_delete zeroes their cells and freed pages)
+/// and then checkpoints the WAL with TRUNCATE, so no earlier copy of a page holding their
+/// ciphertext stays in the WAL file; each purged id is kept as a tombstone for a later sync.
+extension Vault {
+  /// What an undo restored.
+  public struct Restored: Sendable, Equatable {
+    public let ids: [String]
+  }
+
+  /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`.
+  public func trash(_ ids: [String], now: Date, purgeAfter: Date) throws {
+    let deletedAt = Self.millis(now)
+    let purge = max(Self.millis(purgeAfter), deletedAt)
+    try write { db in
+      let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
+      for id in ids {
+        try db.execute(
+          sql: """
+            INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body)
+            SELECT id, ?, ?, ?, status, summary, body FROM session WHERE id = ?
+            """,
+          arguments: [batch, deletedAt, purge, id])
+        guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: String(id.prefix(8))) }
+        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
+      }
+    }
+  }
+
+  /// Restores the most recent deletion if its window is still open at `now` (the window is
+  /// half-open: at `purge_after` itself it has closed). Nil when there is nothing to undo.
+  public func undoLatest(now: Date) throws -> Restored? {
+    let instant = Self.millis(now)
+    return try write { db in
+      guard
+        let batch = try Int64.fetchOne(
+          db, sql: "SELECT batch FROM trash WHERE purge_after > ? ORDER BY batch DESC LIMIT 1",
+          arguments: [instant])
+      else { return nil }
+      let ids = try String.fetchAll(
+        db, sql: "SELECT id FROM trash WHERE batch = ? ORDER BY id", arguments: [batch])
+      try db.execute(
+        sql: """
+          INSERT INTO session (id, status, summary, body)
+          SELECT id, status, summary, body FROM trash WHERE batch = ?
+          """,
+        arguments: [batch])
+      try db.execute(sql: "DELETE FROM trash WHERE batch = ?", arguments: [batch])
+      return Restored(ids: ids)
+    }
+  }
+
+  /// Purges every deletion whose window has closed at `now`. Returns how many sessions.
+  @discardableResult
+  public func purgeExpired(now: Date) throws -> Int {
+    let instant = Self.millis(now)
+    let purged = try write { db -> Int in
+      let ids = try String.fetchAll(
+        db, sql: "SELECT id FROM trash WHERE purge_after <= ?", arguments: [instant])
+      guard !ids.isEmpty else { return 0 }
+      try db.execute(sql: "DELETE FROM trash WHERE purge_after <= ?", arguments: [instant])
+      for id in ids {
+        try db.execute(sql: "INSERT OR IGNORE INTO tombstone (id) VALUES (?)", arguments: [id])
+      }
+      return ids.count
+    }
+    if purged > 0 {
+      do {
+        try truncateWAL()
+      } catch StoreError.busy {
+        // Another journal is reading: the WAL is emptied when the last connection closes
+        // (SQLite checkpoints and removes it then), or by the next purge.
+      }
+    }
+    return purged
+  }
+
+  /// The sessions waiting in the trash (for tests and status).
+  public func trashedIDs() throws -> [String] {
+    try read { db in try String.fetchAll(db, sql: "SELECT id FROM trash ORDER BY id") }
+  }
+
+  /// Copies the WAL into the database and empties it, so the WAL holds no old page images.
+  func truncateWAL() throws {
+    do {
+      try database.writeWithoutTransaction { db in
+        let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        // (busy, log frames, checkpointed frames); busy = 1 when a reader held it back.
+        if let busy: Int = row?[0], busy != 0 { throw StoreError.busy }
+      }
+    } catch {
+      throw Vault.map(error, path: path)
+    }
+  }
+
+  static func millis(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1000).rounded())
+  }
+
+  func read<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try database.read(body)
+    } catch {
+      throw Vault.map(error, path: path)
+    }
+  }
+
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try database.writeWithoutTransaction { db in
+        var result: T?
+        try db.inTransaction(.immediate) {
+          result = try body(db)
+          return .commit
+        }
+        guard let result else { throw StoreError.busy }
+        return result
+      }
+    } catch {
+      throw Vault.map(error, path: path)
+    }
+  }
+}

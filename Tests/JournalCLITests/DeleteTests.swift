@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// Delete, the undo window, and the purge, with real processes.
+@Suite(.serialized) struct DeleteTests {
+  /// delete --yes, then undo from another command: the session is back, whole.
+  @Test func deleteThenUndo() {
+    let f = CLIFixture().initialise()
+    let id = f.new("--dose", "3 g")
+    f.run("reflect", id, "--mood-after", "8", "--reflection", "kept")
+    let before = f.show(id)
+    let deleted = f.run("delete", id, "--yes")
+    #expect(deleted.status == 0)
+    #expect(deleted.stdout == "")
+    #expect(
+      deleted.stderr == "journal: deleted session \(id); \"journal undo\" restores it within 10 s\n"
+    )
+    #expect(f.run("show", id).status == 6)
+    let undone = f.run("undo", extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    #expect(undone.status == 0, "undo needs no passphrase")
+    #expect(undone.stderr == "journal: restored session \(id)\n")
+    #expect(NSDictionary(dictionary: f.show(id)) == NSDictionary(dictionary: before))
+    let again = f.run("undo")
+    #expect(again.status == 6)
+    #expect(again.stderr.hasPrefix("journal: error: nothing to undo\n"))
+  }
+
+  /// Several ids at once are one deletion, undone together.
+  @Test func severalAtOnce() {
+    let f = CLIFixture().initialise()
+    let a = f.new(), b = f.new()
+    let deleted = f.run("delete", a, b, "--yes")
+    #expect(deleted.stderr.hasPrefix("journal: deleted 2 sessions;"))
+    #expect(f.sessions().isEmpty)
+    #expect(f.run("undo").status == 0)
+    #expect(f.sessions().count == 2)
+  }
+
+  /// Without a terminal, delete needs --yes; nothing is deleted.
+  @Test func needsConfirmation() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let result = f.run("delete", id)
+    #expect(result.status == 2)
+    #expect(
+      result.stderr == """
+        journal: error: deleting needs a confirmation and there is no terminal to ask
+        journal: hint: add --yes to delete without asking
+
+        """)
+    #expect(f.sessions().count == 1)
+  }
+
+  /// Once the window has passed (set to 0 s rather than waited out), the next command
+  /// purges the session: its ciphertext is nowhere in the vault file or its WAL.
+  @Test func purgeAfterWindow() throws {
+    // Given a session's sealed bytes
+    let f = CLIFixture().initialise()
+    let id = f.new("--reflection", String(repeating: "words that must vanish ", count: 300))
+    _ = f.new()
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    let needles: [Data] = try queue.read { db in
+      let row = try Row.fetchOne(
+        db, sql: "SELECT summary, body FROM session WHERE id LIKE ?", arguments: [id + "%"])
+      let summary: Data = row?[0] ?? Data()
+      let body: Data = row?[1] ?? Data()
+      return [summary.subdata(in: 8..<40), body.subdata(in: 8..<40), body.suffix(32)]
+    }
+    try queue.close()
+    // When it is deleted with a 0 s window and any command runs
+    #expect(f.run("delete", id, "--yes", extra: ["JOURNAL_UNDO_WINDOW": "0s"]).status == 0)
+    #expect(f.run("list").status == 0)
+    // Then
+    #expect(f.run("undo").status == 6)
+    let directory = (f.vaultPath as NSString).deletingLastPathComponent
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+      for needle in needles { #expect(bytes.range(of: needle) == nil, "\(name)") }
+    }
+  }
+
+  /// In a terminal: the session is named, confirmed, and the countdown's "u" undoes.
+  @Test func countdownUndo() {
+    let f = CLIFixture(extra: ["NO_COLOR": ""]).initialise()
+    let id = f.new("--treatment", "ketamine")
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("\(id)  Fri 2026-11-20 18:00  Ketamine"))
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\n")
+    #expect(process.expect("Press u to undo ("))
+    process.write("u")
+    #expect(process.expect("Restored session \(id)."))
+    #expect(process.wait().status == 0)
+    #expect(f.sessions().count == 1)
+  }
+
+  /// Enter ends the countdown early; the window stays open for "journal undo".
+  @Test func countdownEnter() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\n")
+    #expect(process.expect("Press u within 10 s to undo it"))
+    process.write("\r")
+    #expect(process.wait().status == 0)
+    #expect(f.sessions().isEmpty)
+    #expect(f.run("undo").status == 0)
+    #expect(f.sessions().count == 1)
+  }
+
+  /// Answering no deletes nothing.
+  @Test func declined() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("\n")
+    #expect(process.expect("Nothing was deleted."))
+    #expect(process.wait().status == 130)
+    #expect(f.sessions().count == 1)
+  }
+
+  /// kill -9 at random moments during delete and undo: the session is always either fully
+  /// present or fully in its window, never half, never twice.
+  @Test func killedMidway() throws {
+    // A long window, so a slow machine never purges between rounds.
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10m"]).initialise()
+    let id = f.new()
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<16 {
+      let command = round % 2 == 0 ? ["delete", id, "--yes"] : ["undo"]
+      let process = f.cli.interactive(command)
+      usleep(UInt32.random(in: 0...250_000, using: &generator))
+      process.signal(SIGKILL)
+      _ = process.wait()
+      let queue = try DatabaseQueue(path: f.vaultPath)
+      let counts = try queue.read { db in
+        (
+          try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM session WHERE id LIKE ?", arguments: [id + "%"]) ?? -1,
+          try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM trash WHERE id LIKE ?", arguments: [id + "%"]) ?? -1
+        )
+      }
+      try queue.close()
+      #expect(counts.0 + counts.1 == 1, "round \(round): session \(counts.0), trash \(counts.1)")
+    }
+    if f.sessions().isEmpty { #expect(f.run("undo").status == 0) }
+    #expect(f.show(id)["intention"] as? String == "to listen inward")
+  }
+}
