@@ -44,6 +44,14 @@ public enum AppError: Error, Equatable, Sendable {
   case nothingToUndo
   /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).
   case confirmationNeeded
+  /// An import file was refused whole: what is wrong, and where.
+  case importRefused(place: String, reason: String)
+  /// An import file from a newer journal.
+  case importVersion(found: Int, supported: Int)
+  /// An export or backup target already exists.
+  case outputExists(path: String)
+  /// An output file could not be written (removed again, so no partial export is left).
+  case outputUnwritable(path: String, errno: Int32)
   /// An environment setting holds a value that cannot be read.
   case badSetting(name: String, expected: String)
   /// A bug: something that should not happen did. The text is for the report.

@@ -296,6 +296,23 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .importRefused(let place, let reason):
+      return Diagnosis(
+        message: "nothing was imported: \(place) \(reason)",
+        hint: "fix the file and import it again; the vault is unchanged", exitCode: .usage)
+    case .importVersion(let found, let supported):
+      return Diagnosis(
+        message:
+          "nothing was imported: the file has export version \(found); this journal reads up to \(supported)",
+        hint: "update journal to import it", exitCode: .newerFormat)
+    case .outputExists(let path):
+      return Diagnosis(
+        message: #""\#(path)" already exists"#,
+        hint: "choose a new file name; journal does not overwrite files", exitCode: .notAllowed)
+    case .outputUnwritable(let path, let code):
+      return Diagnosis(
+        message: #"cannot write "\#(path)": \#(String(cString: strerror(code)))"#,
+        hint: "nothing was left behind; check the directory and free space", exitCode: .ioError)
     case .nothingToUndo:
       return Diagnosis(
         message: "nothing to undo",

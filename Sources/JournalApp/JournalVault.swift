@@ -4,6 +4,8 @@ import JournalCrypto
 import JournalDrafts
 import JournalStore
 
+public typealias ImportCount = SessionStore.ImportCount
+
 /// The use cases on an unlocked vault. Prints nothing and never exits: the command line
 /// decides what a person sees.
 public final class JournalVault {
@@ -136,6 +138,46 @@ public final class JournalVault {
           throw AppError.lifecycle(error, id: id.short)
         }
       }
+    }
+  }
+
+  // MARK: - Export, import, backup, verify
+
+  /// Every readable session the filter takes, and the ids of rows that failed to open.
+  public func export(_ filter: ExportFilter) throws -> (sessions: [Session], damaged: [SessionID]) {
+    let (all, damaged) = try store.allSessions()
+    return (all.filter(filter.includes), damaged)
+  }
+
+  /// Brings sessions in, all or nothing (see SessionStore.importSessions).
+  public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> SessionStore.ImportCount
+  {
+    try store.importSessions(sessions, dryRun: dryRun)
+  }
+
+  /// What `verify` found.
+  public struct Verification: Sendable {
+    public let intact: Int
+    public let damaged: [SessionID]
+    public let structureProblem: String?
+  }
+
+  /// Opens every session's two sealed columns and checks the file's structure.
+  public func verify() throws -> Verification {
+    let problem = try vault.structureProblem()
+    let (sessions, damaged) = try store.allSessions()
+    return Verification(
+      intact: sessions.count, damaged: damaged.sorted(), structureProblem: problem)
+  }
+
+  /// A consistent, still-sealed copy of the vault at a new path. Needs no passphrase.
+  public static func backup(from path: String, to destination: String, context: AppContext) throws {
+    let vault = try Vault.open(at: path)
+    try vault.purgeExpired(now: context.now())
+    do {
+      try vault.backup(to: destination)
+    } catch StoreError.vaultExists(let existing) {
+      throw AppError.outputExists(path: existing)
     }
   }
 

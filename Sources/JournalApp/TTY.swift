@@ -60,12 +60,13 @@ public final class TTY: Terminal {
   }
 
   public func readSecret(prompt: String) throws -> SecureBytes {
-    write(prompt)
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
     try withMode({
       $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL)
     }) {
+      // The prompt only once echo is off, so nothing typed ahead of it is ever shown.
+      write(prompt)
       try secret.withUnsafeMutableBytes { buffer in
         while true {
           let byte = try readByte()

@@ -24,6 +24,11 @@ public struct DateInput: Sendable {
     return date
   }
 
+  /// Parses `text` relative to `now` without the session-date limits (for filters).
+  public func parseInstant(_ text: String, now: Date) throws(ValidationError) -> Date {
+    try read(text.trimmingWhitespace().lowercased(), now: now)
+  }
+
   /// Checks a date from any source (a flag, an import) against the session-date rules.
   public func check(_ date: Date, now: Date) throws(ValidationError) {
     if date > now.addingTimeInterval(DateInput.maximumAhead) { throw .dateTooFarAhead }

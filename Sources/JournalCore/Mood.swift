@@ -12,6 +12,11 @@ public struct Mood: Hashable, Sendable, Comparable {
     self.value = value
   }
 
+  /// 5, the middle of the scale: what an import from a tool without moods records.
+  public static let middle = Mood(unchecked: 5)
+
+  private init(unchecked value: Int) { self.value = value }
+
   /// Reads what a person typed.
   public static func parse(_ text: String, field: Field) throws(ValidationError) -> Mood {
     let trimmed = text.trimmingWhitespace()

@@ -93,6 +93,74 @@ public final class SessionStore {
     return (sessions, damaged)
   }
 
+  /// Every whole session (for export and verify), in no order, and the ids of rows that
+  /// failed to open.
+  public func allSessions() throws -> (sessions: [Session], damaged: [SessionID]) {
+    var sessions: [Session] = []
+    var damaged: [SessionID] = []
+    try read { db in
+      let ids = try String.fetchAll(db, sql: "SELECT id FROM session")
+      for text in ids {
+        guard let id = SessionID(text) else { continue }
+        do {
+          sessions.append(try self.fetch(id, db))
+        } catch {
+          damaged.append(id)
+        }
+      }
+    }
+    return (sessions, damaged)
+  }
+
+  /// What an import did, or would do.
+  public struct ImportCount: Sendable, Equatable {
+    public var added = 0
+    public var updated = 0
+    public var unchanged = 0
+
+    public init(added: Int = 0, updated: Int = 0, unchanged: Int = 0) {
+      self.added = added
+      self.updated = updated
+      self.unchanged = unchanged
+    }
+  }
+
+  /// Brings sessions in, all or nothing, in one transaction. A session whose id is new is
+  /// added; one already here is replaced only when the incoming copy was updated later (the
+  /// newer edit wins); an identical one is left. With `dryRun`, nothing is written.
+  public func importSessions(_ incoming: [Session], dryRun: Bool) throws -> ImportCount {
+    try write { db in
+      var count = ImportCount()
+      for session in incoming {
+        let existing: Session?
+        do {
+          existing = try self.fetch(session.id, db)
+        } catch StoreError.noMatch {
+          existing = nil
+        }
+        if let existing {
+          if existing == session || existing.updated >= session.updated {
+            count.unchanged += 1
+            continue
+          }
+          count.updated += 1
+        } else {
+          count.added += 1
+        }
+        guard !dryRun else { continue }
+        let row = try self.seal(session)
+        try db.execute(
+          sql: """
+            INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+              summary = excluded.summary, body = excluded.body
+            """,
+          arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
+      }
+      return count
+    }
+  }
+
   /// How many sessions the vault holds.
   public func count() throws -> Int {
     try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }

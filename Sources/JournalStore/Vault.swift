@@ -97,6 +97,34 @@ public final class Vault {
     header = newHeader
   }
 
+  /// Writes a consistent copy of the whole vault to a new file at `destination` (0600,
+  /// refused if anything is there), with SQLite's online backup from one read transaction:
+  /// safe while other processes write. The copy is sealed exactly as the vault is.
+  public func backup(to destination: String) throws {
+    try FileSafety.createExclusively(destination)
+    do {
+      let target = try Self.openDatabase(destination)
+      try database.backup(to: target)
+      try target.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+      try target.close()
+      unlink(destination + "-wal")
+      unlink(destination + "-shm")
+    } catch {
+      unlink(destination)
+      unlink(destination + "-wal")
+      unlink(destination + "-shm")
+      throw Vault.map(error, path: destination)
+    }
+  }
+
+  /// SQLite's own check of the file's structure; nil when it is sound, else its first report.
+  public func structureProblem() throws -> String? {
+    let report = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    return report == ["ok"] ? nil : report.first
+  }
+
   /// The sessions, readable and writable with the vault's unlocked keys.
   public func sessions(keys: VaultKeys, random: some RandomSource) throws -> SessionStore {
     precondition(keys.vaultID == header.vaultID, "keys of another vault")

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import JournalApp
+import JournalCore
+
+extension ExportFormat: ExpressibleByArgument {}
+
+/// The statuses a filter can name.
+enum StatusChoice: String, ExpressibleByArgument, CaseIterable {
+  case needsReflection = "needs-reflection"
+  case complete
+
+  var status: SessionStatus {
+    switch self {
+    case .needsReflection: .needsReflection
+    case .complete: .complete
+    }
+  }
+}
+
+extension Journal {
+  /// `journal export`: your sessions in plaintext, to take elsewhere.
+  struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Write sessions out as JSON, Markdown or CSV (not encrypted).",
+      discussion: """
+        JSON holds every field and is what "journal import" reads back. A file given with \
+        --output is created new, readable only by you.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: "json (default), markdown or csv.")
+    var format: ExportFormat = .json
+    @Option(
+      help: ArgumentHelp("Write to this new file instead of standard output.", valueName: "file"))
+    var output: String?
+    @Option(help: "Only sessions on or after this date.")
+    var since: String?
+    @Option(help: "Only sessions on or before this date (a day without a time means all of it).")
+    var until: String?
+    @Option(help: "Only sessions with this status: needs-reflection or complete.")
+    var status: StatusChoice?
+    @Option(help: "Only sessions of this treatment (psilocybin, mdma, …, other).")
+    var treatment: String?
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let now = runtime.context.now()
+      let dates = DateInput(timeZone: runtime.context.timeZone)
+      var filter = ExportFilter(status: status?.status)
+      if let since { filter.since = try dates.parseInstant(since, now: now) }
+      if let until {
+        let instant = try dates.parseInstant(until, now: now)
+        // A bare day means the whole day.
+        let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
+        filter.until = wholeDay ? instant.addingTimeInterval(86400 - 0.001) : instant
+      }
+      if let treatment {
+        let key = treatment.lowercased()
+        guard key == "other" || Treatment(key: key, customName: nil) != nil else {
+          throw JournalCore.ValidationError.unknownTreatment(treatment)
+        }
+        filter.treatment = key
+      }
+      let journal = try runtime.openVault()
+      let (sessions, damaged) = try journal.export(filter)
+      Report.note("the export is not encrypted: keep it somewhere private, and delete it when done")
+      let text = JournalApp.Export.render(
+        sessions, as: format, exported: now, timeZone: runtime.context.timeZone)
+      if let output {
+        try OutputFile.write(text, to: output)
+        Report.note(#"wrote \#(sessions.count) sessions to "\#(output)""#)
+      } else {
+        Runtime.output(text)
+      }
+      guard damaged.isEmpty else {
+        for id in damaged {
+          Report.error(#"session "\#(id.short)" is damaged and was not exported"#)
+        }
+        throw ExitCodeOnly(code: .damaged)
+      }
+    }
+  }
+
+  /// `journal import FILE`: sessions from a journal export or from jrnl.
+  struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Bring in sessions from a journal JSON export or a jrnl JSON export.",
+      discussion: """
+        All or nothing: a file with any problem is refused whole, naming the place. Importing \
+        the same file again changes nothing; of two copies of a session, the later edit wins.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(
+      help: ArgumentHelp("The file to import (\"-\" for standard input).", valueName: "file"))
+    var file: String
+
+    @Flag(help: "Say what would change, and change nothing.")
+    var dryRun = false
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let data: Data
+      if file == "-" {
+        data = (try? FileHandle.standardInput.readToEnd()) ?? Data()
+      } else {
+        guard let contents = FileManager.default.contents(atPath: file) else {
+          throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
+        }
+        data = contents
+      }
+      let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
+      let (kind, sessions) = try parser.parse(data)
+      let journal = try runtime.openVault()
+      let count = try journal.importSessions(sessions, dryRun: dryRun)
+      let source = kind == .jrnl ? "jrnl export" : "journal export"
+      let verb = dryRun ? "would add" : "added"
+      Report.note(
+        "\(source): \(verb) \(count.added), \(dryRun ? "would update" : "updated") \(count.updated), "
+          + "left \(count.unchanged) unchanged")
+    }
+  }
+
+  /// `journal backup FILE`: a consistent encrypted copy.
+  struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Write an encrypted copy of the whole journal to a new file.",
+      discussion: """
+        Safe while journal is in use elsewhere. The copy opens with the same passphrase: \
+        "journal list --vault FILE" (kept in a private directory).
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The new file.", valueName: "file"))
+    var file: String
+
+    func run() throws {
+      let runtime = Runtime(options)
+      try JournalVault.backup(from: try runtime.vaultPath(), to: file, context: runtime.context)
+      Report.note(#"wrote an encrypted copy to "\#(file)""#)
+    }
+  }
+
+  /// `journal verify`: every record opened and checked.
+  struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Open every session and check its integrity; exit 0 only if all are intact.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let journal = try runtime.openVault()
+      let result = try journal.verify()
+      if let problem = result.structureProblem {
+        Report.error("the vault file's structure is damaged (SQLite: \(problem))")
+      }
+      for id in result.damaged {
+        Report.error(#"session "\#(id.short)" is damaged and cannot be read"#)
+      }
+      let total = result.intact + result.damaged.count
+      if result.damaged.isEmpty && result.structureProblem == nil {
+        Report.note("all \(total) sessions are intact")
+      } else {
+        Report.line(
+          "journal: hint: restore the damaged sessions from a backup; the others are unaffected")
+        throw ExitCodeOnly(code: .damaged)
+      }
+    }
+  }
+}

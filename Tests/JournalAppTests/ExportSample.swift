@@ -1,0 +1,5 @@
+@testable import JournalApp
+
+enum ExportSample {
+  static func csvCells(_ texts: [String]) -> [String] { texts.map(Export.csvCell) }
+}

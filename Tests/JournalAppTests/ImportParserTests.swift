@@ -1,0 +1,134 @@
+import Foundation
+import JournalApp
+import JournalCore
+import JournalTestSupport
+import Testing
+
+struct ImportParserTests {
+  let parser = ImportParser(timeZone: .gmt, now: TestClock.reference)
+
+  static let fixture: Data = {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../Fixtures/jrnl-4.6-export.json").standardized
+    return (try? Data(contentsOf: path)) ?? Data()
+  }()
+
+  /// A real jrnl 4.6 export: every entry becomes a complete session, text and date kept,
+  /// a treatment tag used, the rest marked as not recorded; ids are stable.
+  @Test func jrnlFixture() throws {
+    let (kind, sessions) = try parser.parse(Self.fixture)
+    #expect(kind == .jrnl)
+    #expect(sessions.count == 4)
+    let first = try #require(sessions.first)
+    #expect(first.treatment == .psilocybin)
+    #expect(
+      first.reflection
+        == "First @psilocybin session.\n\nThe room felt enormous and safe; I cried for a long time and then laughed."
+    )
+    #expect(DisplayFormat.iso8601(first.date) == "2026-11-01T20:00:00.000Z")
+    #expect(first.status == .complete)
+    #expect(first.moodBefore == .middle)
+    #expect(first.intention.contains("imported from jrnl"))
+    #expect(sessions[1].treatment == .mdma)
+    #expect(sessions[2].treatment == .other("not recorded"))
+    #expect(sessions[3].reflection?.hasPrefix("Ünïcödé check — ✨ and 日本語") == true)
+    let again = try parser.parse(Self.fixture).1
+    #expect(again.map(\.id) == sessions.map(\.id))
+    #expect(Set(sessions.map(\.id)).count == 4)
+  }
+
+  func document(_ session: [String: Any], version: Int = 1) -> Data {
+    let object: [String: Any] = [
+      "format": "journal-export", "version": version, "sessions": [session],
+    ]
+    return (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+  }
+
+  var valid: [String: Any] {
+    [
+      "id": "3f2a1b2c4d5e4f60a1b2c3d4e5f60718", "date": "2026-11-20T18:00:00.000Z",
+      "treatment": "lsd", "treatment_name": NSNull(), "dose": "100 µg", "intention": "to see",
+      "mood_before": 5, "environment": NSNull(), "music": NSNull(), "mood_after": 8,
+      "reflection": "seen", "status": "complete", "created": "2026-11-20T18:01:00.000Z",
+      "updated": "2026-11-21T09:00:00.000Z",
+    ]
+  }
+
+  /// Our own export reads back with every field.
+  @Test func ownFormat() throws {
+    let (kind, sessions) = try parser.parse(document(valid))
+    #expect(kind == .journal)
+    let s = try #require(sessions.first)
+    #expect(s.treatment == .lsd && s.dose == "100 µg" && s.moodAfter == Mood(8))
+    #expect(s.status == .complete)
+  }
+
+  /// Each kind of malformed file is refused whole, naming the place and what is wrong.
+  @Test func malformed() throws {
+    func refusal(_ data: Data) -> AppError? {
+      do {
+        _ = try parser.parse(data)
+        return nil
+      } catch {
+        return error as? AppError
+      }
+    }
+    var wrongType = valid
+    wrongType["mood_before"] = "five"
+    #expect(
+      refusal(document(wrongType))
+        == .importRefused(place: "sessions[0].mood_before", reason: "is not a whole number"))
+    var outOfRange = valid
+    outOfRange["mood_after"] = 11
+    #expect(
+      refusal(document(outOfRange))
+        == .importRefused(place: "sessions[0].mood_after", reason: "11 is outside 1 to 10"))
+    var huge = valid
+    huge["intention"] = String(repeating: "x", count: 1_048_577)
+    #expect(
+      refusal(document(huge))
+        == .importRefused(
+          place: "sessions[0].intention", reason: "the intention is longer than 1024 KiB"))
+    var contradiction = valid
+    contradiction["status"] = "needs_reflection"
+    #expect(refusal(document(contradiction))?.isRefusal(at: "sessions[0].status") == true)
+    var noID = valid
+    noID["id"] = "not an id"
+    #expect(
+      refusal(document(noID))
+        == .importRefused(place: "sessions[0].id", reason: "is not a 32-digit hex id"))
+    #expect(refusal(document(valid, version: 2)) == .importVersion(found: 2, supported: 1))
+    let twice: [String: Any] = [
+      "format": "journal-export", "version": 1, "sessions": [valid, valid],
+    ]
+    #expect(
+      refusal(try JSONSerialization.data(withJSONObject: twice))
+        == .importRefused(place: "sessions[1].id", reason: "repeats an earlier session's id"))
+    let text = String(decoding: document(valid), as: UTF8.self)
+    #expect(
+      refusal(Data(text.prefix(text.count / 2).utf8))
+        == .importRefused(place: "the end of the file", reason: "is not valid JSON"))
+    #expect(
+      refusal(Data("{\n  \"format\": \"journal-export\",\n  \"version\": tru\n}".utf8))
+        == .importRefused(place: "line 3, column 17", reason: "is not valid JSON"))
+    #expect(
+      refusal(Data("[1, 2]".utf8))
+        == .importRefused(place: "the file", reason: "is not a JSON object"))
+  }
+
+  /// CSV cells that a spreadsheet would run as formulas stay text.
+  @Test func csvInjection() {
+    let row = ExportSample.csvCells([
+      "=1+1", "+cmd", "-2", "@SUM(A1)", "plain", "a,b", "say \"hi\"",
+    ])
+    #expect(
+      row == ["'=1+1", "'+cmd", "'-2", "'@SUM(A1)", "plain", "\"a,b\"", "\"say \"\"hi\"\"\""])
+  }
+}
+
+extension AppError {
+  fileprivate func isRefusal(at place: String) -> Bool {
+    if case .importRefused(let at, _) = self { return at == place }
+    return false
+  }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// Export, import, backup and verify, as real processes.
+@Suite(.serialized) struct DataTests {
+  static let jrnlFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../Fixtures/jrnl-4.6-export.json").standardized.path
+
+  /// Sessions covering every field and status survive export → import into a fresh vault,
+  /// field by field, times and ids included.
+  @Test func roundTrip() throws {
+    // Given sessions of every shape
+    let f = CLIFixture().initialise()
+    let full = f.new(
+      "--treatment", "other:San Pedro", "--dose", "a cup", "--environment", "the desert, with R.",
+      "--music", "wind", "--mood-after", "9", "--reflection", "line one\n\nline three ✨")
+    let plain = f.new("--treatment", "mdma", "--date", "2026-11-18 07:05")
+    let partial = f.new("--mood-before", "2")
+    f.run("reflect", partial, "--mood-after", "4")
+    let ids = [full, plain, partial]
+    let originals = ids.map { f.show($0) }
+    // When exported and imported elsewhere
+    let export = f.home.file("export.json")
+    let exported = f.run("export", "--output", export)
+    #expect(exported.status == 0)
+    #expect(exported.stderr.hasPrefix("journal: the export is not encrypted"))
+    var info = stat()
+    lstat(export, &info)
+    #expect(info.st_mode & 0o777 == 0o600)
+    let other = CLIFixture().initialise()
+    let imported = other.run("import", export)
+    #expect(imported.status == 0)
+    #expect(imported.stderr == "journal: journal export: added 3, updated 0, left 0 unchanged\n")
+    // Then
+    for (id, original) in zip(ids, originals) {
+      #expect(
+        NSDictionary(dictionary: other.show(id)) == NSDictionary(dictionary: original), "\(id)")
+    }
+    let again = other.run("import", export)
+    #expect(again.stderr == "journal: journal export: added 0, updated 0, left 3 unchanged\n")
+  }
+
+  /// The real jrnl export imports; a dry run changes nothing; a second import adds nothing.
+  @Test func jrnlImport() {
+    let f = CLIFixture().initialise()
+    let dry = f.run("import", Self.jrnlFixture, "--dry-run")
+    #expect(dry.status == 0)
+    #expect(dry.stderr == "journal: jrnl export: would add 4, would update 0, left 0 unchanged\n")
+    #expect(f.sessions().isEmpty)
+    #expect(f.run("import", Self.jrnlFixture).status == 0)
+    let sessions = f.sessions()
+    #expect(sessions.count == 4)
+    #expect(sessions.allSatisfy { $0["status"] as? String == "complete" })
+    #expect(sessions.last?["treatment"] as? String == "psilocybin")
+    #expect(
+      f.run("import", Self.jrnlFixture).stderr
+        == "journal: jrnl export: added 0, updated 0, left 4 unchanged\n")
+  }
+
+  /// A malformed file is refused whole, with its place, and the vault does not change.
+  @Test func malformedImport() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let before = f.run("list", "--json").stdout
+    let truncated = f.home.write(
+      "bad.json", "{\"format\": \"journal-export\", \"version\": 1, \"sessions\": [")
+    let result = f.run("import", truncated)
+    #expect(result.status == 2)
+    #expect(
+      result.stderr == """
+        journal: error: nothing was imported: the end of the file is not valid JSON
+        journal: hint: fix the file and import it again; the vault is unchanged
+
+        """)
+    let newer = f.home.write(
+      "newer.json", "{\"format\": \"journal-export\", \"version\": 9, \"sessions\": []}")
+    #expect(f.run("import", newer).status == 10)
+    #expect(f.run("list", "--json").stdout == before)
+  }
+
+  /// CSV and Markdown exports, filters, and refusing to overwrite a file.
+  @Test func formatsAndFilters() throws {
+    let f = CLIFixture().initialise()
+    let early = f.new("--date", "2026-11-01 10:00", "--intention", "=cmd|' /C calc'!A0")
+    let late = f.new("--treatment", "ketamine")
+    let csv = f.run("export", "--format", "csv")
+    #expect(csv.stdout.hasPrefix("id,date,treatment,treatment_name,dose,intention,mood_before,"))
+    #expect(csv.stdout.contains(",'=cmd|' /C calc'!A0,"))
+    let markdown = f.run("export", "--format", "markdown")
+    #expect(markdown.stdout.hasPrefix("# Journal\n\nExported "))
+    #expect(markdown.stdout.contains("## Fri 2026-11-20 18:00 · Ketamine"))
+    let since = f.run("export", "--format", "csv", "--since", "2026-11-10")
+    #expect(since.stdout.contains(late) && !since.stdout.contains(early))
+    let until = f.run("export", "--format", "csv", "--until", "2026-11-01")
+    #expect(until.stdout.contains(early) && !until.stdout.contains(late))
+    let byTreatment = f.run("export", "--format", "csv", "--treatment", "ketamine")
+    #expect(byTreatment.stdout.contains(late) && !byTreatment.stdout.contains(early))
+    let target = f.home.write("exists.json", "keep me")
+    let refused = f.run("export", "--output", target)
+    #expect(refused.status == 7)
+    #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
+  }
+
+  /// A backup taken while other processes write opens with the same passphrase and verifies.
+  @Test func backupUnderConcurrentWrites() throws {
+    let f = CLIFixture().initialise()
+    for _ in 0..<3 { _ = f.new() }
+    let writers = (0..<6).map { _ in
+      f.cli.interactive([
+        "new", "--no-input", "--intention", "written during the backup", "--mood-before", "5",
+      ])
+    }
+    let backups = f.home.file("backups")
+    mkdir(backups, 0o700)
+    // Several backups while the writers derive their keys and save.
+    let copies = (0..<4).map { backups + "/copy-\($0).db" }
+    let results = copies.map { f.run("backup", $0) }
+    for writer in writers { _ = writer.wait() }
+    for (copy, result) in zip(copies, results) {
+      #expect(result.status == 0, "\(result)")
+      let verified = f.run("verify", "--vault", copy)
+      #expect(verified.status == 0, "\(verified)")
+      let listed = f.run("list", "--json", "--vault", copy).stdout
+      let count = listed.components(separatedBy: "\"short_id\"").count - 1
+      #expect((3...9).contains(count))
+    }
+    let copy = copies[0]
+    #expect(f.run("backup", copy).status == 7)
+  }
+
+  /// verify names each damaged session and exits 5; all intact, it exits 0.
+  @Test func verify() throws {
+    let f = CLIFixture().initialise()
+    let good = f.new()
+    let bad = f.new()
+    #expect(f.run("verify").stderr == "journal: all 2 sessions are intact\n")
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE session SET body = zeroblob(length(body)) WHERE id LIKE ?",
+        arguments: [bad + "%"])
+    }
+    try queue.close()
+    let result = f.run("verify")
+    #expect(result.status == 5)
+    #expect(
+      result.stderr.contains("journal: error: session \"\(bad)\" is damaged and cannot be read\n"))
+    #expect(!result.stderr.contains(good))
+  }
+}
