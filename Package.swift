@@ -53,7 +53,7 @@ let package = Package(
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalCore",
+        "JournalApp", "JournalCore", "JournalStore", "JournalDrafts",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict

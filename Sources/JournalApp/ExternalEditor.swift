@@ -56,7 +56,7 @@ public struct ExternalEditor {
   }
 
   /// The full path of `name` (as given if it holds a slash, else searched in PATH).
-  static func locate(_ name: String, path: String) -> String? {
+  public static func locate(_ name: String, path: String) -> String? {
     if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
     for directory in path.split(separator: ":") {
       let candidate = "\(directory)/\(name)"

@@ -39,11 +39,13 @@ public final class JournalVault {
   /// Opens the vault at `path`. The passphrase is asked for only once the file is known to
   /// be a vault, so a typo in --vault does not cost a passphrase prompt.
   public static func open(
-    at path: String, context: AppContext, passphrase: () throws -> SecureBytes
+    at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
+    passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
+    beforeUnlock(vault)
     let keys = try VaultKeys.open(
       header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
     return try JournalVault(path: path, vault: vault, keys: keys, context: context)
@@ -218,6 +220,9 @@ public final class JournalVault {
     let header = try keys.wrap(passphrase: newPassphrase, limits: limits, random: context.random)
     try vault.replaceHeader(header)
   }
+
+  /// The vault file underneath, for the keyless use cases (reminders).
+  public var file: Vault { vault }
 
   /// The key-derivation limits the vault uses now.
   public var limits: KDFLimits { vault.header.limits }

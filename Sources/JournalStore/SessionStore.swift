@@ -25,7 +25,14 @@ public final class SessionStore {
             summary = excluded.summary, body = excluded.body
           """,
         arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
+      try Self.clearReminderIfComplete(session, db)
     }
+  }
+
+  /// Completing a session clears its reminder: nothing is left to remind of.
+  static func clearReminderIfComplete(_ session: Session, _ db: Database) throws {
+    guard session.status == .complete else { return }
+    try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [session.id.hex])
   }
 
   /// Reads a session, changes it, and writes it back in one transaction, so two processes
@@ -41,6 +48,7 @@ public final class SessionStore {
       try db.execute(
         sql: "UPDATE session SET status = ?, summary = ?, body = ? WHERE id = ?",
         arguments: [session.status.rawValue, row.summary, row.body, id.hex])
+      try Self.clearReminderIfComplete(session, db)
       return session
     }
   }
@@ -156,6 +164,7 @@ public final class SessionStore {
               summary = excluded.summary, body = excluded.body
             """,
           arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
+        try Self.clearReminderIfComplete(session, db)
       }
       return count
     }

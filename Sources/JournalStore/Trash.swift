@@ -24,12 +24,16 @@ extension Vault {
       for id in ids {
         try db.execute(
           sql: """
-            INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body)
-            SELECT id, ?, ?, ?, status, summary, body FROM session WHERE id = ?
+            INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body,
+              reminder_due, reminder_repeat, reminder_last_fired)
+            SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds, r.last_fired
+            FROM session s LEFT JOIN reminder r ON r.id = s.id WHERE s.id = ?
             """,
           arguments: [batch, deletedAt, purge, id])
         guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: String(id.prefix(8))) }
         try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
+        // A deleted session's reminder is cancelled with it, and comes back with an undo.
+        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id])
       }
     }
   }
@@ -50,6 +54,13 @@ extension Vault {
         sql: """
           INSERT INTO session (id, status, summary, body)
           SELECT id, status, summary, body FROM trash WHERE batch = ?
+          """,
+        arguments: [batch])
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO reminder (id, due, repeat_seconds, last_fired)
+          SELECT id, reminder_due, reminder_repeat, reminder_last_fired FROM trash
+          WHERE batch = ? AND reminder_due IS NOT NULL AND reminder_repeat IS NOT NULL
           """,
         arguments: [batch])
       try db.execute(sql: "DELETE FROM trash WHERE batch = ?", arguments: [batch])

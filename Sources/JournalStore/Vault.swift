@@ -15,7 +15,7 @@ import JournalCrypto
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 2
+  public static let formatVersion = 3
 
   public let path: String
   let database: DatabaseQueue
@@ -226,6 +226,22 @@ public final class Vault {
               CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*')
           );
           UPDATE vault SET format_version = 2;
+          """)
+    }
+    migrator.registerMigration("v3: reminders") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE reminder (
+            id TEXT NOT NULL PRIMARY KEY
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+            due INTEGER NOT NULL,
+            repeat_seconds INTEGER NOT NULL CHECK (repeat_seconds > 0),
+            last_fired INTEGER
+          );
+          ALTER TABLE trash ADD COLUMN reminder_due INTEGER;
+          ALTER TABLE trash ADD COLUMN reminder_repeat INTEGER;
+          ALTER TABLE trash ADD COLUMN reminder_last_fired INTEGER;
+          UPDATE vault SET format_version = 3;
           """)
     }
     return migrator

@@ -11,7 +11,8 @@ struct Journal: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Delete.self, Undo.self,
-      Drafts.self, Export.self, Import.self, Backup.self, Verify.self, Passwd.self,
+      Remind.self, Reminders.self, Drafts.self, Export.self, Import.self, Backup.self, Verify.self,
+      Passwd.self,
     ]
   )
 }

@@ -17,12 +17,24 @@ extension Journal {
     @Flag(help: "Print the saved session as JSON.")
     var json = false
 
+    @Option(
+      help: ArgumentHelp(
+        "A reminder to reflect: 3h, tomorrow, none, or a duration.", valueName: "when"))
+    var remind: String?
+
     @Flag(
       help: "Write the intention (and reflection) in $VISUAL or $EDITOR. Also JOURNAL_EDITOR=1.")
     var editor = false
 
     func run() throws {
       let runtime = Runtime(options)
+      let reminder = try remind.map { text in
+        guard let choice = ReminderChoice.parse(text) else {
+          throw AppError.badSetting(
+            name: "--remind", expected: #"3h, tomorrow, none, or a duration such as "90m""#)
+        }
+        return choice
+      }
       let changes = try fields.changes(runtime.context.fields)
       var draft = SessionDraft(id: runtime.context.newSessionID())
       var later: [Session.Change] = []
@@ -58,10 +70,21 @@ extension Journal {
       draftFile?.finish()
       if !later.isEmpty { session = try journal.apply(later, to: session.id) }
       let shown = try journal.displayID(session.id)
+      let reminders = try runtime.reminders(journal.file)
+      if let reminder, session.status == .needsReflection {
+        try reminders.set(session.id.hex, reminder)
+      }
       if let terminal, let forms {
         terminal.writeLine(
           "Saved. Session \(shown) \(session.status == .complete ? "is complete" : "needs reflection")."
         )
+        if reminder == nil, session.status == .needsReflection,
+          let choice = try Self.askReminder(terminal), choice != ReminderChoice.none,
+          let due = try reminders.set(session.id.hex, choice)
+        {
+          let format = DisplayFormat(timeZone: runtime.context.timeZone)
+          terminal.writeLine("A gentle reminder will come \(format.dateTime(due)).")
+        }
         if session.status == .needsReflection,
           try forms.confirm("The later fields are open now. Add them now?", default: false)
         {
@@ -74,6 +97,29 @@ extension Journal {
         Runtime.output(Render.json(session: session))
       } else {
         Runtime.output(shown + "\n")
+      }
+    }
+
+    /// "Would you like a reminder to add reflections later?" — one key each; No thanks is
+    /// the default (Enter).
+    static func askReminder(_ terminal: TTY) throws -> ReminderChoice? {
+      terminal.writeLine("Would you like a reminder to add reflections later?")
+      terminal.write("  1 In 3 hours   2 Tomorrow   3 No thanks [3] ")
+      while true {
+        guard let key = try terminal.waitForKey(timeout: 3600) else { return ReminderChoice.none }
+        switch key {
+        case [0x31], [0x68]:  // 1, h
+          terminal.writeLine("In 3 hours")
+          return .inThreeHours
+        case [0x32], [0x74]:  // 2, t
+          terminal.writeLine("Tomorrow")
+          return .tomorrow
+        case [0x33], [0x6E], [0x0D], [0x0A], [0x1B]:  // 3, n, Enter, Esc
+          terminal.writeLine("No thanks")
+          return ReminderChoice.none
+        default:
+          continue
+        }
       }
     }
   }

@@ -2,6 +2,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalStore
 
 /// What a command needs from the world: the context, the terminal (if any), the vault.
 struct Runtime {
@@ -30,7 +31,7 @@ struct Runtime {
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   func openVault() throws -> JournalVault {
     let path = try vaultPath()
-    return try JournalVault.open(at: path, context: context) {
+    return try JournalVault.open(at: path, context: context, beforeUnlock: announce) {
       guard let source = passphraseSource else { throw AppError.noPassphraseSource }
       return try source.read(prompt: "Passphrase: ", terminal: terminal)
     }
@@ -43,6 +44,29 @@ struct Runtime {
     guard editor || setting else { return tty }
     return EditorTerminal(
       base: tty, editor: try ExternalEditor.prepare(environment: context.environment))
+  }
+
+  /// The reminder use cases on a vault (no passphrase needed).
+  func reminders(_ vault: Vault) throws -> ReminderService {
+    let schedule = try ReminderSettings.schedule(
+      environment: context.environment, timeZone: context.timeZone)
+    let now = context.now
+    return ReminderService(vault: vault, schedule: schedule, now: { now() })
+  }
+
+  /// Opens the vault without the passphrase (for undo, backup and reminders), purging
+  /// closed deletions and showing the reminder line like every command.
+  func openLocked() throws -> Vault {
+    let vault = try Vault.open(at: try vaultPath())
+    try vault.purgeExpired(now: context.now())
+    announce(vault)
+    return vault
+  }
+
+  /// The one gentle line shown at every run while sessions wait for reflection.
+  func announce(_ vault: Vault) {
+    guard let service = try? reminders(vault), let line = try? service.banner() else { return }
+    Report.note(line)
   }
 
   /// Reads all of standard input as UTF-8 text (for a field given as "-").

@@ -52,6 +52,8 @@ import Testing
     #expect(process.expect("mood before 0 is outside 1 to 10"))
     #expect(process.expect("Mood before, 1 (low) to 10 (high) ", occurrence: 2))
     process.write("6\n")
+    #expect(process.expect("No thanks [3] "))
+    process.write("\r")
     #expect(process.expect("Add them now? [y/N] "))
     #expect(process.screenText.contains("needs reflection."))
     process.write("y\n")

@@ -104,8 +104,8 @@ struct VaultTests {
   @Test func newerFormat() throws {
     let f = try StoreFixture()
     let queue = try DatabaseQueue(path: f.path)
-    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 3") }
-    #expect(throws: StoreError.newerFormat(found: 3, supported: 2)) { try Vault.open(at: f.path) }
+    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 4") }
+    #expect(throws: StoreError.newerFormat(found: 4, supported: 3)) { try Vault.open(at: f.path) }
   }
 
   /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only

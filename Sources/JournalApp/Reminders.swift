@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import JournalCore
+import JournalStore
+
+/// When to be reminded, as a person chooses it.
+public enum ReminderChoice: Sendable, Equatable {
+  case inThreeHours
+  case tomorrow
+  case after(TimeInterval)
+  case at(Date)
+  case none
+
+  /// Reads `--remind`: "3h", "tomorrow", "none", or any duration ("2h", "90m").
+  public static func parse(_ text: String) -> ReminderChoice? {
+    switch text.lowercased() {
+    case "3h": return .inThreeHours
+    case "tomorrow": return .tomorrow
+    case "none", "no": return ReminderChoice.none
+    default: return Duration.parse(text).map { .after($0) }
+    }
+  }
+}
+
+/// Reminder settings from the environment: JOURNAL_REMINDER_TIME ("09:00", what "tomorrow"
+/// means) and JOURNAL_REMINDER_REPEAT ("24h", how often a due reminder comes back).
+public enum ReminderSettings {
+  public static func schedule(
+    environment: [String: String], timeZone: TimeZone
+  ) throws(AppError) -> ReminderSchedule {
+    var time = (hour: 9, minute: 0)
+    if let text = environment["JOURNAL_REMINDER_TIME"], !text.isEmpty {
+      let parts = text.split(separator: ":").compactMap { Int($0) }
+      guard parts.count == 2, (0...23).contains(parts[0]), (0...59).contains(parts[1]) else {
+        throw .badSetting(name: "JOURNAL_REMINDER_TIME", expected: #"a time such as "09:00""#)
+      }
+      time = (parts[0], parts[1])
+    }
+    var repeatInterval: TimeInterval = 86400
+    if let text = environment["JOURNAL_REMINDER_REPEAT"], !text.isEmpty {
+      guard let value = Duration.parse(text), value >= 60 else {
+        throw .badSetting(
+          name: "JOURNAL_REMINDER_REPEAT",
+          expected: #"a duration of a minute or more, such as "24h""#)
+      }
+      repeatInterval = value
+    }
+    return ReminderSchedule(timeZone: timeZone, tomorrowTime: time, repeatInterval: repeatInterval)
+  }
+}
+
+/// The reminder use cases. None needs the passphrase: reminders hold only ids and times.
+public struct ReminderService {
+  public let vault: Vault
+  public let schedule: ReminderSchedule
+  public let now: () -> Date
+
+  public init(vault: Vault, schedule: ReminderSchedule, now: @escaping () -> Date) {
+    self.vault = vault
+    self.schedule = schedule
+    self.now = now
+  }
+
+  /// The full id of the one session starting with `text`.
+  public func resolve(_ text: String) throws -> String {
+    guard let prefix = SessionID.normalisedPrefix(text) else {
+      throw StoreError.noMatch(prefix: text)
+    }
+    let ids = try vault.sessionIDs(startingWith: prefix)
+    guard let first = ids.first else { throw StoreError.noMatch(prefix: prefix) }
+    guard ids.count == 1 else {
+      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
+    }
+    return first
+  }
+
+  /// Sets a session's reminder. Returns when it falls due (nil for `.none`, which cancels).
+  @discardableResult
+  public func set(_ id: String, _ choice: ReminderChoice) throws -> Date? {
+    guard let status = try vault.status(of: id) else {
+      throw StoreError.noMatch(prefix: String(id.prefix(8)))
+    }
+    guard status == SessionStatus.needsReflection.rawValue else {
+      throw AppError.lifecycle(.alreadyComplete, id: String(id.prefix(8)))
+    }
+    let instant = now()
+    let due: Date
+    switch choice {
+    case .inThreeHours: due = schedule.inThreeHours(from: instant)
+    case .tomorrow: due = schedule.tomorrow(from: instant)
+    case .after(let interval): due = instant.addingTimeInterval(interval)
+    case .at(let date): due = date
+    case .none:
+      try vault.cancelReminder(id)
+      return nil
+    }
+    try vault.setReminder(id, due: due, repeatInterval: schedule.repeatInterval)
+    return due
+  }
+
+  /// The one gentle line every command shows while sessions wait; nil when none do.
+  public func banner() throws -> String? {
+    let instant = now()
+    let waiting = try vault.reminders().filter { $0.isWaiting(at: instant) }
+    guard let first = waiting.first else { return nil }
+    if waiting.count == 1 {
+      return "1 session is waiting for your reflections — journal reflect \(first.id.prefix(8))"
+    }
+    return
+      "\(waiting.count) sessions are waiting for your reflections — journal list --needs-reflection"
+  }
+
+  /// Fires what is due, once: one calm notification for all of them, then each moves to its
+  /// next time. Returns how many fired.
+  @discardableResult
+  public func run(notifier: Notifier) throws -> Int {
+    let instant = now()
+    var message: String?
+    let fired = try vault.fireDue(
+      now: instant, next: { schedule.next(after: $0.due, now: instant) }
+    ) {
+      message = Notifier.message(count: $0.count)
+    }
+    if let message { notifier.deliver(message) }
+    return fired.count
+  }
+}
+
+/// Delivers a reminder's words: the desktop's notification service (notify-send, when a
+/// session bus is there), else JOURNAL_NOTIFY_COMMAND, run by the shell with the message as
+/// "$1". A failure is reported in one line and changes nothing else.
+public struct Notifier {
+  public let environment: [String: String]
+  public let report: (String) -> Void
+
+  public init(environment: [String: String], report: @escaping (String) -> Void) {
+    self.environment = environment
+    self.report = report
+  }
+
+  /// Words that tell a person glancing at a locked screen nothing: no substance, dose,
+  /// intention, mood or date.
+  public static func message(count: Int) -> String {
+    count == 1
+      ? "A session is waiting for your reflections, whenever you are ready."
+      : "\(count) sessions are waiting for your reflections, whenever you are ready."
+  }
+
+  public func deliver(_ message: String) {
+    let arguments: [String]
+    if let command = environment["JOURNAL_NOTIFY_COMMAND"], !command.isEmpty {
+      arguments = ["/bin/sh", "-c", command, "journal-notify", message]
+    } else if environment["DBUS_SESSION_BUS_ADDRESS"].map({ !$0.isEmpty }) ?? false,
+      let notifySend = ExternalEditor.locate(
+        "notify-send", path: environment["PATH"] ?? "/usr/bin:/bin")
+    {
+      arguments = [notifySend, "--app-name=journal", "journal", message]
+    } else {
+      report("no notifier: set JOURNAL_NOTIFY_COMMAND, or run under a desktop session")
+      return
+    }
+    let status = Self.run(arguments, timeout: 10)
+    if status != 0 { report("the notifier failed (exit status \(status)); the reminder stays") }
+  }
+
+  /// Runs a program with no input and a time limit; returns its exit status.
+  static func run(_ arguments: [String], timeout: TimeInterval) -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else { return 127 }
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: Int32 = 0
+    while true {
+      let done = waitpid(pid, &status, WNOHANG)
+      if done == pid { break }
+      if done < 0 && errno != EINTR { return 127 }
+      if Date() > deadline {
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        return 124
+      }
+      usleep(10_000)
+    }
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
+}

@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import JournalApp
+import JournalCore
+import JournalStore
+
+extension Journal {
+  /// `journal remind <id>`: set or cancel a reminder to reflect.
+  struct Remind: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Set or cancel a session's reminder to reflect (no passphrase needed).",
+      discussion: """
+        The reminder repeats every 24 h (JOURNAL_REMINDER_REPEAT) until the session is \
+        reflected on, deleted, or the reminder cancelled.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "The session's id, or any unique start of it.")
+    var id: String
+
+    @Option(
+      name: .customLong("in"),
+      help: ArgumentHelp("After this long: 3h, 90m, 2d.", valueName: "duration"))
+    var after: String?
+    @Flag(help: "Tomorrow at 09:00 (JOURNAL_REMINDER_TIME).")
+    var tomorrow = false
+    @Option(help: ArgumentHelp(#"At this time: "2026-12-01 18:00", "20:00"."#, valueName: "time"))
+    var at: String?
+    @Flag(help: "Cancel the reminder.")
+    var cancel = false
+
+    func validate() throws {
+      let chosen = [after != nil, tomorrow, at != nil, cancel].filter { $0 }.count
+      guard chosen == 1 else {
+        throw ValidationError("choose one of --in, --tomorrow, --at or --cancel")
+      }
+    }
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let service = try runtime.reminders(try runtime.openLocked())
+      let choice: ReminderChoice
+      if let after {
+        guard let interval = Duration.parse(after) else {
+          throw AppError.badSetting(name: "--in", expected: #"a duration such as "3h" or "90m""#)
+        }
+        choice = .after(interval)
+      } else if tomorrow {
+        choice = .tomorrow
+      } else if let at {
+        let date = try DateInput(timeZone: runtime.context.timeZone).parseInstant(
+          at, now: runtime.context.now())
+        choice = .at(date)
+      } else {
+        choice = .none
+      }
+      let sessionID = try service.resolve(id)
+      let short = String(sessionID.prefix(8))
+      if let due = try service.set(sessionID, choice) {
+        let format = DisplayFormat(timeZone: runtime.context.timeZone)
+        Report.note("session \(short) will remind you \(format.dateTime(due))")
+      } else {
+        Report.note("the reminder for session \(short) is cancelled")
+      }
+    }
+  }
+
+  /// `journal reminders`: pending reminders, and their delivery.
+  struct Reminders: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List pending reminders, or deliver them (run, daemon, install).",
+      subcommands: [ListReminders.self, Run.self, Daemon.self, Install.self],
+      defaultSubcommand: ListReminders.self)
+
+    struct ListReminders: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Pending reminders: session id and when (no content).")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = Runtime(options)
+        let vault = try runtime.openLocked()
+        let format = DisplayFormat(timeZone: runtime.context.timeZone)
+        let reminders = try vault.reminders()
+        if reminders.isEmpty { Report.note("no reminders are set") }
+        for reminder in reminders {
+          let hours = reminder.repeatInterval / 3600
+          let repeats =
+            hours == 24
+            ? "daily"
+            : "every \(hours == hours.rounded() ? "\(Int(hours)) h" : "\(Int(reminder.repeatInterval / 60)) min")"
+          Runtime.output(
+            "\(reminder.id.prefix(8))  \(format.dateTime(reminder.due))  repeats \(repeats)\n")
+        }
+      }
+    }
+
+    struct Run: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Deliver the reminders that are due, once (for cron or a systemd timer).")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = Runtime(options)
+        let vault = try Vault.open(at: try runtime.vaultPath())
+        try vault.purgeExpired(now: runtime.context.now())
+        let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
+        try runtime.reminders(vault).run(notifier: notifier)
+      }
+    }
+
+    struct Daemon: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract:
+          "Stay in the foreground, delivering reminders as they fall due; stop with SIGTERM.")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = Runtime(options)
+        let path = try runtime.vaultPath()
+        let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
+        // New and cancelled reminders are noticed at the next look, at most this far apart.
+        let poll = Duration.parse(runtime.context.environment["JOURNAL_DAEMON_POLL"] ?? "") ?? 30
+        StopSignal.install()
+        Report.note("delivering reminders; stop with Ctrl-C or SIGTERM")
+        while !StopSignal.requested {
+          let vault = try Vault.open(at: path)
+          try vault.purgeExpired(now: runtime.context.now())
+          let service = try runtime.reminders(vault)
+          try service.run(notifier: notifier)
+          let next = try vault.reminders().first?.due
+          let now = runtime.context.now()
+          let wait = min(
+            poll, max(0.05, (next ?? now.addingTimeInterval(poll)).timeIntervalSince(now)))
+          StopSignal.sleep(wait)
+        }
+        Report.note("stopped")
+      }
+    }
+
+    struct Install: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Set up a systemd user timer (or print a crontab line) that runs the reminders.")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = Runtime(options)
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let vault = try runtime.vaultPath()
+        let command = "\(binary) reminders run --vault \(vault)"
+        let environment = runtime.context.environment
+        let hasSystemd =
+          ExternalEditor.locate("systemctl", path: environment["PATH"] ?? "/usr/bin:/bin") != nil
+          && FileManager.default.fileExists(atPath: "/run/systemd/system")
+        guard hasSystemd, let home = environment["HOME"] else {
+          Report.note("systemd is not running here; add this line to your crontab (crontab -e):")
+          Runtime.output("*/15 * * * * \(command)\n")
+          return
+        }
+        let base =
+          environment["XDG_CONFIG_HOME"].map { $0 + "/systemd/user" } ?? home
+          + "/.config/systemd/user"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let service = """
+          [Unit]
+          Description=journal: reminders to reflect
+
+          [Service]
+          Type=oneshot
+          ExecStart=\(command)
+
+          """
+        let timer = """
+          [Unit]
+          Description=journal: look for due reminders every 15 minutes
+
+          [Timer]
+          OnCalendar=*:0/15
+          Persistent=true
+
+          [Install]
+          WantedBy=timers.target
+
+          """
+        try service.write(
+          toFile: base + "/journal-reminders.service", atomically: true, encoding: .utf8)
+        try timer.write(
+          toFile: base + "/journal-reminders.timer", atomically: true, encoding: .utf8)
+        Report.note("wrote \(base)/journal-reminders.service and .timer; to turn them on, run:")
+        Runtime.output(
+          "systemctl --user daemon-reload && systemctl --user enable --now journal-reminders.timer\n"
+        )
+      }
+    }
+  }
+}
+
+/// SIGTERM and SIGINT ask the daemon to stop; its sleep wakes for them.
+enum StopSignal {
+  nonisolated(unsafe) private static var flag: sig_atomic_t = 0
+
+  static var requested: Bool { flag != 0 }
+
+  static func install() {
+    for number in [SIGTERM, SIGINT, SIGHUP] {
+      signal(number) { _ in StopSignal.set() }
+    }
+  }
+
+  fileprivate static func set() { flag = 1 }
+
+  /// Sleeps up to `seconds`, waking early when a stop is asked for.
+  static func sleep(_ seconds: Double) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !requested && Date() < deadline {
+      usleep(UInt32(min(0.1, max(0, deadline.timeIntervalSinceNow)) * 1_000_000))
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// Reminders to reflect, delivered by real processes, without the passphrase.
+@Suite(.serialized) struct ReminderTests {
+  /// Waits for a condition without a fixed sleep: polls until it holds or time runs out.
+  func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(20_000)
+    }
+    return condition()
+  }
+
+  /// `new --remind`, then `reminders run` with a recording notifier: the exact calm words,
+  /// nothing of the session, once; then every command shows the gentle line.
+  @Test func runDeliversCalmWords() throws {
+    let f = CLIFixture().initialise()
+    let log = f.home.file("notified")
+    let notify = ["JOURNAL_NOTIFY_COMMAND": "printf '%s|%s\\n' \"$#\" \"$1\" >> '\(log)'"]
+    let id = f.new(
+      "--treatment", "mdma", "--dose", "DOSEWORD", "--intention", "INTENTWORD", "--remind", "0s")
+    let listed = f.run("reminders", extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    #expect(listed.status == 0)
+    #expect(listed.stdout.hasPrefix("\(id)  "))
+    #expect(listed.stdout.hasSuffix("  repeats daily\n"))
+    let run = f.run(
+      "reminders", "run", extra: notify.merging(["JOURNAL_PASSPHRASE_FILE": ""]) { $1 })
+    #expect(run.status == 0, "\(run)")
+    let again = f.run("reminders", "run", extra: notify)
+    #expect(again.status == 0)
+    let delivered = try String(contentsOfFile: log, encoding: .utf8)
+    #expect(delivered == "1|A session is waiting for your reflections, whenever you are ready.\n")
+    for word in ["DOSEWORD", "INTENTWORD", "MDMA", "mdma", "2026"] {
+      #expect(!delivered.contains(word))
+    }
+    let list = f.run("list")
+    #expect(
+      list.stderr == "journal: 1 session is waiting for your reflections — journal reflect \(id)\n")
+    f.run("reflect", id, "--reflection", "done")
+    #expect(f.run("list").stderr == "")
+    #expect(f.run("reminders").stderr == "journal: no reminders are set\n")
+  }
+
+  /// `remind`: set, list, cancel; refused for a complete session; no passphrase needed.
+  @Test func remindCommand() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
+    let set = f.run("remind", id, "--at", "2026-12-01 18:00", extra: locked)
+    #expect(set.status == 0)
+    #expect(set.stderr == "journal: session \(id) will remind you Tue 2026-12-01 18:00\n")
+    #expect(
+      f.run("reminders", extra: locked).stdout == "\(id)  Tue 2026-12-01 18:00  repeats daily\n")
+    let cancelled = f.run("remind", id, "--cancel", extra: locked)
+    #expect(cancelled.stderr == "journal: the reminder for session \(id) is cancelled\n")
+    let both = f.run("remind", id, "--tomorrow", "--cancel")
+    #expect(both.status == 2)
+    f.run("reflect", id, "--reflection", "done")
+    let complete = f.run("remind", id, "--tomorrow")
+    #expect(complete.status == 7)
+  }
+
+  /// Deleting cancels a reminder, and undo restores it.
+  @Test func deleteAndUndo() {
+    let f = CLIFixture().initialise()
+    let id = f.new("--remind", "tomorrow")
+    let before = f.run("reminders").stdout
+    #expect(!before.isEmpty)
+    f.run("delete", id, "--yes")
+    #expect(f.run("reminders").stdout == "")
+    f.run("undo")
+    #expect(f.run("reminders").stdout == before)
+  }
+
+  /// The daemon picks up a reminder set after it started, and stops cleanly on SIGTERM.
+  @Test func daemon() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let log = f.home.file("daemon-notified")
+    let environment = [
+      "JOURNAL_NOTIFY_COMMAND": "printf '%s\\n' \"$1\" >> '\(log)'", "JOURNAL_DAEMON_POLL": "1s",
+      "JOURNAL_PASSPHRASE_FILE": "",
+    ]
+    let daemon = f.cli.interactive(["reminders", "daemon"], extra: environment)
+    #expect(eventually { daemon.pid > 0 })
+    #expect(f.run("remind", id, "--in", "0s").status == 0)
+    #expect(eventually { FileManager.default.fileExists(atPath: log) })
+    daemon.signal(SIGTERM)
+    let result = daemon.wait(timeout: 20)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stderr.hasSuffix("journal: stopped\n"))
+    #expect(
+      try String(contentsOfFile: log, encoding: .utf8)
+        == "A session is waiting for your reflections, whenever you are ready.\n")
+  }
+
+  /// After a guided save, one key chooses the reminder: 2 is tomorrow.
+  @Test func promptAfterSaving() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive([
+      "new", "--intention", "to rest", "--mood-before", "4", "--date", "now", "--treatment", "lsd",
+      "--dose", "50 µg",
+    ])
+    #expect(process.expect("Would you like a reminder to add reflections later?"))
+    #expect(process.expect("No thanks [3] "))
+    process.write("2")
+    #expect(process.expect("A gentle reminder will come "))
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.run("reminders").stdout.contains(" 09:00  repeats daily"))
+  }
+
+  /// Without systemd, install prints the crontab line.
+  @Test func installWithoutSystemd() {
+    let f = CLIFixture().initialise()
+    let result = f.run("reminders", "install")
+    #expect(result.status == 0)
+    if !FileManager.default.fileExists(atPath: "/run/systemd/system") {
+      #expect(result.stdout.hasPrefix("*/15 * * * * /"))
+      #expect(result.stdout.hasSuffix(" reminders run --vault \(f.vaultPath)\n"))
+    }
+  }
+}
