@@ -1,8 +1,10 @@
+#define _GNU_SOURCE
 #include "CSystem.h"
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/socket.h>
 
 // tmpfs's magic number, from linux/magic.h.
 #define JOURNAL_TMPFS_MAGIC 0x01021994
@@ -19,4 +21,12 @@ int journal_is_tmpfs(const char *path) {
   struct statfs info;
   if (statfs(path, &info) != 0) return -1;
   return info.f_type == JOURNAL_TMPFS_MAGIC ? 1 : 0;
+}
+
+int journal_peer_uid(int fd, unsigned int *uid) {
+  struct ucred credentials;
+  socklen_t length = sizeof(credentials);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+  *uid = credentials.uid;
+  return 0;
 }

@@ -73,26 +73,12 @@ public struct ExternalEditor {
   }
 
   static func bufferDirectory(environment: [String: String]) throws -> String {
-    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
-      (try? FileSafety.privateDirectory(runtime, create: false)) != nil, isTmpfs(runtime)
-    {
-      let base = runtime + "/journal"
-      try FileSafety.privateDirectory(base, create: true)
-      try FileSafety.privateDirectory(base + "/edit", create: true)
-      return base + "/edit"
-    }
-    if isTmpfs("/dev/shm") {
-      let base = "/dev/shm/journal-\(getuid())"
-      try FileSafety.privateDirectory(base, create: true)
-      try FileSafety.privateDirectory(base + "/edit", create: true)
-      return base + "/edit"
-    }
-    throw AppError.noPrivateMemoryDirectory
+    let base = try RuntimeDirectory.resolve(environment: environment)
+    try FileSafety.privateDirectory(base + "/edit", create: true)
+    return base + "/edit"
   }
 
-  static func isTmpfs(_ path: String) -> Bool {
-    journal_is_tmpfs(path) == 1
-  }
+  static func isTmpfs(_ path: String) -> Bool { RuntimeDirectory.isTmpfs(path) }
 
   /// Opens the editor on a buffer holding `initial`, waits for it, and returns what was
   /// saved. The buffer is wiped whatever happens.

@@ -40,14 +40,18 @@ public final class JournalVault {
   /// be a vault, so a typo in --vault does not cost a passphrase prompt.
   public static func open(
     at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
+    agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
     passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
     beforeUnlock(vault)
-    let keys = try VaultKeys.open(
-      header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
+    // The agent's keys are asked for by vault id: another vault's are never used here.
+    let keys =
+      try agentKeys(vault.header.vaultID)
+      ?? VaultKeys.open(
+        header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
     return try JournalVault(path: path, vault: vault, keys: keys, context: context)
   }
 
@@ -220,6 +224,9 @@ public final class JournalVault {
     let header = try keys.wrap(passphrase: newPassphrase, limits: limits, random: context.random)
     try vault.replaceHeader(header)
   }
+
+  /// The unlocked keys (for handing to the agent).
+  public var unlockedKeys: VaultKeys { keys }
 
   /// The vault file underneath, for the keyless use cases (reminders).
   public var file: Vault { vault }

@@ -34,6 +34,9 @@ public final class SecureBytes: @unchecked Sendable {
 
   deinit { sodium_free(pointer) }
 
+  /// Overwrites the bytes with zeros now (before the process exits without deinit).
+  public func wipe() { sodium_memzero(pointer, max(count, 1)) }
+
   /// Reads the bytes.
   public func withUnsafeBytes<R, E: Error>(
     _ body: (UnsafeRawBufferPointer) throws(E) -> R

@@ -64,6 +64,22 @@ public final class VaultKeys: Sendable {
     return try VaultKeys(vaultID: header.vaultID, dataKey: dataKey)
   }
 
+  /// Keys from a data key handed over by the unlock agent (already checked by whoever
+  /// unwrapped it).
+  public static func restore(vaultID: [UInt8], dataKey: SecureBytes) throws(CryptoError)
+    -> VaultKeys
+  {
+    guard vaultID.count == KeyHeader.vaultIDBytes, dataKey.count == SecretBox.keyBytes else {
+      throw .integrity
+    }
+    return try VaultKeys(vaultID: vaultID, dataKey: dataKey)
+  }
+
+  /// Lends the raw data key, for handing it to the unlock agent.
+  public func withDataKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try dataKey.withUnsafeBytes { try body($0) }
+  }
+
   /// Wraps the data key under a (new) passphrase with a fresh salt: what `passwd` stores.
   public func wrap(
     passphrase: SecureBytes, limits: KDFLimits, random: some RandomSource

@@ -31,7 +31,10 @@ struct Runtime {
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   func openVault() throws -> JournalVault {
     let path = try vaultPath()
-    return try JournalVault.open(at: path, context: context, beforeUnlock: announce) {
+    let agent = AgentClient(environment: context.environment)
+    return try JournalVault.open(
+      at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) }
+    ) {
       guard let source = passphraseSource else { throw AppError.noPassphraseSource }
       return try source.read(prompt: "Passphrase: ", terminal: terminal)
     }

@@ -8,4 +8,8 @@ int journal_harden_process(void);
 /// 1 when `path` is on a tmpfs (memory-backed), 0 when not, -1 when it cannot be checked.
 int journal_is_tmpfs(const char *path);
 
+/// The uid of the process at the other end of a Unix socket (SO_PEERCRED). Returns 0 on
+/// success, -1 on failure.
+int journal_peer_uid(int fd, unsigned int *uid);
+
 #endif

@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+import JournalCrypto
+import JournalStore
+
+/// Asks the unlock agent for a vault's keys, its status, or to lock. Every failure (no
+/// agent, a stale socket, another vault, a refusal) is simply "no answer": the caller falls
+/// back to the passphrase, silently.
+public struct AgentClient {
+  public let socketPath: String
+
+  public init?(environment: [String: String]) {
+    guard let path = try? AgentProtocol.socketPath(environment: environment) else { return nil }
+    socketPath = path
+  }
+
+  /// The vault's keys, if the agent holds them.
+  public func keys(vaultID: [UInt8]) -> VaultKeys? {
+    guard let (code, payload) = request(.keys, vaultID), code == .ok,
+      payload.count == SecretBox.keyBytes,
+      let secret = try? SecureBytes(copying: payload)
+    else { return nil }
+    var copy = payload
+    wipe(&copy)
+    return try? VaultKeys.restore(vaultID: vaultID, dataKey: secret)
+  }
+
+  /// Seconds until the idle timeout and until the end of the agent's life; nil when locked.
+  public func status() -> (idle: Int, lifetime: Int)? {
+    guard let (code, payload) = request(.status, []), code == .ok, payload.count == 8 else {
+      return nil
+    }
+    func number(_ slice: ArraySlice<UInt8>) -> Int {
+      slice.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+    }
+    return (number(payload[0..<4]), number(payload[4..<8]))
+  }
+
+  /// Asks the agent to wipe its key and stop. Returns whether one was running.
+  @discardableResult
+  public func lock() -> Bool {
+    guard let (code, _) = request(.lock, []) else { return false }
+    return code == .ok
+  }
+
+  func request(_ command: AgentProtocol.Command, _ payload: [UInt8]) -> (
+    AgentProtocol.Code, [UInt8]
+  )? {
+    // The socket must be ours: in our private directory, owned by us, a socket.
+    var info = stat()
+    guard lstat(socketPath, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid(),
+      var address = AgentProtocol.address(socketPath)
+    else { return nil }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else { return nil }
+    AgentProtocol.write(fd, AgentProtocol.frame(command.rawValue, payload))
+    guard let header = AgentProtocol.read(fd, count: AgentProtocol.headerBytes, timeout: 2),
+      Array(header[0..<4]) == AgentProtocol.magic, header[4] == AgentProtocol.version,
+      let code = AgentProtocol.Code(rawValue: header[5])
+    else { return nil }
+    let length = Int(header[6]) | Int(header[7]) << 8
+    guard length <= AgentProtocol.maximumPayload else { return nil }
+    guard length > 0 else { return (code, []) }
+    guard let body = AgentProtocol.read(fd, count: length, timeout: 2) else { return nil }
+    return (code, body)
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Glibc
+import JournalStore
+
+/// The unlock agent's wire format (SECURITY.md, "The unlock agent"), version 1.
+///
+/// request  = "JRNA" ‖ version (1) ‖ command (1) ‖ length (2, little-endian) ‖ payload
+/// response = "JRNA" ‖ version (1) ‖ code (1)    ‖ length (2, little-endian) ‖ payload
+///
+/// Payloads are at most 64 bytes; anything longer, shorter, or of another version is
+/// answered with an error code and the connection closed.
+public enum AgentProtocol {
+  static let magic: [UInt8] = Array("JRNA".utf8)
+  static let version: UInt8 = 1
+  static let headerBytes = 8
+  static let maximumPayload = 64
+
+  enum Command: UInt8 {
+    /// Payload: the vault id (16). Answer: the data key (32).
+    case keys = 1
+    /// No payload. Answer: idle seconds left (4, LE) ‖ lifetime seconds left (4, LE).
+    case status = 2
+    /// No payload. The agent wipes its key and exits.
+    case lock = 3
+  }
+
+  enum Code: UInt8 {
+    case ok = 0
+    /// The agent holds the key of another vault.
+    case otherVault = 1
+    case malformed = 2
+    case unsupportedVersion = 3
+    /// The peer is not the agent's user.
+    case refused = 4
+  }
+
+  static func frame(_ kind: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    magic + [version, kind, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+  }
+
+  /// The socket's path, in the private runtime directory.
+  public static func socketPath(environment: [String: String]) throws -> String {
+    try RuntimeDirectory.resolve(environment: environment) + "/agent.sock"
+  }
+
+  // MARK: - Sockets
+
+  static func address(_ path: String) -> sockaddr_un? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    return address
+  }
+
+  /// Reads exactly `count` bytes within `timeout` seconds; nil on timeout, EOF or error.
+  static func read(_ fd: Int32, count: Int, timeout: Double) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: count)
+    var offset = 0
+    let deadline = Date().addingTimeInterval(timeout)
+    while offset < count {
+      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+      let ready = poll(&descriptor, 1, left)
+      if ready < 0 && errno == EINTR { continue }
+      guard ready > 0 else { return nil }
+      let got = buffer.withUnsafeMutableBytes {
+        Glibc.read(fd, $0.baseAddress.map { $0 + offset }, count - offset)
+      }
+      if got < 0 && errno == EINTR { continue }
+      guard got > 0 else { return nil }
+      offset += got
+    }
+    return buffer
+  }
+
+  /// Writes all of `bytes` to a pipe or file.
+  public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes.withUnsafeBytes {
+        Glibc.write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return }
+      offset += count
+    }
+  }
+
+  static func write(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes.withUnsafeBytes {
+        send(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL))
+      }
+      if sent < 0 && errno == EINTR { continue }
+      guard sent > 0 else { return }
+      offset += sent
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import JournalApp
+import JournalCrypto
+
+extension Journal {
+  /// `journal unlock`: type the passphrase once, stay unlocked for a while.
+  struct Unlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Unlock once: an agent holds the key until it is idle too long, or you lock.",
+      discussion: """
+        The agent answers only your own user, holds the key in locked memory, and wipes it \
+        after the idle time (--for, 10 min by default), after 2 h at most \
+        (JOURNAL_AGENT_MAX_LIFETIME), on "journal lock", or when stopped.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(
+      name: .customLong("for"),
+      help: ArgumentHelp("Idle time before locking again: 10m, 30m, 1h.", valueName: "duration"))
+    var idle: String?
+
+    @Flag(help: "Only say whether the journal is unlocked.")
+    var status = false
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let environment = runtime.context.environment
+      if status {
+        Status.report(environment)
+        return
+      }
+      let idleTime =
+        try idle.map { text in
+          guard let value = Duration.parse(text), value > 0 else {
+            throw AppError.badSetting(name: "--for", expected: #"a duration such as "30m""#)
+          }
+          return value
+        } ?? 600
+      let lifetime =
+        try environment["JOURNAL_AGENT_MAX_LIFETIME"].map { text in
+          guard let value = Duration.parse(text), value > 0 else {
+            throw AppError.badSetting(
+              name: "JOURNAL_AGENT_MAX_LIFETIME", expected: #"a duration such as "2h""#)
+          }
+          return value
+        } ?? 7200
+      let socketPath = try AgentProtocol.socketPath(environment: environment)
+      // Unlock with the passphrase itself (never an agent's copy), then hand the key over.
+      let journal = try JournalVault.open(at: try runtime.vaultPath(), context: runtime.context) {
+        guard let source = runtime.passphraseSource else { throw AppError.noPassphraseSource }
+        return try source.read(prompt: "Passphrase: ", terminal: runtime.terminal)
+      }
+      AgentClient(environment: environment)?.lock()
+      try AgentLauncher.start(
+        keys: journal.unlockedKeys, idle: min(idleTime, lifetime), lifetime: lifetime,
+        socketPath: socketPath)
+      Report.note(
+        "unlocked for \(Status.describe(Int(min(idleTime, lifetime)))) of rest "
+          + "(\(Status.describe(Int(lifetime))) at most); \"journal lock\" locks again")
+    }
+  }
+
+  /// `journal lock`: wipe the key and stop the agent now.
+  struct Lock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Lock now: the agent wipes its key and stops.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+      let runtime = Runtime(options)
+      let wasUnlocked = AgentClient(environment: runtime.context.environment)?.lock() ?? false
+      Report.note(wasUnlocked ? "locked" : "already locked")
+    }
+  }
+
+  /// `journal status`: whether the journal is unlocked, and for how long.
+  struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Say whether the journal is unlocked, and for how long (nothing else).")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+      Status.report(Runtime(options).context.environment)
+    }
+
+    static func report(_ environment: [String: String]) {
+      guard let (idle, lifetime) = AgentClient(environment: environment)?.status() else {
+        Runtime.output("locked\n")
+        return
+      }
+      Runtime.output(
+        "unlocked: locks after \(describe(idle)) idle, \(describe(lifetime)) at most\n")
+    }
+
+    static func describe(_ seconds: Int) -> String {
+      if seconds >= 3600 {
+        let minutes = (seconds % 3600) / 60
+        return "\(seconds / 3600) h" + (minutes > 0 ? " \(minutes) min" : "")
+      }
+      if seconds >= 60 { return "\(seconds / 60) min" }
+      return "\(seconds) s"
+    }
+  }
+
+  /// The agent process itself, started by `journal unlock` (not for people to run).
+  struct AgentServe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "agent-serve", abstract: "The unlock agent (started by journal unlock).",
+      shouldDisplay: false)
+
+    @Option var idle: Double
+    @Option var lifetime: Double
+
+    func run() throws {
+      // The vault id (16) and data key (32) arrive on standard input, never in argv.
+      let material = try SecureBytes(count: 48)
+      var filled = 0
+      material.withUnsafeMutableBytes { buffer in
+        while filled < buffer.count {
+          let count = read(
+            STDIN_FILENO, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+          if count < 0 && errno == EINTR { continue }
+          guard count > 0 else { break }
+          filled += count
+        }
+      }
+      guard filled == 48 else { throw ExitCodeOnly(code: .internalError) }
+      let vaultID = material.withUnsafeBytes { Array($0.prefix(16)) }
+      let dataKey = try SecureBytes(count: 32)
+      dataKey.withUnsafeMutableBytes { out in
+        material.withUnsafeBytes {
+          out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[16...]))
+        }
+      }
+      material.wipe()
+      let environment = ProcessInfo.processInfo.environment
+      let agent = Agent(
+        vaultID: vaultID, dataKey: dataKey, idleTimeout: idle, lifetime: lifetime,
+        socketPath: try AgentProtocol.socketPath(environment: environment))
+      try agent.bind()
+      let ready = Array("ready\n".utf8)
+      _ = ready.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+      let null = open("/dev/null", O_RDWR)
+      for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { dup2(null, fd) }
+      close(null)
+      agent.serve()
+    }
+  }
+}
+
+/// Starts the agent as its own process (a new session, so closing the terminal does not
+/// stop it) and hands it the key through a pipe.
+enum AgentLauncher {
+  static func start(keys: VaultKeys, idle: Double, lifetime: Double, socketPath: String) throws {
+    var input: [Int32] = [0, 0]
+    var output: [Int32] = [0, 0]
+    guard pipe(&input) == 0, pipe(&output) == 0 else { throw AppError.internalError("pipe") }
+    for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID
+    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let arguments = [binary, "agent-serve", "--idle", String(idle), "--lifetime", String(lifetime)]
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, binary, &actions, &attributes, &argv, environ)
+    close(input[0])
+    close(output[1])
+    defer { close(output[0]) }
+    guard status == 0 else {
+      close(input[1])
+      throw AppError.internalError("cannot start the agent")
+    }
+    var material = keys.vaultID + keys.withDataKey { Array($0) }
+    AgentProtocol.writeAll(input[1], material)
+    wipe(&material)
+    close(input[1])
+    // Wait for "ready": the socket is bound before unlock returns.
+    var line = [UInt8](repeating: 0, count: 6)
+    let got = read(output[0], &line, 6)
+    guard got == 6, line == Array("ready\n".utf8) else {
+      throw AppError.internalError("the agent did not start")
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// The unlock agent, with real processes and its real socket.
+@Suite(.serialized) struct AgentTests {
+  /// A private tmpfs directory standing in for $XDG_RUNTIME_DIR, so each test has its own
+  /// agent socket.
+  final class Runtime {
+    let path: String
+    init() {
+      var template = Array("/dev/shm/journal-agent-test-XXXXXX".utf8CString)
+      _ = mkdtemp(&template)
+      path = String(
+        decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var socket: String { path + "/journal/agent.sock" }
+  }
+
+  func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(20_000)
+    }
+    return condition()
+  }
+
+  func fixture(_ runtime: Runtime) -> CLIFixture {
+    CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()
+  }
+
+  let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
+
+  /// Unlock, then commands need no passphrase source at all; lock, and the next asks again.
+  @Test func unlockAndLock() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let id = f.new()
+    let unlocked = f.run("unlock", "--for", "10m")
+    #expect(unlocked.status == 0, "\(unlocked)")
+    #expect(unlocked.stderr.hasPrefix("journal: unlocked for 10 min of rest"))
+    var info = stat()
+    #expect(lstat(runtime.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    #expect(f.run("show", id, extra: locked).status == 0)
+    #expect(f.run("status").stdout.hasPrefix("unlocked: locks after "))
+    #expect(f.run("lock").stderr == "journal: locked\n")
+    #expect(f.run("status").stdout == "locked\n")
+    let after = f.run("show", id, extra: locked)
+    #expect(after.status == 9)
+    #expect(f.run("lock").stderr == "journal: already locked\n")
+  }
+
+  /// The idle timeout locks by itself; the socket goes with it.
+  @Test func idleTimeout() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock", "--for", "1s").status == 0)
+    #expect(eventually { f.run("status").stdout == "locked\n" })
+    #expect(!FileManager.default.fileExists(atPath: runtime.socket))
+  }
+
+  /// Another vault is never opened with the unlocked vault's key.
+  @Test func otherVault() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let other = f.home.file("other/vault.db")
+    #expect(f.run("init", "--kdf", "interactive", "--vault", other).status == 0)
+    let result = f.run("list", "--vault", other, extra: locked)
+    #expect(result.status == 9)
+    f.run("lock")
+  }
+
+  /// SIGTERM makes the agent wipe its key and exit, removing its socket.
+  @Test func sigterm() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock", "--for", "777s").status == 0)
+    let pid = try #require(agentPID(marker: "777.0"))
+    kill(pid, SIGTERM)
+    #expect(eventually { kill(pid, 0) != 0 })
+    #expect(!FileManager.default.fileExists(atPath: runtime.socket))
+    #expect(f.run("status").stdout == "locked\n")
+  }
+
+  /// Malformed requests are answered and never kill the agent.
+  @Test func malformedRequests() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let cases: [[UInt8]] = [
+      [],
+      Array("JRN".utf8),
+      Array("JRNA".utf8) + [1, 1, 0xFF, 0xFF],
+      Array("JRNA".utf8) + [9, 2, 0, 0],
+      Array("JRNA".utf8) + [1, 42, 0, 0],
+      Array("XXXX".utf8) + [1, 2, 0, 0],
+      Array("JRNA".utf8) + [1, 1, 16, 0] + [UInt8](repeating: 0, count: 16),
+      [UInt8](repeating: 0x41, count: 100_000),
+    ]
+    for bytes in cases {
+      let answer = rawRequest(runtime.socket, bytes)
+      if !bytes.isEmpty {
+        #expect(answer.count >= 6 && answer[5] != 0, "\(bytes.prefix(8)) got \(answer)")
+      }
+      #expect(f.run("status").stdout.hasPrefix("unlocked"), "alive after \(bytes.prefix(8))")
+    }
+    f.run("lock")
+  }
+
+  /// A process of another user is refused by the agent's own check, even when the socket's
+  /// permissions are opened up to let it connect.
+  @Test(
+    .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+  func otherUserRefused() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    chmod(runtime.path, 0o711)
+    chmod(runtime.path + "/journal", 0o711)
+    chmod(runtime.socket, 0o666)
+    let script = """
+      import socket, sys
+      s = socket.socket(socket.AF_UNIX)
+      s.connect(sys.argv[1])
+      s.sendall(b"JRNA\\x01\\x02\\x00\\x00")
+      print(s.recv(64).hex())
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    process.arguments = [
+      "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env", "python3", "-c", script,
+      runtime.socket,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let answer = String(decoding: data, as: UTF8.self).trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    #expect(answer == "4a524e4101040000", "refused (code 4), got \(answer)")
+    chmod(runtime.socket, 0o600)
+    chmod(runtime.path + "/journal", 0o700)
+    chmod(runtime.path, 0o700)
+    f.run("lock")
+  }
+
+  private func rawRequest(_ path: String, _ bytes: [UInt8]) -> [UInt8] {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: Array(path.utf8))
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else { return [] }
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    shutdown(fd, Int32(SHUT_WR))
+    var answer = [UInt8](repeating: 0, count: 64)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let count = recv(fd, &answer, answer.count, 0)
+    return count > 0 ? Array(answer[0..<count]) : []
+  }
+
+  private func agentPID(marker: String) -> pid_t? {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+      guard let pid = pid_t(entry),
+        let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+      else { continue }
+      let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      if arguments.contains("agent-serve") && arguments.contains(marker) { return pid }
+    }
+    return nil
+  }
+}
