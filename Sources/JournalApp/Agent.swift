@@ -57,10 +57,15 @@ public final class Agent {
       let now = Date()
       let end = min(deadline, idleDeadline)
       guard now < end else { return }
-      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      // The signal handler also writes to a pipe watched here, so a signal arriving just
+      // before poll still wakes it at once.
+      var descriptors = [
+        pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: AgentStop.wakeFD, events: Int16(POLLIN), revents: 0),
+      ]
       let wait = Int32(min(end.timeIntervalSince(now), 60) * 1000) + 1
-      let ready = poll(&descriptor, 1, wait)
-      guard ready > 0 else { continue }
+      let ready = poll(&descriptors, 2, wait)
+      guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
       let client = accept(listener, nil, nil)
       guard client >= 0 else { continue }
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
@@ -108,9 +113,11 @@ public final class Agent {
         return true
       }
       idleDeadline = min(deadline, Date().addingTimeInterval(idleTimeout))
-      var key = dataKey.withUnsafeBytes { Array($0) }
-      AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, key))
-      wipe(&key)
+      var frame = dataKey.withUnsafeBytes {
+        AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, Array($0))
+      }
+      AgentProtocol.write(client, frame)
+      wipe(&frame)
     case .status:
       let now = Date()
       let idle = UInt32(max(0, min(idleDeadline, deadline).timeIntervalSince(now)))
@@ -136,10 +143,19 @@ public final class Agent {
 /// SIGTERM, SIGINT and SIGHUP end the agent (its poll wakes with EINTR).
 enum AgentStop {
   nonisolated(unsafe) private static var flag: sig_atomic_t = 0
+  nonisolated(unsafe) private static var pipeFDs: [Int32] = [-1, -1]
 
   static var requested: Bool { flag != 0 }
+  static var wakeFD: Int32 { pipeFDs[0] }
 
   static func install() {
+    var fds: [Int32] = [0, 0]
+    if pipe(&fds) == 0 {
+      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+      _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+      pipeFDs = fds
+      writeFD = fds[1]
+    }
     for number in [SIGTERM, SIGINT, SIGHUP] {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { _ in AgentStop.set() }
@@ -149,5 +165,12 @@ enum AgentStop {
     }
   }
 
-  fileprivate static func set() { flag = 1 }
+  nonisolated(unsafe) private static var writeFD: Int32 = -1
+
+  // Async-signal-safe: a store and a write(2).
+  fileprivate static func set() {
+    flag = 1
+    var byte: UInt8 = 1
+    _ = Glibc.write(writeFD, &byte, 1)
+  }
 }

@@ -80,11 +80,14 @@ public enum AgentProtocol {
 
   /// Writes all of `bytes` to a pipe or file.
   public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { writeAll(fd, $0) }
+  }
+
+  /// Writes all of a buffer (guarded memory included, without copying it) to a pipe or file.
+  public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
     var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeBytes {
-        Glibc.write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
-      }
+    while offset < buffer.count {
+      let count = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { return }
       offset += count

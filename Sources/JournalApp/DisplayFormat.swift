@@ -2,19 +2,63 @@ import Foundation
 
 /// How dates read for people: local time, 24-hour, with the weekday.
 public struct DisplayFormat: Sendable {
-  private let timeZone: TimeZone
+  private let calendar: Calendar
 
-  public init(timeZone: TimeZone) { self.timeZone = timeZone }
+  public init(timeZone: TimeZone) {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    self.calendar = calendar
+  }
 
   /// "Sat 2026-11-21 18:30"
   public func dateTime(_ date: Date) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: date)
-    let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let weekday = weekdays[((c.weekday ?? 1) - 1) % 7]
-    return
-      "\(weekday) \(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute))"
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(20)
+    appendDateTime(date, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends "Sat 2026-11-21 18:30" as UTF-8.
+  ///
+  /// Civil-date arithmetic (Howard Hinnant's days-from-civil, inverted) on the zone's offset
+  /// at that instant: `list` formats one date per session, and Calendar's general machinery
+  /// cost more than the decryption.
+  public func appendDateTime(_ date: Date, to bytes: inout [UInt8]) {
+    let offset = calendar.timeZone.secondsFromGMT(for: date)
+    let seconds = Int((date.timeIntervalSince1970).rounded(.down)) + offset
+    let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+    let secondOfDay = seconds - days * 86400
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthPrime = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+    let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    bytes += Self.weekdays[((days % 7) + 7) % 7]  // 1970-01-01 was a Thursday
+    bytes.append(0x20)
+    Self.digits(year, 4, &bytes)
+    bytes.append(0x2D)
+    Self.digits(month, 2, &bytes)
+    bytes.append(0x2D)
+    Self.digits(day, 2, &bytes)
+    bytes.append(0x20)
+    Self.digits(secondOfDay / 3600, 2, &bytes)
+    bytes.append(0x3A)
+    Self.digits((secondOfDay % 3600) / 60, 2, &bytes)
+  }
+
+  private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"].map {
+    Array($0.utf8)
+  }
+
+  /// Appends `value` in decimal, zero-padded to `width` digits.
+  static func digits(_ value: Int, _ width: Int, _ bytes: inout [UInt8]) {
+    var text = Array(String(value).utf8)
+    while text.count < width { text.insert(0x30, at: 0) }
+    bytes += text
   }
 
   /// "2026-11-21T17:30:00.000Z": the stable form for JSON.
@@ -24,8 +68,4 @@ public struct DisplayFormat: Sendable {
     return formatter.string(from: date)
   }
 
-  private func pad(_ value: Int?, _ width: Int = 2) -> String {
-    let text = String(value ?? 0)
-    return String(repeating: "0", count: max(0, width - text.count)) + text
-  }
 }

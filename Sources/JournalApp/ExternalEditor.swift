@@ -41,13 +41,12 @@ public struct ExternalEditor {
   static func privacyArguments(program: String) -> [String] {
     switch program {
     case "vim", "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3", "gvim":
-      return [
-        "-n", "-i", "NONE", "--cmd", "set noswapfile nobackup nowritebackup noundofile viminfo=",
-      ]
+      // Both before (--cmd) and after (-c) the person's vimrc, which could turn them back on.
+      let settings = "set noswapfile nobackup nowritebackup noundofile viminfo="
+      return ["-n", "-i", "NONE", "--cmd", settings, "-c", settings]
     case "nvim":
-      return [
-        "-n", "-i", "NONE", "--cmd", "set noswapfile nobackup nowritebackup noundofile shada=",
-      ]
+      let settings = "set noswapfile nobackup nowritebackup noundofile shada="
+      return ["-n", "-i", "NONE", "--cmd", settings, "-c", settings]
     case "nano", "rnano":
       return ["--ignorercfiles"]
     default:
@@ -136,15 +135,32 @@ public struct ExternalEditor {
     unlink(path)
   }
 
-  /// Wipes buffers whose journal process is gone (a crash mid-edit).
-  func wipeLeftovers() {
+  /// Wipes buffers whose journal process is gone (a crash mid-edit), and anything else an
+  /// editor left there (its autosave or backup files).
+  func wipeLeftovers() { Self.wipeLeftovers(in: directory) }
+
+  static func wipeLeftovers(in directory: String) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for name in names {
-      guard let pidText = name.split(separator: "-").first, let pid = pid_t(pidText) else {
-        continue
+      if let pidText = name.split(separator: "-").first, let pid = pid_t(pidText),
+        pid == getpid() || kill(pid, 0) == 0
+      {
+        continue  // a journal still editing it
       }
-      if pid == getpid() { continue }
-      if kill(pid, 0) != 0 && errno == ESRCH { Self.wipe(directory + "/" + name) }
+      wipe(directory + "/" + name)
+    }
+  }
+
+  /// Run at every start: a crash or a closed terminal mid-edit leaves no buffer for long.
+  /// Creates nothing; looks only in directories that exist and are private.
+  public static func wipeLeftoverBuffers(environment: [String: String]) {
+    var candidates = ["/dev/shm/journal-\(getuid())/edit"]
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+      candidates.append(runtime + "/journal/edit")
+    }
+    for directory in candidates
+    where (try? FileSafety.privateDirectory(directory, create: false)) != nil {
+      wipeLeftovers(in: directory)
     }
   }
 }

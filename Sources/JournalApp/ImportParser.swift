@@ -126,9 +126,22 @@ public struct ImportParser {
     guard let idText = try string("id", required: true), let id = SessionID(idText) else {
       throw refuse("id", "is not a 32-digit hex id")
     }
-    guard let key = try string("treatment", required: true),
-      let treatment = Treatment(key: key, customName: try string("treatment_name", required: false))
-    else { throw refuse("treatment", "is not a known treatment (or lacks its name)") }
+    guard let key = try string("treatment", required: true) else {
+      throw refuse("treatment", "is missing")
+    }
+    let treatment: Treatment
+    if key == "other" {
+      // Checked as typed names are: a length limit, no control characters.
+      guard let name = try string("treatment_name", required: false),
+        let parsed = try? Treatment.parse("other:" + name)
+      else { throw refuse("treatment_name", "is missing, too long, or holds control characters") }
+      treatment = parsed
+    } else {
+      guard let known = Treatment(key: key, customName: nil) else {
+        throw refuse("treatment", "is not a known treatment")
+      }
+      treatment = known
+    }
     guard let intention = try text(.intention, "intention", multiline: true) else {
       throw refuse("intention", "is missing or empty")
     }

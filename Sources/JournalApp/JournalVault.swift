@@ -190,9 +190,10 @@ public final class JournalVault {
   // MARK: - Delete and undo
 
   /// Moves sessions to the trash as one deletion, undoable for `window` seconds.
-  public func delete(_ ids: [SessionID], window: TimeInterval) throws {
+  @discardableResult
+  public func delete(_ ids: [SessionID], window: TimeInterval) throws -> Vault.Deletion {
     let now = context.now()
-    try vault.trash(ids.map(\.hex), now: now, purgeAfter: now.addingTimeInterval(window))
+    return try vault.trash(ids.map(\.hex), now: now, purgeAfter: now.addingTimeInterval(window))
   }
 
   /// Restores the most recent deletion if its window is open. Needs no passphrase: undo has
@@ -209,9 +210,9 @@ public final class JournalVault {
     try vault.purgeExpired(now: context.now())
   }
 
-  /// Restores the most recent deletion (from the countdown's "u").
-  public func undo() throws -> Vault.Restored? {
-    try vault.undoLatest(now: context.now())
+  /// Restores this deletion (the countdown's "u"), if its window is still open.
+  public func undo(_ deletion: Vault.Deletion) throws -> Vault.Restored? {
+    try vault.undo(batch: deletion.batch, now: context.now())
   }
 
   // MARK: - Passphrase

@@ -110,19 +110,19 @@ public struct ReminderService {
       "\(waiting.count) sessions are waiting for your reflections — journal list --needs-reflection"
   }
 
-  /// Fires what is due, once: one calm notification for all of them, then each moves to its
-  /// next time. Returns how many fired.
+  /// Fires what is due: one calm notification for all of them, and only once it was
+  /// delivered does each move to its next time (at the interval it was set with). With no
+  /// notifier, or a failing one, nothing moves: the next run tries again, and every command's
+  /// line keeps showing the session. Returns how many were delivered.
   @discardableResult
   public func run(notifier: Notifier) throws -> Int {
     let instant = now()
-    var message: String?
-    let fired = try vault.fireDue(
-      now: instant, next: { schedule.next(after: $0.due, now: instant) }
-    ) {
-      message = Notifier.message(count: $0.count)
+    let due = try vault.dueReminders(now: instant)
+    guard !due.isEmpty, notifier.deliver(Notifier.message(count: due.count)) else { return 0 }
+    try vault.advance(due, now: instant) {
+      schedule.next(after: $0.due, interval: $0.repeatInterval, now: instant)
     }
-    if let message { notifier.deliver(message) }
-    return fired.count
+    return due.count
   }
 }
 
@@ -146,7 +146,8 @@ public struct Notifier {
       : "\(count) sessions are waiting for your reflections, whenever you are ready."
   }
 
-  public func deliver(_ message: String) {
+  @discardableResult
+  public func deliver(_ message: String) -> Bool {
     let arguments: [String]
     if let command = environment["JOURNAL_NOTIFY_COMMAND"], !command.isEmpty {
       arguments = ["/bin/sh", "-c", command, "journal-notify", message]
@@ -157,10 +158,11 @@ public struct Notifier {
       arguments = [notifySend, "--app-name=journal", "journal", message]
     } else {
       report("no notifier: set JOURNAL_NOTIFY_COMMAND, or run under a desktop session")
-      return
+      return false
     }
     let status = Self.run(arguments, timeout: 10)
     if status != 0 { report("the notifier failed (exit status \(status)); the reminder stays") }
+    return status == 0
   }
 
   /// Runs a program with no input and a time limit; returns its exit status.

@@ -37,6 +37,11 @@ public struct ReminderSchedule: Sendable {
   /// exact. After a long gap (a machine asleep for a week) it fires once, not once per
   /// missed day: the next time is the first repetition still ahead.
   public func next(after due: Date, now: Date) -> Date {
+    next(after: due, interval: repeatInterval, now: now)
+  }
+
+  /// The same, for a reminder that keeps its own interval (set when it was made).
+  public func next(after due: Date, interval repeatInterval: TimeInterval, now: Date) -> Date {
     let days = repeatInterval / 86400
     if days >= 1, days == days.rounded() {
       var candidate = due

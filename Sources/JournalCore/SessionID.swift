@@ -6,37 +6,60 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
   /// The 32 lowercase hex digits.
   public let hex: String
 
+  private static let digits = Array("0123456789abcdef".utf8)
+
   /// Makes an id from 16 random bytes, setting the UUID version (4) and variant bits.
   public init(randomBytes bytes: [UInt8]) {
     precondition(bytes.count == 16, "a session id is 16 bytes")
     var b = bytes
     b[6] = (b[6] & 0x0F) | 0x40
     b[8] = (b[8] & 0x3F) | 0x80
-    self.hex = b.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    var text: [UInt8] = []
+    text.reserveCapacity(32)
+    for byte in b {
+      text.append(Self.digits[Int(byte >> 4)])
+      text.append(Self.digits[Int(byte & 0x0F)])
+    }
+    self.hex = String(decoding: text, as: UTF8.self)
   }
 
   /// Parses 32 hex digits, with or without the dashes of the UUID form, in either case.
   public init?(_ text: String) {
-    let digits = text.lowercased().filter { $0 != "-" }
-    guard digits.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
-    self.hex = digits
+    // Fast path: 32 lowercase hex digits, as the vault stores them (once per listed row).
+    var utf8 = text.utf8
+    if utf8.count == 32,
+      utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    {
+      self.hex = text
+      return
+    }
+    utf8 = text.lowercased().utf8
+    let digits = utf8.filter { $0 != UInt8(ascii: "-") }
+    guard digits.count == 32,
+      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    else { return nil }
+    self.hex = String(decoding: digits, as: UTF8.self)
   }
 
   /// The 16 raw bytes.
   public var bytes: [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(16)
-    var index = hex.startIndex
-    while index < hex.endIndex {
-      let next = hex.index(index, offsetBy: 2)
-      out.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-      index = next
+    var out = [UInt8](repeating: 0, count: 16)
+    var index = 0
+    var high: UInt8 = 0
+    for (position, character) in hex.utf8.enumerated() {
+      let value = character <= 0x39 ? character - 0x30 : character - 0x61 + 10
+      if position % 2 == 0 {
+        high = value
+      } else {
+        out[index] = high << 4 | value
+        index += 1
+      }
     }
     return out
   }
 
   /// The first 8 hex digits: what lists and messages show.
-  public var short: String { String(hex.prefix(8)) }
+  public var short: String { String(decoding: hex.utf8.prefix(8), as: UTF8.self) }
 
   /// The canonical UUID form, 8-4-4-4-12.
   public var uuidString: String {

@@ -133,6 +133,10 @@ public final class DraftStore {
       return .ready(stored)
     } catch let error as NewerDraft {
       return .newer(version: error.version)
+    } catch let error as DraftError {
+      // The system failed us (no descriptors, an I/O error): not the draft's fault. It is
+      // left alone and the error reported, never the draft deleted.
+      throw error
     } catch {
       return .unreadable
     }
@@ -142,14 +146,17 @@ public final class DraftStore {
 
   /// Reads and opens a draft file; nil when it is gone.
   func read(_ id: SessionID) throws -> StoredDraft? {
-    let fd = Glibc.open(path(id, ".draft"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    let draftPath = path(id, ".draft")
+    let fd = Glibc.open(draftPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
-      throw CryptoError.integrity
+      if errno == ELOOP { throw CryptoError.integrity }  // a symbolic link: not ours
+      throw DraftError.io(path: draftPath, errno: errno)
     }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
+    guard fstat(fd, &info) == 0 else { throw DraftError.io(path: draftPath, errno: errno) }
+    guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
       info.st_size <= Self.maximumFileBytes
     else { throw CryptoError.integrity }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
@@ -159,6 +166,7 @@ public final class DraftStore {
         Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
       }
       if count < 0 && errno == EINTR { continue }
+      if count < 0 { throw DraftError.io(path: draftPath, errno: errno) }
       guard count > 0 else { break }
       offset += count
     }
@@ -186,12 +194,25 @@ public final class DraftStore {
   }
 
   private func lock(_ id: SessionID) throws -> DraftHandle {
-    let fd = try openLock(id)
-    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+    // A lock file is removed with its draft; a process that opened the old file just before
+    // would then hold a lock nobody else sees. So after locking, check that the file locked
+    // is still the one at the path, and try again if not.
+    for _ in 0..<3 {
+      let fd = try openLock(id)
+      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        close(fd)
+        throw DraftError.inUse(id: id.short)
+      }
+      var held = stat()
+      var current = stat()
+      if fstat(fd, &held) == 0, lstat(path(id, ".lock"), &current) == 0,
+        held.st_ino == current.st_ino, held.st_dev == current.st_dev
+      {
+        return DraftHandle(store: self, id: id, lockFD: fd)
+      }
       close(fd)
-      throw DraftError.inUse(id: id.short)
     }
-    return DraftHandle(store: self, id: id, lockFD: fd)
+    throw DraftError.inUse(id: id.short)
   }
 
   private func cleanLeftovers(_ id: SessionID) throws {

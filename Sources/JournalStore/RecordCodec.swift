@@ -18,6 +18,11 @@ enum RecordCodec {
 
   struct Malformed: Error {}
 
+  static let summaryTags: Set<Tag> = [
+    .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
+  ]
+  static let bodyTags: Set<Tag> = [.dose, .intention, .environment, .music, .reflection]
+
   static func encodeSummary(_ s: Session) -> [UInt8] {
     var out: [UInt8] = [version]
     put(.date, time: s.date, into: &out)
@@ -44,12 +49,7 @@ enum RecordCodec {
 
   static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
   {
-    let fields = try split(
-      bytes,
-      allowed: [
-        .date, .treatment, .treatmentName, .moodBefore,
-        .moodAfter, .status, .created, .updated,
-      ])
+    let fields = try split(bytes, allowed: summaryTags)
     guard let date = try time(fields[.date]), let key = try text(fields[.treatment]),
       let treatment = Treatment(key: key, customName: try text(fields[.treatmentName])),
       let before = try mood(fields[.moodBefore]),
@@ -71,7 +71,7 @@ enum RecordCodec {
   }
 
   static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
-    let fields = try split(bytes, allowed: [.dose, .intention, .environment, .music, .reflection])
+    let fields = try split(bytes, allowed: bodyTags)
     let body = Body(
       dose: try text(fields[.dose]), intention: try text(fields[.intention]),
       environment: try text(fields[.environment]), music: try text(fields[.music]),
@@ -98,21 +98,30 @@ enum RecordCodec {
     withUnsafeBytes(of: millis.littleEndian) { put(tag, bytes: $0, into: &out) }
   }
 
+  /// The fields of a plaintext, by tag. A flat table rather than a dictionary: `list` splits
+  /// one summary per session.
+  struct Fields {
+    private var slots = [UnsafeRawBufferPointer?](repeating: nil, count: 21)
+
+    subscript(tag: Tag) -> UnsafeRawBufferPointer? {
+      get { slots[Int(tag.rawValue)] }
+      set { slots[Int(tag.rawValue)] = newValue }
+    }
+  }
+
   private static func split(
     _ bytes: UnsafeRawBufferPointer, allowed: Set<Tag>
-  ) throws -> [Tag: UnsafeRawBufferPointer] {
+  ) throws -> Fields {
     guard bytes.first == version else { throw Malformed() }
-    var fields: [Tag: UnsafeRawBufferPointer] = [:]
+    var fields = Fields()
     var offset = 1
     while offset < bytes.count {
       guard bytes.count - offset >= 5, let tag = Tag(rawValue: bytes[offset]),
         allowed.contains(tag), fields[tag] == nil
       else { throw Malformed() }
-      var length: UInt32 = 0
-      withUnsafeMutableBytes(of: &length) {
-        $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<(offset + 5)]))
-      }
-      let count = Int(UInt32(littleEndian: length))
+      let count =
+        Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) << 16
+        | Int(bytes[offset + 4]) << 24
       offset += 5
       guard bytes.count - offset >= count else { throw Malformed() }
       fields[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])

@@ -64,37 +64,46 @@ extension Vault {
     }
   }
 
-  /// Fires what is due: calls `deliver` with the reminders due at `now`, then moves each to
-  /// its next time (from `next`), in one transaction — so two runs at once fire once.
-  public func fireDue(
-    now: Date, next: (Reminder) -> Date, deliver: ([Reminder]) -> Void
-  ) throws -> [Reminder] {
-    let instant = Self.millis(now)
-    return try write { db in
-      let due = try Row.fetchAll(
+  /// The reminders due at `now`.
+  public func dueReminders(now: Date) throws -> [Reminder] {
+    try read { db in
+      try Row.fetchAll(
         db,
         sql:
           "SELECT id, due, repeat_seconds, last_fired FROM reminder WHERE due <= ? ORDER BY due, id",
-        arguments: [instant]
+        arguments: [Self.millis(now)]
       ).map(Self.reminder)
-      guard !due.isEmpty else { return [] }
-      for reminder in due {
-        try db.execute(
-          sql: "UPDATE reminder SET due = ?, last_fired = ? WHERE id = ?",
-          arguments: [Self.millis(next(reminder)), instant, reminder.id])
-      }
-      deliver(due)
-      return due
     }
   }
 
-  private static func reminder(_ row: Row) -> Reminder {
-    let due: Int64 = row[1]
-    let repeatSeconds: Int64 = row[2]
-    let fired: Int64? = row[3]
+  /// Moves delivered reminders to their next time. A reminder changed meanwhile (cancelled,
+  /// set anew, or moved by another run) is left as it now is. Returns how many moved.
+  @discardableResult
+  public func advance(_ delivered: [Reminder], now: Date, next: (Reminder) -> Date) throws -> Int {
+    try write { db in
+      var moved = 0
+      for reminder in delivered {
+        try db.execute(
+          sql: "UPDATE reminder SET due = ?, last_fired = ? WHERE id = ? AND due = ?",
+          arguments: [
+            Self.millis(next(reminder)), Self.millis(now), reminder.id, Self.millis(reminder.due),
+          ])
+        moved += db.changesCount
+      }
+      return moved
+    }
+  }
+
+  /// Decodes a reminder row; a value of the wrong type (an edited file) is reported as a
+  /// damaged vault rather than trapping.
+  private static func reminder(_ row: Row) throws -> Reminder {
+    let due = try row.decode(Int64.self, atIndex: 1)
+    let repeatSeconds = try row.decode(Int64.self, atIndex: 2)
+    let fired = try row.decode(Int64?.self, atIndex: 3)
     return Reminder(
-      id: row[0], due: Date(timeIntervalSince1970: Double(due) / 1000),
-      repeatInterval: TimeInterval(repeatSeconds),
+      id: try row.decode(String.self, atIndex: 0),
+      due: Date(timeIntervalSince1970: Double(due) / 1000),
+      repeatInterval: TimeInterval(max(60, repeatSeconds)),
       lastFired: fired.map { Date(timeIntervalSince1970: Double($0) / 1000) })
   }
 }

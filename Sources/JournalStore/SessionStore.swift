@@ -88,8 +88,9 @@ public final class SessionStore {
       let arguments: StatementArguments = status.map { [$0.rawValue] } ?? []
       let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
       while let row = try rows.next() {
-        let text: String = row[0]
-        guard let id = SessionID(text) else { continue }
+        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text) else {
+          continue
+        }
         do {
           sessions.append(try openSummary(row: row, id: id))
         } catch {
@@ -196,8 +197,8 @@ public final class SessionStore {
   }
 
   private func openSummary(row: Row, id: SessionID) throws -> SessionSummary {
-    let status: String = row[1]
-    let sealed: Data = row[2]
+    let status = try row.decode(String.self, atIndex: 1)
+    let sealed = try row.decode(Data.self, atIndex: 2)
     let summary = try cipher.open(Array(sealed), id: id.bytes, column: .summary) { plain in
       try RecordCodec.decodeSummary(plain, id: id)
     }
@@ -214,7 +215,7 @@ public final class SessionStore {
     else { throw StoreError.noMatch(prefix: id.short) }
     do {
       let summary = try openSummary(row: row, id: id)
-      let sealedBody: Data = row[3]
+      let sealedBody = try row.decode(Data.self, atIndex: 3)
       let body = try cipher.open(Array(sealedBody), id: id.bytes, column: .body) { plain in
         try RecordCodec.decodeBody(plain)
       }

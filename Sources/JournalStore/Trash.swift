@@ -15,11 +15,18 @@ extension Vault {
     public let ids: [String]
   }
 
+  /// One deletion: its batch number and when its window closes.
+  public struct Deletion: Sendable, Equatable {
+    public let batch: Int64
+    public let purgeAfter: Date
+  }
+
   /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`.
-  public func trash(_ ids: [String], now: Date, purgeAfter: Date) throws {
+  @discardableResult
+  public func trash(_ ids: [String], now: Date, purgeAfter: Date) throws -> Deletion {
     let deletedAt = Self.millis(now)
     let purge = max(Self.millis(purgeAfter), deletedAt)
-    try write { db in
+    return try write { db in
       let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
       for id in ids {
         try db.execute(
@@ -35,19 +42,26 @@ extension Vault {
         // A deleted session's reminder is cancelled with it, and comes back with an undo.
         try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id])
       }
+      return Deletion(batch: batch, purgeAfter: Date(timeIntervalSince1970: Double(purge) / 1000))
     }
   }
 
   /// Restores the most recent deletion if its window is still open at `now` (the window is
   /// half-open: at `purge_after` itself it has closed). Nil when there is nothing to undo.
   public func undoLatest(now: Date) throws -> Restored? {
+    try undo(batch: nil, now: now)
+  }
+
+  /// Restores one given deletion (the countdown's own), if its window is still open.
+  public func undo(batch wanted: Int64?, now: Date) throws -> Restored? {
     let instant = Self.millis(now)
     return try write { db in
-      guard
-        let batch = try Int64.fetchOne(
-          db, sql: "SELECT batch FROM trash WHERE purge_after > ? ORDER BY batch DESC LIMIT 1",
-          arguments: [instant])
-      else { return nil }
+      let sql =
+        wanted == nil
+        ? "SELECT batch FROM trash WHERE purge_after > ? ORDER BY batch DESC LIMIT 1"
+        : "SELECT batch FROM trash WHERE purge_after > ? AND batch = ? LIMIT 1"
+      let arguments: StatementArguments = wanted.map { [instant, $0] } ?? [instant]
+      guard let batch = try Int64.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
       let ids = try String.fetchAll(
         db, sql: "SELECT id FROM trash WHERE batch = ? ORDER BY id", arguments: [batch])
       try db.execute(

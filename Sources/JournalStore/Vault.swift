@@ -101,21 +101,37 @@ public final class Vault {
   /// refused if anything is there), with SQLite's online backup from one read transaction:
   /// safe while other processes write. The copy is sealed exactly as the vault is.
   public func backup(to destination: String) throws {
-    try FileSafety.createExclusively(destination)
+    // SQLite would create the copy's -wal and -shm by name next to it, following whatever
+    // is planted there; so the copy is made in a private directory beside the destination
+    // and then linked into place, which fails if anything already has that name.
+    let parent = FileSafety.parentDirectory(of: destination)
+    var template = Array((parent + "/.journal-backup-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else { throw StoreError.io(path: parent, errno: errno) }
+    let staging = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let copy = staging + "/vault.db"
+    defer {
+      unlink(copy + "-wal")
+      unlink(copy + "-shm")
+      unlink(copy)
+      rmdir(staging)
+    }
+    var info = stat()
+    if lstat(destination, &info) == 0 { throw StoreError.vaultExists(path: destination) }
     do {
-      let target = try Self.openDatabase(destination)
+      try FileSafety.createExclusively(copy)
+      let target = try Self.openDatabase(copy)
       try database.backup(to: target)
       try target.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
       }
       try target.close()
-      unlink(destination + "-wal")
-      unlink(destination + "-shm")
     } catch {
-      unlink(destination)
-      unlink(destination + "-wal")
-      unlink(destination + "-shm")
       throw Vault.map(error, path: destination)
+    }
+    guard link(copy, destination) == 0 else {
+      if errno == EEXIST { throw StoreError.vaultExists(path: destination) }
+      throw StoreError.io(path: destination, errno: errno)
     }
   }
 
@@ -163,17 +179,22 @@ public final class Vault {
             wrapped_key FROM vault WHERE singleton = 1
           """)
     else { throw StoreError.notAVault(path: path) }
-    let version: Int = row["format_version"]
+    // Decoded with `try`: a value of the wrong type (an edited file) is "not a vault", never
+    // a crash.
+    guard let version = try? row.decode(Int.self, forColumn: "format_version"),
+      let algorithm = try? row.decode(String.self, forColumn: "kdf_algorithm"),
+      let ops = try? row.decode(Int64.self, forColumn: "kdf_opslimit"),
+      let mem = try? row.decode(Int64.self, forColumn: "kdf_memlimit"),
+      let vaultID = try? row.decode(Data.self, forColumn: "vault_id"),
+      let salt = try? row.decode(Data.self, forColumn: "kdf_salt"),
+      let wrapped = try? row.decode(Data.self, forColumn: "wrapped_key")
+    else { throw StoreError.notAVault(path: path) }
     guard version <= formatVersion else {
       throw StoreError.newerFormat(found: version, supported: formatVersion)
     }
-    let algorithm: String = row["kdf_algorithm"]
-    let ops: Int64 = row["kdf_opslimit"]
-    let mem: Int64 = row["kdf_memlimit"]
-    guard algorithm == "argon2id13", ops > 0, mem > 0,
-      let vaultID = row["vault_id"] as Data?, let salt = row["kdf_salt"] as Data?,
-      let wrapped = row["wrapped_key"] as Data?
-    else { throw StoreError.notAVault(path: path) }
+    guard algorithm == "argon2id13", ops > 0, mem > 0 else {
+      throw StoreError.notAVault(path: path)
+    }
     let header = KeyHeader(
       vaultID: Array(vaultID), limits: KDFLimits(opsLimit: UInt64(ops), memLimit: UInt64(mem)),
       salt: Array(salt), wrappedKey: Array(wrapped))
@@ -250,6 +271,8 @@ public final class Vault {
   // MARK: - Errors
 
   static func map(_ error: any Error, path: String) -> any Error {
+    // A value of the wrong type in a column: the file was edited, not a bug of ours.
+    if error is RowDecodingError { return StoreError.notAVault(path: path) }
     guard let error = error as? DatabaseError else { return error }
     switch error.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.busy

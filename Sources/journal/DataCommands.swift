@@ -54,7 +54,11 @@ extension Journal {
         let instant = try dates.parseInstant(until, now: now)
         // A bare day means the whole day.
         let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
-        filter.until = wholeDay ? instant.addingTimeInterval(86400 - 0.001) : instant
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = runtime.context.timeZone
+        let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
+        // A day is not always 24 h (daylight saving): the end is the next midnight.
+        filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
       }
       if let treatment {
         let key = treatment.lowercased()
@@ -103,14 +107,11 @@ extension Journal {
 
     func run() throws {
       let runtime = Runtime(options)
-      let data: Data
-      if file == "-" {
-        data = (try? FileHandle.standardInput.readToEnd()) ?? Data()
-      } else {
-        guard let contents = FileManager.default.contents(atPath: file) else {
-          throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
-        }
-        data = contents
+      // Read at most one byte past the limit, so an enormous file is refused, not loaded.
+      let limit = ImportParser.maximumBytes + 1
+      let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+      guard let handle, let data = try? handle.read(upToCount: limit) ?? Data() else {
+        throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
       }
       let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
       let (kind, sessions) = try parser.parse(data)

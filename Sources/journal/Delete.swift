@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
+import JournalStore
 
 extension Journal {
   /// `journal delete <id>…`: confirm, delete, and offer a moment to undo.
@@ -50,10 +51,10 @@ extension Journal {
           throw ExitCodeOnly(code: .cancelled)
         }
       }
-      try journal.delete(targets, window: window)
+      let deletion = try journal.delete(targets, window: window)
       let what = targets.count == 1 ? "session \(shown[0])" : "\(targets.count) sessions"
       if let terminal = runtime.terminal, window > 0 {
-        try Countdown(terminal: terminal, journal: journal, window: window, what: what).run()
+        try Countdown(terminal: terminal, journal: journal, deletion: deletion, what: what).run()
       } else {
         Report.note(
           #"deleted \#(what); "journal undo" restores it within \#(Self.describe(window))"#)
@@ -95,15 +96,17 @@ extension Journal {
 struct Countdown {
   let terminal: TTY
   let journal: JournalVault
-  let window: TimeInterval
+  let deletion: Vault.Deletion
   let what: String
 
   func run() throws {
-    let deadline = Date().addingTimeInterval(window)
+    // The stored end of the window, not a fresh one: the screen never promises more time.
+    let deadline = deletion.purgeAfter
+    let window = max(0, deadline.timeIntervalSinceNow)
     let redraw = terminal.supportsColour
     if !redraw {
       terminal.writeLine(
-        "Deleted \(what). Press u within \(Int(window)) s to undo it, or Enter to go on.")
+        "Deleted \(what). Press u within \(Int(window.rounded())) s to undo it, or Enter to go on.")
     }
     while true {
       let remaining = deadline.timeIntervalSinceNow
@@ -117,7 +120,11 @@ struct Countdown {
         continue
       }
       if key == [0x75] || key == [0x55] {  // u, U
-        _ = try journal.undo()
+        guard try journal.undo(deletion) != nil else {
+          terminal.write(redraw ? "\r\u{1B}[K" : "")
+          terminal.writeLine("The undo window had just closed; \(what) stays deleted.")
+          throw AppError.nothingToUndo
+        }
         terminal.write(redraw ? "\r\u{1B}[KRestored \(what).\n" : "Restored \(what).\n")
         return
       }

@@ -153,13 +153,15 @@ extension Journal {
         let runtime = Runtime(options)
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let vault = try runtime.vaultPath()
-        let command = "\(binary) reminders run --vault \(vault)"
+        let command = "\(shellQuoted(binary)) reminders run --vault \(shellQuoted(vault))"
         let environment = runtime.context.environment
         let hasSystemd =
           ExternalEditor.locate("systemctl", path: environment["PATH"] ?? "/usr/bin:/bin") != nil
           && FileManager.default.fileExists(atPath: "/run/systemd/system")
         guard hasSystemd, let home = environment["HOME"] else {
           Report.note("systemd is not running here; add this line to your crontab (crontab -e):")
+          Report.note(
+            "cron has no desktop session: put JOURNAL_NOTIFY_COMMAND=… at the top of the crontab")
           Runtime.output("*/15 * * * * \(command)\n")
           return
         }
@@ -173,7 +175,7 @@ extension Journal {
 
           [Service]
           Type=oneshot
-          ExecStart=\(command)
+          ExecStart=\(command.replacingOccurrences(of: "%", with: "%%"))
 
           """
         let timer = """
@@ -222,4 +224,9 @@ enum StopSignal {
       usleep(UInt32(min(0.1, max(0, deadline.timeIntervalSinceNow)) * 1_000_000))
     }
   }
+}
+
+/// A word safe to paste into a shell or a systemd command line.
+func shellQuoted(_ text: String) -> String {
+  "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
 }

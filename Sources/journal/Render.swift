@@ -14,21 +14,44 @@ struct Render {
 
   // MARK: - Text
 
-  /// One line a session: id, date, mood (before → after), treatment, status badge.
+  /// One line a session: id, date, mood (before → after), treatment, status badge. Built as
+  /// bytes: a list of 100,000 sessions is one string of several megabytes.
   func list(_ sessions: [SessionSummary]) -> String {
+    let names = Dictionary(
+      sessions.map { ($0.treatment, Array($0.treatment.displayName.utf8)) },
+      uniquingKeysWith: { a, _ in a })
     let width = sessions.map { $0.treatment.displayName.count }.max() ?? 0
-    var out = ""
-    out.reserveCapacity(sessions.count * 80)
+    let badges = Dictionary(
+      uniqueKeysWithValues: SessionStatus.allCases.map { ($0, Array(badge($0).utf8)) })
+    let arrow = Array(" → ".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(sessions.count * 72)
     for s in sessions {
-      let mood =
-        s.moodAfter.map { "\(pad(s.moodBefore.value)) → \(pad($0.value))" }
-        ?? "\(pad(s.moodBefore.value))     "
-      let name = s.treatment.displayName
-      let treatment = name + String(repeating: " ", count: max(0, width - name.count))
-      out +=
-        "\(s.id.short)  \(format.dateTime(s.date))  mood \(mood)  \(treatment)  \(badge(s.status))\n"
+      out += s.id.hex.utf8.prefix(8)
+      out += [0x20, 0x20]
+      format.appendDateTime(s.date, to: &out)
+      out += Array("  mood ".utf8)
+      appendMood(s.moodBefore.value, &out)
+      if let after = s.moodAfter {
+        out += arrow
+        appendMood(after.value, &out)
+      } else {
+        out += [0x20, 0x20, 0x20, 0x20, 0x20]
+      }
+      out += [0x20, 0x20]
+      let name = names[s.treatment] ?? []
+      out += name
+      let pad = width - s.treatment.displayName.count
+      if pad > 0 { out += [UInt8](repeating: 0x20, count: pad) }
+      out += [0x20, 0x20]
+      out += badges[s.status] ?? []
+      out.append(0x0A)
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private func appendMood(_ mood: Int, _ out: inout [UInt8]) {
+    if mood < 10 { out += [0x20, UInt8(0x30 + mood)] } else { out += [0x31, 0x30] }
   }
 
   /// The whole session, grouped Before / Setting / Reflection.
@@ -82,8 +105,6 @@ struct Render {
       .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
     return "  \(label)\n\(body)\n"
   }
-
-  private func pad(_ mood: Int) -> String { mood < 10 ? " \(mood)" : "\(mood)" }
 
   // MARK: - JSON (schema version 1, documented in Docs/USER-GUIDE.md)
 

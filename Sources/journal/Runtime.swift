@@ -16,6 +16,7 @@ struct Runtime {
     self.context = .live(environment: environment)
     let quiet = options.noInput || environment["JOURNAL_NO_INPUT"].map { !$0.isEmpty } ?? false
     self.terminal = quiet ? nil : TTY.open(environment: environment)
+    ExternalEditor.wipeLeftoverBuffers(environment: environment)
   }
 
   func vaultPath() throws -> String {

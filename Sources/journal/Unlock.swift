@@ -184,9 +184,8 @@ enum AgentLauncher {
       close(input[1])
       throw AppError.internalError("cannot start the agent")
     }
-    var material = keys.vaultID + keys.withDataKey { Array($0) }
-    AgentProtocol.writeAll(input[1], material)
-    wipe(&material)
+    AgentProtocol.writeAll(input[1], keys.vaultID)
+    keys.withDataKey { (key: UnsafeRawBufferPointer) in AgentProtocol.writeAll(input[1], key) }
     close(input[1])
     // Wait for "ready": the socket is bound before unlock returns.
     var line = [UInt8](repeating: 0, count: 6)

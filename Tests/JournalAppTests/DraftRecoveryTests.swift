@@ -57,5 +57,7 @@ struct DraftRecoveryTests {
     #expect(Duration.parse("0s") == 0)
     #expect(Duration.parse("soon") == nil)
     #expect(Duration.parse("-1d") == nil)
+    #expect(Duration.parse("999999999999d") == nil, "absurd values are refused, not overflowed")
+    #expect(Duration.parse("3650d") == 315_360_000)
   }
 }

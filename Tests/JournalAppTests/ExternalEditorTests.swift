@@ -11,6 +11,7 @@ struct ExternalEditorTests {
       ExternalEditor.privacyArguments(program: "vim.basic").last?.contains("noswapfile") == true)
     #expect(ExternalEditor.privacyArguments(program: "vim").prefix(3) == ["-n", "-i", "NONE"])
     #expect(ExternalEditor.privacyArguments(program: "nvim").last?.contains("shada=") == true)
+    #expect(ExternalEditor.privacyArguments(program: "vim").contains("-c"), "after the vimrc too")
     #expect(ExternalEditor.privacyArguments(program: "nano") == ["--ignorercfiles"])
     #expect(ExternalEditor.privacyArguments(program: "nvi").isEmpty)
     #expect(ExternalEditor.privacyArguments(program: "emacs").isEmpty)

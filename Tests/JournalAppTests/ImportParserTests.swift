@@ -92,6 +92,10 @@ struct ImportParserTests {
     var contradiction = valid
     contradiction["status"] = "needs_reflection"
     #expect(refusal(document(contradiction))?.isRefusal(at: "sessions[0].status") == true)
+    var escape = valid
+    escape["treatment"] = "other"
+    escape["treatment_name"] = "\u{1B}]52;c;aGk=\u{07}"
+    #expect(refusal(document(escape))?.isRefusal(at: "sessions[0].treatment_name") == true)
     var noID = valid
     noID["id"] = "not an id"
     #expect(

@@ -131,6 +131,27 @@ import Testing
     #expect(f.run("backup", copy).status == 7)
   }
 
+  /// A backup never writes through a file or link planted beside its destination.
+  @Test func backupIgnoresPlantedFiles() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let shared = f.home.file("shared")
+    mkdir(shared, 0o777)
+    let trap = f.home.file("trap")
+    symlink(trap, shared + "/copy.db-wal")
+    symlink(trap + "-shm", shared + "/copy.db-shm")
+    let result = f.run("backup", shared + "/copy.db")
+    #expect(result.status == 0, "\(result)")
+    #expect(!FileManager.default.fileExists(atPath: trap))
+    #expect(!FileManager.default.fileExists(atPath: trap + "-shm"))
+    var info = stat()
+    #expect(lstat(shared + "/copy.db", &info) == 0 && info.st_mode & 0o777 == 0o600)
+    #expect(
+      (try FileManager.default.contentsOfDirectory(atPath: shared)).filter {
+        $0.hasPrefix(".journal-backup")
+      }.isEmpty)
+  }
+
   /// verify names each damaged session and exits 5; all intact, it exits 0.
   @Test func verify() throws {
     let f = CLIFixture().initialise()

@@ -122,8 +122,8 @@ import Testing
     let result = f.run("reminders", "install")
     #expect(result.status == 0)
     if !FileManager.default.fileExists(atPath: "/run/systemd/system") {
-      #expect(result.stdout.hasPrefix("*/15 * * * * /"))
-      #expect(result.stdout.hasSuffix(" reminders run --vault \(f.vaultPath)\n"))
+      #expect(result.stdout.hasPrefix("*/15 * * * * '/"))
+      #expect(result.stdout.hasSuffix(" reminders run --vault '\(f.vaultPath)'\n"))
     }
   }
 }

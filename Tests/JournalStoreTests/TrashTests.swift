@@ -50,6 +50,19 @@ struct TrashTests {
     #expect(try f.store.count() == 2)
   }
 
+  /// The countdown undoes its own deletion, not a later one made elsewhere.
+  @Test func undoOwnBatch() throws {
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1), b = try f.session(seed: 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let first = try f.vault.trash([a.id.hex], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([b.id.hex], now: t0 + 1, purgeAfter: t0 + 11)
+    #expect(try f.vault.undo(batch: first.batch, now: t0 + 2)?.ids == [a.id.hex])
+    #expect(try f.vault.trashedIDs() == [b.id.hex])
+    #expect(try f.vault.undo(batch: first.batch, now: t0 + 3) == nil)
+  }
+
   /// A deletion of several sessions is one batch: undone together.
   @Test func batch() throws {
     let f = try StoreFixture()

@@ -100,6 +100,20 @@ struct VaultTests {
     #expect(throws: StoreError.notAVault(path: other)) { try Vault.open(at: other) }
   }
 
+  /// Values of the wrong type in an edited file are refused as damage, never a crash.
+  @Test func wrongTypes() throws {
+    let f = try StoreFixture()
+    let waiting = try f.session(seed: 1, reflection: nil)
+    try f.store.upsert(waiting)
+    try f.vault.setReminder(waiting.id.hex, due: TestClock.reference, repeatInterval: 86400)
+    #expect(try f.vault.reminders().count == 1)
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { try $0.execute(sql: "UPDATE reminder SET due = 'soon'") }
+    #expect(throws: StoreError.notAVault(path: f.path)) { try Vault.open(at: f.path).reminders() }
+    try queue.write { try $0.execute(sql: "UPDATE vault SET kdf_opslimit = 'many'") }
+    #expect(throws: StoreError.notAVault(path: f.path)) { try Vault.open(at: f.path) }
+  }
+
   /// A vault of a newer format is refused with both version numbers.
   @Test func newerFormat() throws {
     let f = try StoreFixture()
