@@ -1,4 +1,5 @@
 import Glibc
+import JournalStore
 
 /// Plaintext written to a file the person names (exports): created new, 0600, never
 /// through a symbolic link, never over an existing file.
@@ -11,26 +12,8 @@ public enum OutputFile {
     }
     var bytes = Array(text.utf8)
     defer { for index in bytes.indices { bytes[index] = 0 } }
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeBytes {
-        Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        let error = errno
-        close(fd)
-        unlink(path)
-        throw AppError.outputUnwritable(path: path, errno: error)
-      }
-      offset += count
-    }
-    guard fsync(fd) == 0 else {
-      let error = errno
-      close(fd)
-      unlink(path)
+    if let error = FileSafety.writeAndSync(fd, bytes, removingOnFailure: path) {
       throw AppError.outputUnwritable(path: path, errno: error)
     }
-    close(fd)
   }
 }

@@ -234,27 +234,9 @@ public final class DraftStore {
     unlink(temporary)
     let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw DraftError.io(path: temporary, errno: errno) }
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeBytes {
-        Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        let error = errno
-        close(fd)
-        unlink(temporary)
-        throw DraftError.io(path: temporary, errno: error)
-      }
-      offset += count
-    }
-    guard fsync(fd) == 0 else {
-      let error = errno
-      close(fd)
-      unlink(temporary)
+    if let error = FileSafety.writeAndSync(fd, bytes, removingOnFailure: temporary) {
       throw DraftError.io(path: temporary, errno: error)
     }
-    close(fd)
     guard rename(temporary, path(id, ".draft")) == 0 else {
       let error = errno
       unlink(temporary)

@@ -75,4 +75,28 @@ public enum FileSafety {
     if parent != path, access(parent, F_OK) != 0 { try makeParents(parent) }
     guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .io(path: path, errno: errno) }
   }
+
+  /// Writes all of `bytes` to a new file's descriptor and fsyncs it; on failure closes it,
+  /// removes `path`, and returns the errno. Nil when all is written and on disk.
+  public static func writeAndSync(_ fd: Int32, _ bytes: [UInt8], removingOnFailure path: String)
+    -> Int32?
+  {
+    var offset = 0
+    var failure: Int32?
+    while offset < bytes.count {
+      let count = bytes.withUnsafeBytes {
+        write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else {
+        failure = errno
+        break
+      }
+      offset += count
+    }
+    if failure == nil && fsync(fd) != 0 { failure = errno }
+    close(fd)
+    if failure != nil { unlink(path) }
+    return failure
+  }
 }

@@ -17,16 +17,19 @@ public final class SessionStore {
   /// draft twice (a retry after a crash) therefore still leaves one session.
   public func upsert(_ session: Session) throws {
     let row = try seal(session)
-    try write { db in
-      try db.execute(
-        sql: """
-          INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
-          ON CONFLICT (id) DO UPDATE SET status = excluded.status,
-            summary = excluded.summary, body = excluded.body
-          """,
-        arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
-      try Self.clearReminderIfComplete(session, db)
-    }
+    try write { db in try Self.put(session, row, db) }
+  }
+
+  /// Inserts or replaces a session's row, and clears its reminder once it is complete.
+  private static func put(_ session: Session, _ row: SealedRow, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+          summary = excluded.summary, body = excluded.body
+        """,
+      arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
+    try clearReminderIfComplete(session, db)
   }
 
   /// Completing a session clears its reminder: nothing is left to remind of.
@@ -157,15 +160,7 @@ public final class SessionStore {
           count.added += 1
         }
         guard !dryRun else { continue }
-        let row = try self.seal(session)
-        try db.execute(
-          sql: """
-            INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET status = excluded.status,
-              summary = excluded.summary, body = excluded.body
-            """,
-          arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
-        try Self.clearReminderIfComplete(session, db)
+        try Self.put(session, try self.seal(session), db)
       }
       return count
     }

@@ -19,15 +19,6 @@ import Testing
     var socket: String { path + "/journal/agent.sock" }
   }
 
-  func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
-  }
-
   func fixture(_ runtime: Runtime) -> CLIFixture {
     CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()
   }

@@ -5,15 +5,6 @@ import Testing
 
 /// Reminders to reflect, delivered by real processes, without the passphrase.
 @Suite(.serialized) struct ReminderTests {
-  /// Waits for a condition without a fixed sleep: polls until it holds or time runs out.
-  func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
-  }
 
   /// `new --remind`, then `reminders run` with a recording notifier: the exact calm words,
   /// nothing of the session, once; then every command shows the gentle line.
