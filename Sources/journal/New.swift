@@ -53,6 +53,8 @@ extension Journal {
         guard missing.isEmpty else { throw AppError.missingFlags(missing.map(\.flag)) }
       }
       let journal = try runtime.openVault()
+      // Settings are read before anything is saved, so a bad one never interrupts a save.
+      let reminders = try runtime.reminders(journal.file)
       let forms = try terminal.map {
         Forms(terminal: try runtime.formTerminal($0, editor: editor), context: runtime.context)
       }
@@ -70,7 +72,6 @@ extension Journal {
       draftFile?.finish()
       if !later.isEmpty { session = try journal.apply(later, to: session.id) }
       let shown = try journal.displayID(session.id)
-      let reminders = try runtime.reminders(journal.file)
       if let reminder, session.status == .needsReflection {
         try reminders.set(session.id.hex, reminder)
       }
