@@ -86,7 +86,6 @@ public final class TTY: Terminal {
   }
 
   public func readText(prompt: String) throws -> String {
-    write(prompt)
     var text: [UInt8] = []
     var lineStart = 0
     // Character at a time, our own echo: a canonical-mode line is capped at 4095 bytes by
@@ -94,6 +93,9 @@ public final class TTY: Terminal {
     try withMode({
       $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
     }) {
+      // The prompt only once the mode is set: text pasted as soon as it shows must not meet
+      // the canonical line limit (or be echoed twice).
+      write(prompt)
       var chunk = [UInt8](repeating: 0, count: 4096)
       var escape = false
       reading: while true {
