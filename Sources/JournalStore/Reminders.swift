@@ -23,6 +23,14 @@ extension Vault {
     }
   }
 
+  /// How many sessions wait for reflection, from the clear column (no key needed).
+  public func waitingCount() throws -> Int {
+    try read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM session WHERE status = 'needs_reflection'")
+        ?? 0
+    }
+  }
+
   /// Ids of sessions starting with `prefix` (at most a few), from the clear column.
   public func sessionIDs(startingWith prefix: String) throws -> [String] {
     try read { db in

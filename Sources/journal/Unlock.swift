@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import JournalApp
 import JournalCrypto
+import JournalStore
 
 extension Journal {
   /// `journal unlock`: type the passphrase once, stay unlocked for a while.
@@ -77,17 +78,42 @@ extension Journal {
     }
   }
 
-  /// `journal status`: whether the journal is unlocked, and for how long.
+  /// `journal status`: one short line for a shell prompt or a status bar.
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Say whether the journal is unlocked, and for how long (nothing else).")
+      abstract: "One short line: how many sessions wait for reflection, and whether unlocked.",
+      discussion: """
+        Fast and safe for a shell prompt: it needs no passphrase, decrypts nothing, and says \
+        nothing else. See the user guide for bash, zsh and tmux.
+        """)
 
     @OptionGroup var options: GlobalOptions
 
+    @Flag(help: "Print JSON.")
+    var json = false
+
     func run() throws {
-      Status.report(Runtime(options).context.environment)
+      let runtime = Runtime(options)
+      let vault = try Vault.open(at: try runtime.vaultPath())
+      let waiting = try vault.waitingCount()
+      let agent = AgentClient(environment: runtime.context.environment)?.status()
+      if json {
+        var object: [String: Any] = [
+          "schema_version": 1, "waiting_for_reflection": waiting, "unlocked": agent != nil,
+        ]
+        if let agent {
+          object["locks_after_idle_seconds"] = agent.idle
+          object["locks_at_most_in_seconds"] = agent.lifetime
+        }
+        Runtime.output(Render.encode(object))
+        return
+      }
+      let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
+      let lock = agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
+      Runtime.output("\(reflect) · \(lock)\n")
     }
 
+    /// `journal unlock --status`: the lock alone, in words.
     static func report(_ environment: [String: String]) {
       guard let (idle, lifetime) = AgentClient(environment: environment)?.status() else {
         Runtime.output("locked\n")

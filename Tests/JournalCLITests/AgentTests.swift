@@ -36,9 +36,9 @@ import Testing
     var info = stat()
     #expect(lstat(runtime.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
     #expect(f.run("show", id, extra: locked).status == 0)
-    #expect(f.run("status").stdout.hasPrefix("unlocked: locks after "))
+    #expect(f.run("unlock", "--status").stdout.hasPrefix("unlocked: locks after "))
     #expect(f.run("lock").stderr == "journal: locked\n")
-    #expect(f.run("status").stdout == "locked\n")
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
     let after = f.run("show", id, extra: locked)
     #expect(after.status == 9)
     #expect(f.run("lock").stderr == "journal: already locked\n")
@@ -49,7 +49,7 @@ import Testing
     let runtime = Runtime()
     let f = fixture(runtime)
     #expect(f.run("unlock", "--for", "1s").status == 0)
-    #expect(eventually { f.run("status").stdout == "locked\n" })
+    #expect(eventually { f.run("unlock", "--status").stdout == "locked\n" })
     #expect(!FileManager.default.fileExists(atPath: runtime.socket))
   }
 
@@ -74,7 +74,7 @@ import Testing
     kill(pid, SIGTERM)
     #expect(eventually { kill(pid, 0) != 0 })
     #expect(!FileManager.default.fileExists(atPath: runtime.socket))
-    #expect(f.run("status").stdout == "locked\n")
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
   }
 
   /// Malformed requests are answered and never kill the agent.
@@ -97,7 +97,8 @@ import Testing
       if !bytes.isEmpty {
         #expect(answer.count >= 6 && answer[5] != 0, "\(bytes.prefix(8)) got \(answer)")
       }
-      #expect(f.run("status").stdout.hasPrefix("unlocked"), "alive after \(bytes.prefix(8))")
+      #expect(
+        f.run("unlock", "--status").stdout.hasPrefix("unlocked"), "alive after \(bytes.prefix(8))")
     }
     f.run("lock")
   }
@@ -178,5 +179,28 @@ import Testing
       if arguments.contains("agent-serve") && arguments.contains(marker) { return pid }
     }
     return nil
+  }
+}
+
+/// `journal status`: one short line for a prompt, without the passphrase.
+@Suite(.serialized) struct StatusLineTests {
+  @Test func statusLine() throws {
+    let runtime = AgentTests.Runtime()
+    let f = CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()
+    let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
+    #expect(f.run("status", extra: locked).stdout == "nothing to reflect · locked\n")
+    let id = f.new()
+    _ = f.new()
+    f.run("reflect", id, "--reflection", "done")
+    #expect(f.run("status", extra: locked).stdout == "1 to reflect · locked\n")
+    #expect(f.run("unlock", "--for", "30m").status == 0)
+    let unlocked = f.run("status", extra: locked).stdout
+    #expect(unlocked.hasPrefix("1 to reflect · unlocked "), "\(unlocked)")
+    let json =
+      try JSONSerialization.jsonObject(with: Data(f.run("status", "--json").stdout.utf8))
+      as? [String: Any]
+    #expect(json?["waiting_for_reflection"] as? Int == 1)
+    #expect(json?["unlocked"] as? Bool == true)
+    f.run("lock")
   }
 }
