@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import JournalTestSupport
 
 /// A person's machine for one test: a private HOME, a passphrase file, and the real binary.
@@ -56,5 +57,12 @@ final class CLIFixture {
     let result = run("show", id, "--json")
     let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
     return object?["session"] as? [String: Any] ?? [:]
+  }
+
+  /// Edits the vault file directly, as an attacker or a failing disk would, then lets go of it.
+  func tamper(_ sql: String, _ arguments: StatementArguments = []) throws {
+    let queue = try DatabaseQueue(path: vaultPath)
+    try queue.write { try $0.execute(sql: sql, arguments: arguments) }
+    try queue.close()
   }
 }

@@ -158,13 +158,7 @@ import Testing
     let good = f.new()
     let bad = f.new()
     #expect(f.run("verify").stderr == "journal: all 2 sessions are intact\n")
-    let queue = try DatabaseQueue(path: f.vaultPath)
-    try queue.write { db in
-      try db.execute(
-        sql: "UPDATE session SET body = zeroblob(length(body)) WHERE id LIKE ?",
-        arguments: [bad + "%"])
-    }
-    try queue.close()
+    try f.tamper("UPDATE session SET body = zeroblob(length(body)) WHERE id LIKE ?", [bad + "%"])
     let result = f.run("verify")
     #expect(result.status == 5)
     #expect(

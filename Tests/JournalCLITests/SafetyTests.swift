@@ -57,13 +57,7 @@ import Testing
     let f = CLIFixture().initialise()
     let good = f.new()
     let bad = f.new("--date", "2026-11-19 10:00")
-    let queue = try DatabaseQueue(path: f.vaultPath)
-    try queue.write { db in
-      try db.execute(
-        sql: "UPDATE session SET body = zeroblob(length(body)) WHERE id LIKE ?",
-        arguments: [bad + "%"])
-    }
-    try queue.close()
+    try f.tamper("UPDATE session SET body = zeroblob(length(body)) WHERE id LIKE ?", [bad + "%"])
     let list = f.run("list")
     #expect(list.status == 0, "a damaged body does not stop the list, which reads summaries")
     #expect(list.stdout.contains(good) && list.stdout.contains(bad))
@@ -76,13 +70,8 @@ import Testing
 
         """)
     #expect(f.run("show", good).status == 0)
-    let again = try DatabaseQueue(path: f.vaultPath)
-    try again.write { db in
-      try db.execute(
-        sql: "UPDATE session SET summary = zeroblob(length(summary)) WHERE id LIKE ?",
-        arguments: [bad + "%"])
-    }
-    try again.close()
+    try f.tamper(
+      "UPDATE session SET summary = zeroblob(length(summary)) WHERE id LIKE ?", [bad + "%"])
     let damagedList = f.run("list")
     #expect(damagedList.status == 5)
     #expect(damagedList.stdout.contains(good))
