@@ -51,9 +51,9 @@ public final class Agent {
 
   /// Serves until a timeout, a lock or a signal; then wipes the key and removes the socket.
   public func serve() {
-    AgentStop.install()
+    StopSignal.install()
     defer { shutdown() }
-    while !AgentStop.requested {
+    while !StopSignal.requested {
       let now = Date()
       let end = min(deadline, idleDeadline)
       guard now < end else { return }
@@ -61,7 +61,7 @@ public final class Agent {
       // before poll still wakes it at once.
       var descriptors = [
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: AgentStop.wakeFD, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: StopSignal.wakeFD, events: Int16(POLLIN), revents: 0),
       ]
       let wait = Int32(min(end.timeIntervalSince(now), 60) * 1000) + 1
       let ready = poll(&descriptors, 2, wait)
@@ -137,40 +137,5 @@ public final class Agent {
     dataKey.wipe()
     close(listener)
     unlink(socketPath)
-  }
-}
-
-/// SIGTERM, SIGINT and SIGHUP end the agent (its poll wakes with EINTR).
-enum AgentStop {
-  nonisolated(unsafe) private static var flag: sig_atomic_t = 0
-  nonisolated(unsafe) private static var pipeFDs: [Int32] = [-1, -1]
-
-  static var requested: Bool { flag != 0 }
-  static var wakeFD: Int32 { pipeFDs[0] }
-
-  static func install() {
-    var fds: [Int32] = [0, 0]
-    if pipe(&fds) == 0 {
-      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-      _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
-      pipeFDs = fds
-      writeFD = fds[1]
-    }
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      var action = sigaction()
-      action.__sigaction_handler.sa_handler = { _ in AgentStop.set() }
-      sigemptyset(&action.sa_mask)
-      action.sa_flags = 0  // no SA_RESTART: poll returns EINTR at once
-      sigaction(number, &action, nil)
-    }
-  }
-
-  nonisolated(unsafe) private static var writeFD: Int32 = -1
-
-  // Async-signal-safe: a store and a write(2).
-  fileprivate static func set() {
-    flag = 1
-    var byte: UInt8 = 1
-    _ = Glibc.write(writeFD, &byte, 1)
   }
 }

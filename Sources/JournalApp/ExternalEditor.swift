@@ -99,20 +99,13 @@ public struct ExternalEditor {
   }
 
   private func run(_ arguments: [String], terminalFD: Int32) throws -> Int32 {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-      posix_spawn_file_actions_adddup2(&actions, terminalFD, target)
+    let terminal = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map {
+      Subprocess.Redirect.duplicate(terminalFD, onto: $0)
     }
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-    guard status == 0 else { throw AppError.editorFailed(status: 127) }
-    var result: Int32 = 0
-    while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
-    return result & 0x7F == 0 ? (result >> 8) & 0xFF : 128 + (result & 0x7F)
+    guard let pid = Subprocess.start(arguments, redirects: terminal, search: true) else {
+      throw AppError.editorFailed(status: 127)
+    }
+    return Subprocess.wait(pid)
   }
 
   /// Overwrites a buffer with zeros, syncs, and removes it.

@@ -95,38 +95,25 @@ public enum PassphraseSource: Sendable, Equatable {
     var pipeFDs: [Int32] = [0, 0]
     guard pipe(&pipeFDs) == 0 else { throw AppError.passphraseCommandFailed(status: -1) }
     for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
-    var pid: pid_t = 0
-    let arguments = ["/bin/sh", "-c", command]
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
+    let started = Subprocess.start(
+      ["/bin/sh", "-c", command], redirects: [.duplicate(pipeFDs[1], onto: STDOUT_FILENO)])
     close(pipeFDs[1])
     defer { close(pipeFDs[0]) }
-    guard status == 0 else { throw AppError.passphraseCommandFailed(status: -1) }
+    guard let pid = started else { throw AppError.passphraseCommandFailed(status: -1) }
     let secret: SecureBytes
     do {
       secret = try readFirstLine(pipeFDs[0])
     } catch {
       kill(pid, SIGTERM)
-      _ = waitExit(pid)
+      _ = Subprocess.wait(pid)
       throw error
     }
     // Drain anything after the first line so the command can finish writing.
     var sink = [UInt8](repeating: 0, count: 512)
     while Glibc.read(pipeFDs[0], &sink, sink.count) > 0 {}
-    let exit = waitExit(pid)
+    let exit = Subprocess.wait(pid)
     guard exit == 0 else { throw AppError.passphraseCommandFailed(status: exit) }
     return secret
   }
 
-  private static func waitExit(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-  }
 }

@@ -160,34 +160,11 @@ public struct Notifier {
       report("no notifier: set JOURNAL_NOTIFY_COMMAND, or run under a desktop session")
       return false
     }
-    let status = Self.run(arguments, timeout: 10)
+    let started = Subprocess.start(
+      arguments, redirects: [.open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO)])
+    let status = started.map { Subprocess.wait($0, timeout: 10) } ?? 127
     if status != 0 { report("the notifier failed (exit status \(status)); the reminder stays") }
     return status == 0
   }
 
-  /// Runs a program with no input and a time limit; returns its exit status.
-  static func run(_ arguments: [String], timeout: TimeInterval) -> Int32 {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else { return 127 }
-    let deadline = Date().addingTimeInterval(timeout)
-    var status: Int32 = 0
-    while true {
-      let done = waitpid(pid, &status, WNOHANG)
-      if done == pid { break }
-      if done < 0 && errno != EINTR { return 127 }
-      if Date() > deadline {
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        return 124
-      }
-      usleep(10_000)
-    }
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-  }
 }

@@ -22,6 +22,17 @@ public struct SessionDraft: Hashable, Sendable {
     self.moodBefore = moodBefore
   }
 
+  /// The "Now" fields that hold a value.
+  public var answered: Set<Field> {
+    var fields: Set<Field> = []
+    if date != nil { fields.insert(.date) }
+    if treatment != nil { fields.insert(.treatment) }
+    if dose != nil { fields.insert(.dose) }
+    if intention != nil { fields.insert(.intention) }
+    if moodBefore != nil { fields.insert(.moodBefore) }
+    return fields
+  }
+
   /// The required fields not yet given, in form order. Date and treatment have defaults
   /// (now, psilocybin) and are filled in by whoever builds the draft.
   public var missingFields: [Field] {

@@ -86,6 +86,13 @@ extension Vault {
   @discardableResult
   public func purgeExpired(now: Date) throws -> Int {
     let instant = Self.millis(now)
+    // Every command calls this: a plain read first, so the common case (nothing to purge)
+    // takes no write lock.
+    let due = try read { db in
+      try Bool.fetchOne(
+        db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE purge_after <= ?)", arguments: [instant])
+    }
+    guard due == true else { return 0 }
     let purged = try write { db -> Int in
       let ids = try String.fetchAll(
         db, sql: "SELECT id FROM trash WHERE purge_after <= ?", arguments: [instant])

@@ -27,13 +27,8 @@ final class DraftFile {
     draft: inout SessionDraft, runtime: Runtime, journal: JournalVault, terminal: TTY,
     forms: Forms
   ) throws -> DraftFile {
-    let environment = runtime.context.environment
-    let store = try journal.drafts(in: try DraftLocation.directory(environment: environment))
+    let (store, recovery) = try runtime.recoverDrafts(journal)
     let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
-    let recovery = try DraftRecovery.run(
-      store: store, journal: journal, now: runtime.context.now(),
-      maximumAge: try DraftLocation.maximumAge(environment: environment),
-      format: DisplayFormat(timeZone: runtime.context.timeZone))
     for notice in recovery.notices { terminal.writeLine(notice) }
     for offer in recovery.offers {
       switch try forms.offer(offer) {
@@ -44,7 +39,7 @@ final class DraftFile {
         draft = resumed
         file.handle = handle
         file.stored = StoredDraft(draft: resumed, started: stored.started, updated: stored.updated)
-        file.answered = stored.answered
+        file.answered = stored.draft.answered
         terminal.writeLine("Resuming; the answered fields are kept.")
         file.armInterruptNote()
         return file
@@ -55,7 +50,7 @@ final class DraftFile {
         terminal.writeLine(#"Kept for later; "journal drafts" lists it."#)
       }
     }
-    if !draft.answeredFields.isEmpty { file.keep(draft) }
+    if !draft.answered.isEmpty { file.keep(draft) }
     return file
   }
 
@@ -98,17 +93,6 @@ final class DraftFile {
 }
 
 extension SessionDraft {
-  /// The "Now" fields that hold a value.
-  var answeredFields: Set<Field> {
-    var fields: Set<Field> = []
-    if date != nil { fields.insert(.date) }
-    if treatment != nil { fields.insert(.treatment) }
-    if dose != nil { fields.insert(.dose) }
-    if intention != nil { fields.insert(.intention) }
-    if moodBefore != nil { fields.insert(.moodBefore) }
-    return fields
-  }
-
   /// Takes `field` from `other` when it holds a value there.
   mutating func overwrite(_ field: Field, from other: SessionDraft) {
     switch field {

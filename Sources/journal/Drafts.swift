@@ -25,12 +25,7 @@ extension Journal {
       func run() throws {
         let runtime = Runtime(options)
         let journal = try runtime.openVault()
-        let environment = runtime.context.environment
-        let store = try journal.drafts(in: try DraftLocation.directory(environment: environment))
-        let recovery = try DraftRecovery.run(
-          store: store, journal: journal, now: runtime.context.now(),
-          maximumAge: try DraftLocation.maximumAge(environment: environment),
-          format: DisplayFormat(timeZone: runtime.context.timeZone))
+        let (_, recovery) = try runtime.recoverDrafts(journal)
         for notice in recovery.notices { Report.note(notice) }
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         if json {
@@ -67,8 +62,7 @@ extension Journal {
       func run() throws {
         let runtime = Runtime(options)
         let journal = try runtime.openVault()
-        let environment = runtime.context.environment
-        let store = try journal.drafts(in: try DraftLocation.directory(environment: environment))
+        let store = try runtime.drafts(journal)
         guard let prefix = SessionID.normalisedPrefix(id) else {
           throw DraftError.noMatch(prefix: id)
         }

@@ -203,29 +203,6 @@ extension Journal {
   }
 }
 
-/// SIGTERM and SIGINT ask the daemon to stop; its sleep wakes for them.
-enum StopSignal {
-  nonisolated(unsafe) private static var flag: sig_atomic_t = 0
-
-  static var requested: Bool { flag != 0 }
-
-  static func install() {
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      signal(number) { _ in StopSignal.set() }
-    }
-  }
-
-  fileprivate static func set() { flag = 1 }
-
-  /// Sleeps up to `seconds`, waking early when a stop is asked for.
-  static func sleep(_ seconds: Double) {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !requested && Date() < deadline {
-      usleep(UInt32(min(0.1, max(0, deadline.timeIntervalSinceNow)) * 1_000_000))
-    }
-  }
-}
-
 /// A word safe to paste into a shell or a systemd command line.
 func shellQuoted(_ text: String) -> String {
   "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"

@@ -2,6 +2,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalDrafts
 import JournalStore
 
 /// What a command needs from the world: the context, the terminal (if any), the vault.
@@ -48,6 +49,21 @@ struct Runtime {
     guard editor || setting else { return tty }
     return EditorTerminal(
       base: tty, editor: try ExternalEditor.prepare(environment: context.environment))
+  }
+
+  /// The vault's draft files, in their directory (JOURNAL_DRAFTS_DIR or the default).
+  func drafts(_ journal: JournalVault) throws -> DraftStore {
+    try journal.drafts(in: try DraftLocation.directory(environment: context.environment))
+  }
+
+  /// The draft files, after dropping the unreadable, the stale and those already saved.
+  func recoverDrafts(_ journal: JournalVault) throws -> (DraftStore, DraftRecovery) {
+    let store = try drafts(journal)
+    let recovery = try DraftRecovery.run(
+      store: store, journal: journal, now: context.now(),
+      maximumAge: try DraftLocation.maximumAge(environment: context.environment),
+      format: DisplayFormat(timeZone: context.timeZone))
+    return (store, recovery)
   }
 
   /// The reminder use cases on a vault (no passphrase needed).

@@ -187,26 +187,18 @@ enum AgentLauncher {
     var output: [Int32] = [0, 0]
     guard pipe(&input) == 0, pipe(&output) == 0 else { throw AppError.internalError("pipe") }
     for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID
     let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-    let arguments = [binary, "agent-serve", "--idle", String(idle), "--lifetime", String(lifetime)]
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, binary, &actions, &attributes, &argv, environ)
+    let started = Subprocess.start(
+      [binary, "agent-serve", "--idle", String(idle), "--lifetime", String(lifetime)],
+      redirects: [
+        .duplicate(input[0], onto: STDIN_FILENO), .duplicate(output[1], onto: STDOUT_FILENO),
+        .open("/dev/null", flags: O_WRONLY, onto: STDERR_FILENO),
+      ],
+      newSession: true)
     close(input[0])
     close(output[1])
     defer { close(output[0]) }
-    guard status == 0 else {
+    guard started != nil else {
       close(input[1])
       throw AppError.internalError("cannot start the agent")
     }

@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+
+/// Starting and waiting for the programs journal runs: the passphrase command, the editor,
+/// the notifier, and the unlock agent. posix_spawn, never fork: a forked Swift process may
+/// only call async-signal-safe functions before exec.
+public enum Subprocess {
+  /// One redirection of the child's descriptors.
+  public enum Redirect {
+    /// Duplicates our descriptor onto the child's.
+    case duplicate(Int32, onto: Int32)
+    /// Opens a path onto the child's descriptor.
+    case open(String, flags: Int32, onto: Int32)
+  }
+
+  /// Starts `arguments` (the program searched in PATH when `search`), in a new session when
+  /// `newSession`. Returns its pid, or nil when it could not start.
+  public static func start(
+    _ arguments: [String], redirects: [Redirect] = [], search: Bool = false,
+    newSession: Bool = false
+  ) -> pid_t? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for redirect in redirects {
+      switch redirect {
+      case .duplicate(let fd, let target):
+        posix_spawn_file_actions_adddup2(&actions, fd, target)
+      case .open(let path, let flags, let target):
+        posix_spawn_file_actions_addopen(&actions, target, path, flags, 0)
+      }
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    if newSession { posix_spawnattr_setflags(&attributes, 0x80) }  // POSIX_SPAWN_SETSID
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let status =
+      search
+      ? posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
+      : posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
+    return status == 0 ? pid : nil
+  }
+
+  /// Waits for `pid` to end and returns its exit status (128 + the signal that ended it).
+  /// With a `timeout`, a child still running then is killed and 124 returned.
+  public static func wait(_ pid: pid_t, timeout: TimeInterval? = nil) -> Int32 {
+    var status: Int32 = 0
+    if let timeout {
+      let deadline = Date().addingTimeInterval(timeout)
+      while true {
+        let done = waitpid(pid, &status, WNOHANG)
+        if done == pid { break }
+        if done < 0 && errno != EINTR { return 127 }
+        if Date() > deadline {
+          kill(pid, SIGKILL)
+          while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+          return 124
+        }
+        usleep(10_000)
+      }
+    } else {
+      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
+}
