@@ -22,6 +22,7 @@ extension Journal {
   /// `journal export`: your sessions in plaintext, to take elsewhere.
   struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "export",
       abstract: "Write sessions out as JSON, Markdown or CSV (not encrypted).",
       discussion: """
         JSON holds every field and is what "journal import" reads back. A file given with \
@@ -90,6 +91,7 @@ extension Journal {
   /// `journal import FILE`: sessions from a journal export or from jrnl.
   struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "import",
       abstract: "Bring in sessions from a journal JSON export or a jrnl JSON export.",
       discussion: """
         All or nothing: a file with any problem is refused whole, naming the place. Importing \
@@ -128,6 +130,7 @@ extension Journal {
   /// `journal backup FILE`: a consistent encrypted copy.
   struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "backup",
       abstract: "Write an encrypted copy of the whole journal to a new file.",
       discussion: """
         Safe while journal is in use elsewhere. The copy opens with the same passphrase: \
@@ -149,6 +152,7 @@ extension Journal {
   /// `journal verify`: every record opened and checked.
   struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "verify",
       abstract: "Open every session and check its integrity; exit 0 only if all are intact.")
 
     @OptionGroup var options: GlobalOptions

@@ -8,6 +8,7 @@ extension Journal {
   /// `journal delete <id>…`: confirm, delete, and offer a moment to undo.
   struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "delete",
       abstract: "Delete sessions, with a few seconds to undo.",
       discussion: """
         Asks for confirmation (--yes skips it), then, in a terminal, counts down: press u to \
@@ -69,6 +70,7 @@ extension Journal {
   /// `journal undo`: restores the most recent deletion while its window is open.
   struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "undo",
       abstract: "Restore the most recent deletion, within its undo window.",
       discussion: "Needs no passphrase: the sealed sessions are moved back as they were.")
 

@@ -8,6 +8,7 @@ extension Journal {
   /// `journal drafts`: unfinished drafts, and discarding one.
   struct Drafts: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "drafts",
       abstract: "List unfinished drafts, or discard one.",
       subcommands: [ListDrafts.self, Discard.self], defaultSubcommand: ListDrafts.self)
 
@@ -52,6 +53,7 @@ extension Journal {
     /// `journal drafts discard <id>`
     struct Discard: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "discard",
         abstract: "Remove an unfinished draft for good.")
 
       @OptionGroup var options: GlobalOptions

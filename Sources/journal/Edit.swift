@@ -6,6 +6,7 @@ extension Journal {
   /// `journal edit <id>`: changes any field.
   struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "edit",
       abstract: "Change any field of a session.",
       discussion: """
         With flags, changes exactly those fields in one save; an empty value ("") clears an optional field. Without flags, in a terminal, walks through every field.

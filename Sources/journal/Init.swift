@@ -5,6 +5,7 @@ extension Journal {
   /// `journal init`: creates the vault.
   struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "init",
       abstract: "Create your journal, protected by a passphrase you choose.")
 
     @OptionGroup var options: GlobalOptions

@@ -6,6 +6,7 @@ extension Journal {
   /// `journal list`: every session, newest first.
   struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "List sessions, newest first: id, date, mood, treatment, status.")
 
     @OptionGroup var options: GlobalOptions

@@ -6,6 +6,7 @@ extension Journal {
   /// `journal new`: logs a session. Guided in a terminal; with flags, in one line.
   struct New: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "new",
       abstract: "Log a session: the \"Now\" fields first, the \"Later\" ones after saving.",
       discussion: """
         In a terminal, asks for what the flags do not give. Without one, --intention and --mood-before are required; the date defaults to now and the treatment to psilocybin. Prints the new session's id.

@@ -5,6 +5,7 @@ extension Journal {
   /// `journal passwd`: a new passphrase, without re-encrypting any record.
   struct Passwd: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "passwd",
       abstract: "Change your passphrase. Sessions are not re-encrypted; only the key is.")
 
     @OptionGroup var options: GlobalOptions

@@ -6,6 +6,7 @@ extension Journal {
   /// `journal reflect <id>`: the "Later" fields, each saved as soon as it is entered.
   struct Reflect: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reflect",
       abstract: "Add mood after, reflection, environment and music to a session.",
       discussion: "Each answer is saved as soon as it is entered. Writing the reflection "
         + "completes the session.")

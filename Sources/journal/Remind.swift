@@ -9,6 +9,7 @@ extension Journal {
   /// `journal remind <id>`: set or cancel a reminder to reflect.
   struct Remind: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "remind",
       abstract: "Set or cancel a session's reminder to reflect (no passphrase needed).",
       discussion: """
         The reminder repeats every 24 h (JOURNAL_REMINDER_REPEAT) until the session is \
@@ -70,6 +71,7 @@ extension Journal {
   /// `journal reminders`: pending reminders, and their delivery.
   struct Reminders: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reminders",
       abstract: "List pending reminders, or deliver them (run, daemon, install).",
       subcommands: [ListReminders.self, Run.self, Daemon.self, Install.self],
       defaultSubcommand: ListReminders.self)
@@ -100,6 +102,7 @@ extension Journal {
 
     struct Run: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Deliver the reminders that are due, once (for cron or a systemd timer).")
 
       @OptionGroup var options: GlobalOptions
@@ -115,6 +118,7 @@ extension Journal {
 
     struct Daemon: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "daemon",
         abstract:
           "Stay in the foreground, delivering reminders as they fall due; stop with SIGTERM.")
 
@@ -145,6 +149,7 @@ extension Journal {
 
     struct Install: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "install",
         abstract: "Set up a systemd user timer (or print a crontab line) that runs the reminders.")
 
       @OptionGroup var options: GlobalOptions

@@ -5,6 +5,7 @@ extension Journal {
   /// `journal show <id>`: the whole session.
   struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "Show a whole session, grouped Before / Setting / Reflection.")
 
     @OptionGroup var options: GlobalOptions

@@ -9,6 +9,7 @@ extension Journal {
   /// `journal unlock`: type the passphrase once, stay unlocked for a while.
   struct Unlock: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "unlock",
       abstract: "Unlock once: an agent holds the key until it is idle too long, or you lock.",
       discussion: """
         The agent answers only your own user, holds the key in locked memory, and wipes it \
@@ -67,6 +68,7 @@ extension Journal {
   /// `journal lock`: wipe the key and stop the agent now.
   struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "lock",
       abstract: "Lock now: the agent wipes its key and stops.")
 
     @OptionGroup var options: GlobalOptions
@@ -81,6 +83,7 @@ extension Journal {
   /// `journal status`: one short line for a shell prompt or a status bar.
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "One short line: how many sessions wait for reflection, and whether unlocked.",
       discussion: """
         Fast and safe for a shell prompt: it needs no passphrase, decrypts nothing, and says \
