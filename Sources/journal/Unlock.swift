@@ -27,7 +27,7 @@ extension Journal {
     var status = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let environment = runtime.context.environment
       if status {
         Status.report(environment)
@@ -72,7 +72,7 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let wasUnlocked = AgentClient(environment: runtime.context.environment)?.lock() ?? false
       Report.note(wasUnlocked ? "locked" : "already locked")
     }
@@ -93,7 +93,7 @@ extension Journal {
     var json = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let vault = try Vault.open(at: try runtime.vaultPath())
       let waiting = try vault.waitingCount()
       let agent = AgentClient(environment: runtime.context.environment)?.status()
