@@ -54,6 +54,12 @@ public enum AppError: Error, Equatable, Sendable {
   case outputUnwritable(path: String, errno: Int32)
   /// An environment setting holds a value that cannot be read.
   case badSetting(name: String, expected: String)
+  /// A line of the settings file cannot be read.
+  case configLine(path: String, line: Int, problem: String)
+  /// The settings file exists but cannot be opened or is not a regular file.
+  case configUnreadable(path: String, errno: Int32)
+  /// The settings file could have been written by another user.
+  case configUnsafe(path: String)
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
 }

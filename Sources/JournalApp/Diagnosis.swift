@@ -335,6 +335,20 @@ public struct Diagnosis: Equatable, Sendable {
     case .badSetting(let name, let expected):
       return Diagnosis(
         message: "\(name) cannot be read", hint: "set it to \(expected)", exitCode: .usage)
+    case .configLine(let path, let line, let problem):
+      return Diagnosis(
+        message: #"line \#(line) of the settings file "\#(path)" cannot be used: \#(problem)"#,
+        hint: "the settings are listed in Docs/USER-GUIDE.md; fix or remove that line",
+        exitCode: .usage)
+    case .configUnreadable(let path, let code):
+      return Diagnosis(
+        message:
+          #"the settings file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
+        hint: "make it a regular file you can read, or remove it", exitCode: .ioError)
+    case .configUnsafe(let path):
+      return Diagnosis(
+        message: #"the settings file "\#(path)" could be changed by another user"#,
+        hint: #"make it yours and run "chmod 600 \#(path)""#, exitCode: .unsafeFiles)
     case .internalError(let detail):
       return Diagnosis(
         message: "internal error (\(detail))",

@@ -18,6 +18,9 @@ public struct DisplayFormat: Sendable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// "Sat 2026-11-21"
+  public func day(_ date: Date) -> String { String(dateTime(date).prefix(14)) }
+
   /// Appends "Sat 2026-11-21 18:30" as UTF-8.
   ///
   /// Civil-date arithmetic (Howard Hinnant's days-from-civil, inverted) on the zone's offset

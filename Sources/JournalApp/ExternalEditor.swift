@@ -172,7 +172,10 @@ public final class EditorTerminal: Terminal {
     self.editor = editor
   }
 
-  public var supportsColour: Bool { base.supportsColour }
+  public var presentation: Presentation { base.presentation }
+  public func readMood(_ question: MoodQuestion) throws -> String {
+    try base.readMood(question)
+  }
   public func write(_ text: String) { base.write(text) }
   public func readLine(prompt: String) throws -> String { try base.readLine(prompt: prompt) }
   public func readSecret(prompt: String) throws -> SecureBytes {

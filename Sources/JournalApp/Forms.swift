@@ -149,27 +149,42 @@ public struct Forms {
     case .date:
       return try terminal.readLine(prompt: "  When was it?\(keep.isEmpty ? " [now]" : keep) ")
     case .treatment:
-      terminal.writeLine(
-        "  Treatments: " + Treatment.known.map(\.key).joined(separator: ", ") + ", other:<name>")
+      terminal.writeWrapped(
+        "  Treatments: " + Treatment.known.map(\.key).joined(separator: ", ") + ", other:<name>",
+        indent: "    ")
       return try terminal.readLine(
         prompt: "  Treatment\(keep.isEmpty ? " [psilocybin]" : keep) ")
     case .dose:
       return try terminal.readLine(prompt: "  Dose (optional)\(keep) ")
     case .intention:
       return try terminal.readText(
-        prompt: "  Intention — what you bring to this session\(longHint(current?.intention))\n")
+        prompt: wrapped(
+          "  Intention — what you bring to this session\(longHint(current?.intention))")
+          + "\n")
     case .moodBefore:
-      return try terminal.readLine(prompt: "  Mood before, 1 (low) to 10 (high)\(keep) ")
+      return try terminal.readMood(
+        MoodQuestion(
+          field: field, prompt: "  Mood before, 1 (low) to 10 (high)\(keep) ",
+          current: current?.moodBefore, optional: false, clearable: false))
     case .moodAfter:
-      return try terminal.readLine(prompt: "  Mood after, 1 to 10\(keep) ")
+      return try terminal.readMood(
+        MoodQuestion(
+          field: field, prompt: "  Mood after, 1 to 10\(keep) ", current: current?.moodAfter,
+          optional: true, clearable: editing && current?.moodAfter != nil))
     case .reflection:
       return try terminal.readText(
-        prompt: "  Reflection — what stays with you\(longHint(current?.reflection))\n")
+        prompt: wrapped("  Reflection — what stays with you\(longHint(current?.reflection))") + "\n"
+      )
     case .environment:
       return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
     case .music:
       return try terminal.readLine(prompt: "  Music notes\(keep) ")
     }
+  }
+
+  private func wrapped(_ text: String) -> String {
+    Wrap.lines(text, width: terminal.presentation.width ?? 80, indent: "    ")
+      .joined(separator: "\n")
   }
 
   private func longHint(_ existing: String?) -> String {

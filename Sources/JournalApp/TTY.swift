@@ -9,21 +9,20 @@ import JournalCrypto
 /// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends.
 public final class TTY: Terminal {
   private let fd: Int32
-  public let supportsColour: Bool
+  public let presentation: Presentation
 
   /// The most bytes a passphrase may have. Generous for diceware; bounded for guarded memory.
   public static let maximumSecretBytes = 1024
 
-  private init(fd: Int32, supportsColour: Bool) {
+  private init(fd: Int32, presentation: Presentation) {
     self.fd = fd
-    self.supportsColour = supportsColour
+    self.presentation = presentation
   }
 
   deinit { close(fd) }
 
   /// The terminal, or nil when there is none (a pipe, cron, CI).
-  public static func open(environment: [String: String]) -> TTY? {
-    let colour = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
+  public static func open(environment: [String: String], plain: Bool) -> TTY? {
     var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
       // No O_NOCTTY: a session leader without a terminal (started with setsid) takes this
@@ -31,7 +30,10 @@ public final class TTY: Terminal {
       fd = Glibc.open(name, O_RDWR | O_CLOEXEC)
     }
     guard fd >= 0 else { return nil }
-    return TTY(fd: fd, supportsColour: colour)
+    let presentation = Presentation(
+      plain: plain, colour: Presentation.colourAllowed(environment: environment),
+      width: Presentation.width(of: fd, environment: environment))
+    return TTY(fd: fd, presentation: presentation)
   }
 
   /// The terminal's file descriptor, for a program that takes it over (the editor).
@@ -145,6 +147,49 @@ public final class TTY: Terminal {
     }
     write("\n")
     return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The slider: ← → (or h l, ↑ ↓) move, a digit jumps (0 is 10), Enter or Tab chooses,
+  /// Backspace or "-" clears an optional mood. One line, redrawn in place. Plain mode gets
+  /// the numbered prompt instead.
+  public func readMood(_ question: MoodQuestion) throws -> String {
+    guard !presentation.plain else {
+      writeWrapped("  " + MoodQuestion.scale, indent: "    ")
+      return try readLine(prompt: question.prompt)
+    }
+    var slider = MoodSlider(question: question)
+    return try withMode({
+      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
+    }) {
+      writeWrapped("  " + slider.help, indent: "    ")
+      write(slider.line(width: presentation.width ?? 80, colour: presentation.colour))
+      var buffer = [UInt8](repeating: 0, count: 64)
+      while true {
+        let count = try readChunk(&buffer)
+        var keys = buffer[0..<count].makeIterator()
+        var finished = false
+        while let key = keys.next(), !finished {
+          switch key {
+          case 0x04: throw AppError.cancelled  // Ctrl-D
+          case 0x1B:  // ESC [ C / D / A / B: the arrow keys
+            let intro = keys.next()
+            guard intro == 0x5B || intro == 0x4F, let code = keys.next() else { continue }
+            switch code {
+            case 0x43, 0x41: slider.step(1)
+            case 0x44, 0x42: slider.step(-1)
+            default: continue
+            }
+          default: finished = slider.press(key)
+          }
+        }
+        write(
+          "\r\u{1B}[K" + slider.line(width: presentation.width ?? 80, colour: presentation.colour))
+        if finished {
+          write("\n")
+          return slider.answer
+        }
+      }
+    }
   }
 
   /// Waits up to `timeout` seconds for one key press, without echo or Enter. Returns the

@@ -1,3 +1,4 @@
+import JournalCore
 import JournalCrypto
 
 /// The person at the keyboard: where prompts go and answers come from. The real one is
@@ -13,10 +14,105 @@ public protocol Terminal: AnyObject {
   /// Asks for text of any length over several lines, ended by Ctrl-D or a line holding
   /// only ".". Returns the text without the ending.
   func readText(prompt: String) throws -> String
-  /// Whether colour and symbols may be used.
-  var supportsColour: Bool { get }
+  /// Asks for a mood. Returns what a typed answer would be: the number, "" to keep the
+  /// current value (or leave an optional one empty), "-" to clear it. The plain version,
+  /// a numbered prompt with a word for each value, is the default.
+  func readMood(_ question: MoodQuestion) throws -> String
+  /// Plain or not, colour or not, and the width to wrap to.
+  var presentation: Presentation { get }
 }
 
 extension Terminal {
   public func writeLine(_ text: String = "") { write(text + "\n") }
+
+  /// Writes `text` wrapped to the terminal's width, each line after the first indented.
+  public func writeWrapped(_ text: String, indent: String = "  ") {
+    for line in Wrap.lines(text, width: presentation.width ?? 80, indent: indent) {
+      writeLine(line)
+    }
+  }
+
+  public func readMood(_ question: MoodQuestion) throws -> String {
+    writeWrapped("  " + MoodQuestion.scale, indent: "    ")
+    return try readLine(prompt: question.prompt)
+  }
+}
+
+/// One mood to ask for.
+public struct MoodQuestion: Sendable {
+  /// Which mood.
+  public let field: Field
+  /// The line prompt of the plain version, with the current value in [brackets].
+  public let prompt: String
+  /// The value there now (editing), if any.
+  public let current: Mood?
+  /// Whether Enter with nothing chosen may leave it empty (an optional mood).
+  public let optional: Bool
+  /// Whether "-" may clear the current value (editing an optional mood).
+  public let clearable: Bool
+
+  public init(field: Field, prompt: String, current: Mood?, optional: Bool, clearable: Bool) {
+    self.field = field
+    self.prompt = prompt
+    self.current = current
+    self.optional = optional
+    self.clearable = clearable
+  }
+
+  /// Every value with its word: "1 very low, 2 low, … 10 wonderful". No-break spaces keep
+  /// each number with its word when the line wraps.
+  public static let scale = Mood.range.compactMap(Mood.init)
+    .map { "\($0.value)\u{A0}\(String($0.word.map { $0 == " " ? "\u{A0}" : $0 }))" }
+    .joined(separator: ", ")
+}
+
+/// Wrapping text to a width at spaces, counting wide characters (emoji, CJK) as two columns.
+public enum Wrap {
+  /// `text`'s lines, each at most `width` columns where a space allows; lines after a break
+  /// start with `indent`. Existing line breaks are kept.
+  public static func lines(_ text: String, width: Int, indent: String = "") -> [String] {
+    var result: [String] = []
+    for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let leading = paragraph.prefix { $0 == " " }
+      var line = String(leading)
+      var used = columns(leading)
+      var empty = true
+      for word in paragraph.dropFirst(leading.count).split(
+        separator: " ", omittingEmptySubsequences: false)
+      {
+        let size = columns(word)
+        if !empty && used + 1 + size > width {
+          result.append(line)
+          line = indent + word
+          used = columns(indent) + size
+        } else {
+          line += (empty ? "" : " ") + word
+          used += (empty ? 0 : 1) + size
+        }
+        empty = false
+      }
+      result.append(line)
+    }
+    return result
+  }
+
+  /// Columns `text` takes on a terminal.
+  public static func columns<S: StringProtocol>(_ text: S) -> Int {
+    var total = 0
+    for scalar in text.unicodeScalars {
+      let properties = scalar.properties
+      switch properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format, .control: continue
+      default: break
+      }
+      if scalar.value == 0xFE0F { continue }
+      let wide =
+        properties.isEmojiPresentation || (0x1100...0x115F).contains(scalar.value)
+        || (0x2E80...0xA4CF).contains(scalar.value) || (0xAC00...0xD7A3).contains(scalar.value)
+        || (0xF900...0xFAFF).contains(scalar.value) || (0xFF00...0xFF60).contains(scalar.value)
+        || (0x20000...0x3FFFD).contains(scalar.value)
+      total += wide ? 2 : 1
+    }
+    return total
+  }
 }

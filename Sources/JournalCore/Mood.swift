@@ -41,5 +41,10 @@ public struct Mood: Hashable, Sendable, Comparable {
     }
   }
 
+  /// A face for each rating, shown beside the word outside plain mode.
+  public var emoji: String {
+    ["😣", "😞", "😔", "😕", "😐", "🙂", "😊", "😄", "😁", "🤩"][value - 1]
+  }
+
   public static func < (lhs: Mood, rhs: Mood) -> Bool { lhs.value < rhs.value }
 }

@@ -17,9 +17,12 @@ public final class ScriptedTerminal: Terminal {
   private var answers: [Answer]
   public private(set) var transcript = ""
   public private(set) var ranOut = false
-  public let supportsColour = false
+  public let presentation: Presentation
 
-  public init(_ answers: [Answer]) { self.answers = answers }
+  public init(_ answers: [Answer], presentation: Presentation = .plainText) {
+    self.answers = answers
+    self.presentation = presentation
+  }
 
   public func write(_ text: String) { transcript += text }
 

@@ -46,7 +46,7 @@ extension Journal {
     var treatment: String?
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let now = runtime.context.now()
       let dates = DateInput(timeZone: runtime.context.timeZone)
       var filter = ExportFilter(status: status?.status)
@@ -108,7 +108,7 @@ extension Journal {
     var dryRun = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       // Read at most one byte past the limit, so an enormous file is refused, not loaded.
       let limit = ImportParser.maximumBytes + 1
       let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
@@ -143,7 +143,7 @@ extension Journal {
     var file: String
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       try JournalVault.backup(from: try runtime.vaultPath(), to: file, context: runtime.context)
       Report.note(#"wrote an encrypted copy to "\#(file)""#)
     }
@@ -158,7 +158,7 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let journal = try runtime.openVault()
       let result = try journal.verify()
       if let problem = result.structureProblem {

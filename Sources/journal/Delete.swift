@@ -26,7 +26,7 @@ extension Journal {
     var yes = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let window = try UndoWindow.duration(environment: runtime.context.environment)
       if !yes && runtime.terminal == nil { throw AppError.confirmationNeeded }
       let journal = try runtime.openVault()
@@ -77,7 +77,7 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let path = try runtime.vaultPath()
       guard let restored = try JournalVault.undo(at: path, context: runtime.context) else {
         throw AppError.nothingToUndo
@@ -105,7 +105,7 @@ struct Countdown {
     // The stored end of the window, not a fresh one: the screen never promises more time.
     let deadline = deletion.purgeAfter
     let window = max(0, deadline.timeIntervalSinceNow)
-    let redraw = terminal.supportsColour
+    let redraw = !terminal.presentation.plain
     if !redraw {
       terminal.writeLine(
         "Deleted \(what). Press u within \(Int(window.rounded())) s to undo it, or Enter to go on.")

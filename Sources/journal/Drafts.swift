@@ -24,7 +24,7 @@ extension Journal {
       var json = false
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let journal = try runtime.openVault()
         let (_, recovery) = try runtime.recoverDrafts(journal)
         for notice in recovery.notices { Report.note(notice) }
@@ -62,7 +62,7 @@ extension Journal {
       var id: String
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let journal = try runtime.openVault()
         let store = try runtime.drafts(journal)
         guard let prefix = SessionID.normalisedPrefix(id) else {

@@ -20,7 +20,7 @@ extension Journal {
     @OptionGroup var fields: FieldFlags
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let changes = try fields.changes(runtime.context.fields)
       if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
       let journal = try runtime.openVault()

@@ -23,6 +23,13 @@ struct GlobalOptions: ParsableArguments {
       valueName: "fd"))
   var passphraseFd: Int32?
 
+  @Flag(
+    name: .long,
+    help: ArgumentHelp(
+      "Plain output: no colour, emoji, cursor movement or redraws; read line by line. "
+        + "Also the plain setting, and automatic when TERM is dumb."))
+  var plain = false
+
   @Flag(name: .long, help: "Never prompt, even in a terminal; fail when something is missing.")
   var noInput = false
 }

@@ -14,7 +14,7 @@ extension Journal {
     var kdf: KDFChoice = .moderate
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let path = try runtime.vaultPath()
       // Refuse before asking for a passphrase twice.
       try JournalVault.refuseExisting(path)

@@ -12,7 +12,7 @@ struct Journal: ParsableCommand {
     subcommands: [
       Init.self, New.self, Reflect.self, List.self, Show.self, Edit.self, Delete.self, Undo.self,
       Remind.self, Reminders.self, Drafts.self, Export.self, Import.self, Backup.self, Verify.self,
-      Unlock.self, Lock.self, Status.self, AgentServe.self, Passwd.self,
+      Trends.self, Unlock.self, Lock.self, Status.self, AgentServe.self, Passwd.self,
     ]
   )
 }

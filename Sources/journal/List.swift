@@ -18,7 +18,7 @@ extension Journal {
     var json = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let journal = try runtime.openVault()
       let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
       if json {
@@ -29,7 +29,7 @@ extension Journal {
             ? "no sessions are waiting for reflection"
             : #"no sessions yet; "journal new" logs your first"#)
       } else {
-        let render = Render(timeZone: runtime.context.timeZone, colour: runtime.colourOutput)
+        let render = runtime.render
         Runtime.output(render.list(sessions))
       }
       guard damaged.isEmpty else {

@@ -28,7 +28,7 @@ extension Journal {
     var editor = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let reminder = try remind.map { text in
         guard let choice = ReminderChoice.parse(text) else {
           throw AppError.badSetting(

@@ -20,7 +20,7 @@ extension Journal {
     var kdf: KDFChoice?
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let journal = try runtime.openVault()
       let file = newPassphraseFile ?? runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
       let source: PassphraseSource? =

@@ -29,7 +29,7 @@ extension Journal {
     var music: String?
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let flags: [(Field, String?)] = [
         (.moodAfter, moodAfter), (.reflection, reflection), (.environment, environment),
         (.music, music),

@@ -40,7 +40,7 @@ extension Journal {
     }
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let service = try runtime.reminders(try runtime.openLocked())
       let choice: ReminderChoice
       if let after {
@@ -83,7 +83,7 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let vault = try runtime.openLocked()
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         let reminders = try vault.reminders()
@@ -108,7 +108,7 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let vault = try Vault.open(at: try runtime.vaultPath())
         try vault.purgeExpired(now: runtime.context.now())
         let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
@@ -125,7 +125,7 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let path = try runtime.vaultPath()
         let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
         // New and cancelled reminders are noticed at the next look, at most this far apart.
@@ -155,7 +155,7 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = Runtime(options)
+        let runtime = try Runtime(options)
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let vault = try runtime.vaultPath()
         let command = "\(shellQuoted(binary)) reminders run --vault \(shellQuoted(vault))"

@@ -10,13 +10,22 @@ struct Runtime {
   let options: GlobalOptions
   let context: AppContext
   let terminal: TTY?
+  /// How stdout looks: plain or not, colour, the width to wrap to (nil for a pipe).
+  let presentation: Presentation
 
-  init(_ options: GlobalOptions) {
-    let environment = ProcessInfo.processInfo.environment
+  /// Reads the settings file into the environment (the environment wins), then opens the
+  /// terminal unless input is off.
+  init(_ options: GlobalOptions) throws {
+    let environment = try ConfigFile.apply(to: ProcessInfo.processInfo.environment)
     self.options = options
     self.context = .live(environment: environment)
     let quiet = options.noInput || environment["JOURNAL_NO_INPUT"].map { !$0.isEmpty } ?? false
-    self.terminal = quiet ? nil : TTY.open(environment: environment)
+    let plain = try Presentation.isPlain(flag: options.plain, environment: environment)
+    self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
+    self.presentation = Presentation(
+      plain: plain,
+      colour: Presentation.colourAllowed(environment: environment) && isatty(STDOUT_FILENO) != 0,
+      width: Presentation.width(of: STDOUT_FILENO, environment: environment))
     ExternalEditor.wipeLeftoverBuffers(environment: environment)
   }
 
@@ -31,21 +40,37 @@ struct Runtime {
   }
 
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
+  /// With integration prompts on, today's are shown once it is open.
   func openVault() throws -> JournalVault {
     let path = try vaultPath()
+    let arc = try IntegrationArc.isOn(environment: context.environment)
     let agent = AgentClient(environment: context.environment)
-    return try JournalVault.open(
+    let journal = try JournalVault.open(
       at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) }
     ) {
       guard let source = passphraseSource else { throw AppError.noPassphraseSource }
       return try source.read(prompt: "Passphrase: ", terminal: terminal)
+    }
+    if arc { announceArc(journal) }
+    return journal
+  }
+
+  /// The day, week and month prompts due today; a session that cannot be read is left to
+  /// the command itself to report.
+  private func announceArc(_ journal: JournalVault) {
+    guard let (sessions, _) = try? journal.list(needsReflection: false) else { return }
+    let format = DisplayFormat(timeZone: context.timeZone)
+    for (session, milestone) in IntegrationArc.due(
+      sessions, today: context.now(), timeZone: context.timeZone)
+    {
+      Report.note(IntegrationArc.line(session, milestone, format: format))
     }
   }
 
   /// The terminal the guided forms talk to: the TTY itself, or one whose long texts open
   /// the person's editor (`--editor`, or JOURNAL_EDITOR=1).
   func formTerminal(_ tty: TTY, editor: Bool) throws -> any Terminal {
-    let setting = context.environment["JOURNAL_EDITOR"].map { $0 == "1" || $0 == "true" } ?? false
+    let setting = try Setting.flag("JOURNAL_EDITOR", environment: context.environment) ?? false
     guard editor || setting else { return tty }
     return EditorTerminal(
       base: tty, editor: try ExternalEditor.prepare(environment: context.environment))
@@ -102,10 +127,6 @@ struct Runtime {
     FileHandle.standardOutput.write(Data(text.utf8))
   }
 
-  /// Whether stdout may carry colour and symbols.
-  var colourOutput: Bool {
-    isatty(STDOUT_FILENO) != 0
-      && (context.environment["NO_COLOR"].map(\.isEmpty) ?? true)
-      && context.environment["TERM"] != "dumb"
-  }
+  /// The renderer for stdout.
+  var render: Render { Render(timeZone: context.timeZone, presentation: presentation) }
 }

@@ -17,13 +17,13 @@ extension Journal {
     var json = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let journal = try runtime.openVault()
       let session = try journal.session(try journal.resolve(id))
       if json {
         Runtime.output(Render.json(session: session))
       } else {
-        let render = Render(timeZone: runtime.context.timeZone, colour: runtime.colourOutput)
+        let render = runtime.render
         Runtime.output(render.detail(session, shownID: try journal.displayID(session.id)))
       }
     }

@@ -28,7 +28,7 @@ extension Journal {
     var status = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let environment = runtime.context.environment
       if status {
         Status.report(environment)
@@ -74,7 +74,7 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let wasUnlocked = AgentClient(environment: runtime.context.environment)?.lock() ?? false
       Report.note(wasUnlocked ? "locked" : "already locked")
     }
@@ -96,7 +96,7 @@ extension Journal {
     var json = false
 
     func run() throws {
-      let runtime = Runtime(options)
+      let runtime = try Runtime(options)
       let vault = try Vault.open(at: try runtime.vaultPath())
       let waiting = try vault.waitingCount()
       let agent = AgentClient(environment: runtime.context.environment)?.status()

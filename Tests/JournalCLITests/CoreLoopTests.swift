@@ -190,14 +190,14 @@ import Testing
     let f = CLIFixture().initialise()
     let id = f.new("--treatment", "other:San Pedro", "--dose", "a small cup")
     f.run("reflect", id, "--mood-after", "9", "--reflection", "first line\nsecond line")
-    let result = f.run("show", id)
+    let result = f.run("show", id, extra: ["TERM": "xterm-256color"])
     #expect(result.status == 0)
     let expected = """
       Session \(id)  complete
       Fri 2026-11-20 18:00 · San Pedro · a small cup
 
       Before
-        Mood before   5 (neutral)
+        Mood before   5 😐 neutral
         Intention
           to listen inward
 
@@ -206,7 +206,7 @@ import Testing
         Music         —
 
       Reflection
-        Mood after    9 (very good)
+        Mood after    9 😁 very good
         Reflection
           first line
           second line

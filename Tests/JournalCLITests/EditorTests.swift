@@ -78,8 +78,8 @@ import Testing
     let id = f.new()
     let process = f.cli.interactive(
       ["reflect", id, "--editor"], extra: ["EDITOR": "vim", "TERM": "xterm"])
-    #expect(process.expect("Mood after, 1 to 10 "))
-    process.write("\n")
+    #expect(process.expect("not chosen"))
+    process.write("\r")
     #expect(process.expect("opening your editor"))
     #expect(
       process.expect(".txt\"", timeout: 20), "\(process.screenText.suffix(600).debugDescription)")

@@ -1,0 +1,64 @@
+import Glibc
+
+/// How output may look: plain (line by line, for screen readers and `TERM=dumb`), with or
+/// without colour, and how wide the terminal is.
+///
+/// Plain mode means no colour, no emoji, no cursor movement and no redraws: every prompt and
+/// result reads line by line. It is chosen by `--plain`, the `plain` setting
+/// (`JOURNAL_PLAIN`), or a terminal that cannot do more (`TERM=dumb`, or no `TERM` at all).
+/// Colour also needs `NO_COLOR` to be unset or empty.
+public struct Presentation: Sendable, Equatable {
+  public var plain: Bool
+  public var colour: Bool
+  /// Columns to wrap to; nil when the output is not a terminal (a pipe or a file keeps
+  /// every line whole, for programs).
+  public var width: Int?
+
+  public init(plain: Bool, colour: Bool, width: Int?) {
+    self.plain = plain
+    self.colour = colour && !plain
+    self.width = width.map { max($0, Self.narrowest) }
+  }
+
+  /// The narrowest width laid out for; below it lines simply wrap.
+  public static let narrowest = 20
+
+  /// Plain, no colour, unwrapped: what a pipe gets.
+  public static let plainText = Presentation(plain: true, colour: false, width: nil)
+
+  /// Whether plain mode is asked for by the flag, the setting or the terminal type.
+  public static func isPlain(flag: Bool, environment: [String: String]) throws(AppError) -> Bool {
+    if flag { return true }
+    if try Setting.flag("JOURNAL_PLAIN", environment: environment) == true { return true }
+    let term = environment["TERM"] ?? ""
+    return term.isEmpty || term == "dumb"
+  }
+
+  /// Whether colour is allowed at all (`NO_COLOR` unset or empty).
+  public static func colourAllowed(environment: [String: String]) -> Bool {
+    environment["NO_COLOR"].map(\.isEmpty) ?? true
+  }
+
+  /// The width of the terminal on `fd`: `COLUMNS` when set, else the terminal's own size;
+  /// nil when `fd` is not a terminal.
+  public static func width(of fd: Int32, environment: [String: String]) -> Int? {
+    guard isatty(fd) != 0 else { return nil }
+    if let columns = environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 { return columns }
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
+  }
+}
+
+/// Reading yes/no settings from the environment (and so from the settings file).
+public enum Setting {
+  /// `1/true/yes/on` or `0/false/no/off`; nil when unset or empty.
+  public static func flag(_ name: String, environment: [String: String]) throws(AppError) -> Bool? {
+    guard let value = environment[name]?.lowercased(), !value.isEmpty else { return nil }
+    switch value {
+    case "1", "true", "yes", "on": return true
+    case "0", "false", "no", "off": return false
+    default: throw .badSetting(name: name, expected: "on or off")
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import JournalCore
+
+/// Mood before and after, over time and per treatment: averages with the counts they rest
+/// on, and the moods session by session for sparklines. Only description: no streaks, no
+/// scores, no judgement of a session or a month.
+public struct Trends: Sendable {
+  /// One group's figures (a month, a treatment).
+  public struct Row: Sendable, Equatable {
+    public let name: String
+    public let sessions: Int
+    public let averageBefore: Double
+    /// The average of the moods after, over the sessions that have one; nil when none has.
+    public let averageAfter: Double?
+    /// How many sessions have a mood after.
+    public let withAfter: Int
+    /// The average of (after − before) over the sessions that have both; nil when none has.
+    public let averageChange: Double?
+  }
+
+  /// The sessions oldest first, as (before, after) pairs, for the sparklines.
+  public let moods: [(before: Int, after: Int?)]
+  public let first: Date?
+  public let last: Date?
+  public let months: [Row]
+  public let treatments: [Row]
+  public let overall: Row
+
+  public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
+    let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    moods = ordered.map { ($0.moodBefore.value, $0.moodAfter?.value) }
+    first = ordered.first?.date
+    last = ordered.last?.date
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let byMonth = Dictionary(grouping: ordered) { session -> String in
+      let parts = calendar.dateComponents([.year, .month], from: session.date)
+      return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
+    }
+    months = byMonth.keys.sorted().map { Self.row($0, byMonth[$0] ?? []) }
+    let byTreatment = Dictionary(grouping: ordered) { $0.treatment.displayName }
+    treatments = byTreatment.keys.sorted {
+      let (a, b) = (byTreatment[$0]?.count ?? 0, byTreatment[$1]?.count ?? 0)
+      return a != b ? a > b : $0 < $1
+    }.map { Self.row($0, byTreatment[$0] ?? []) }
+    overall = Self.row("all", ordered)
+  }
+
+  private static func row(_ name: String, _ sessions: [SessionSummary]) -> Row {
+    let before = sessions.map { Double($0.moodBefore.value) }
+    let after = sessions.compactMap { $0.moodAfter.map { Double($0.value) } }
+    let changes = sessions.compactMap { s in
+      s.moodAfter.map { Double($0.value - s.moodBefore.value) }
+    }
+    return Row(
+      name: name, sessions: sessions.count, averageBefore: average(before) ?? 0,
+      averageAfter: average(after), withAfter: after.count, averageChange: average(changes))
+  }
+
+  private static func average(_ values: [Double]) -> Double? {
+    values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+  }
+}
+
+/// The text of `journal trends`: sparklines and tables, or tables only in plain mode.
+public struct TrendsView {
+  let trends: Trends
+  let presentation: Presentation
+  let timeZone: TimeZone
+
+  public init(_ trends: Trends, presentation: Presentation, timeZone: TimeZone) {
+    self.trends = trends
+    self.presentation = presentation
+    self.timeZone = timeZone
+  }
+
+  /// The eight block heights for moods 1–10.
+  static let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+
+  public var text: String {
+    var out = heading + "\n"
+    if !presentation.plain {
+      out += "\n" + sparklines
+    }
+    out += "\n" + table("By month", first: "month", trends.months)
+    out += "\n" + table("By treatment", first: "treatment", trends.treatments)
+    return out
+  }
+
+  private var heading: String {
+    let count = trends.overall.sessions
+    var text = "Mood before and after: \(count) session\(count == 1 ? "" : "s")"
+    if let first = trends.first, let last = trends.last {
+      let a = month(first)
+      let b = month(last)
+      text += a == b ? ", \(a)" : ", \(a) to \(b)"
+    }
+    return wrap(text)
+  }
+
+  /// One mark a session, oldest first; as many of the latest as fit the width.
+  private var sparklines: String {
+    let width = presentation.width ?? 80
+    let room = max(10, width - 2 - 8 - 22)
+    let shown = trends.moods.suffix(room)
+    let label = shown.count < trends.moods.count ? "the latest \(shown.count)" : "each session"
+    var out = wrap("Over time, \(label), oldest first") + "\n"
+    let before = String(shown.map { Self.block($0.before) })
+    let after = String(shown.map { $0.after.map(Self.block) ?? " " })
+    out += "  before  \(before)  average \(number(trends.overall.averageBefore))\n"
+    out += "  after   \(after)  average \(trends.overall.averageAfter.map(number) ?? "none")"
+    let missing = trends.overall.sessions - trends.overall.withAfter
+    if missing > 0 { out += " (\(missing) without one yet)" }
+    return out + "\n"
+  }
+
+  private func table(_ title: String, first: String, _ rows: [Trends.Row]) -> String {
+    let header = [first, "sessions", "before", "after", "change"]
+    let body = rows.map { row in
+      [
+        row.name, String(row.sessions), number(row.averageBefore),
+        row.averageAfter.map(number) ?? "none", row.averageChange.map(signed) ?? "none",
+      ]
+    }
+    let widths = header.indices.map { column in
+      ([header] + body).map { Wrap.columns($0[column]) }.max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+      var text = "  "
+      for (index, cell) in cells.enumerated() {
+        let pad = String(repeating: " ", count: widths[index] - Wrap.columns(cell))
+        text += index == 0 ? cell + pad : "  " + pad + cell
+      }
+      return text
+    }
+    let total = widths.reduce(2, +) + 2 * (widths.count - 1)
+    if let width = presentation.width, total > width {
+      // Too narrow for columns: one short paragraph a row, nothing cut.
+      return title + "\n"
+        + body.map { cells in
+          wrap(
+            "  \(cells[0]): \(cells[1]) session\(cells[1] == "1" ? "" : "s"), before \(cells[2]), after \(cells[3]), "
+              + "change \(cells[4])")
+        }.joined(separator: "\n") + "\n"
+    }
+    return title + "\n" + ([line(header)] + body.map(line)).joined(separator: "\n") + "\n"
+  }
+
+  private func wrap(_ text: String) -> String {
+    guard let width = presentation.width else { return text }
+    return Wrap.lines(text, width: width, indent: "    ").joined(separator: "\n")
+  }
+
+  private func month(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.year, .month], from: date)
+    let names = [
+      "January", "February", "March", "April", "May", "June", "July", "August", "September",
+      "October", "November", "December",
+    ]
+    return "\(names[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
+  }
+
+  private func number(_ value: Double) -> String { String(format: "%.1f", value) }
+
+  private func signed(_ value: Double) -> String {
+    let text = number(value)
+    return value >= 0.05 ? "+" + text : (text == "-0.0" ? "0.0" : text)
+  }
+
+  static func block(_ mood: Int) -> Character {
+    blocks[min(7, max(0, (mood - 1) * 8 / 10))]
+  }
+}

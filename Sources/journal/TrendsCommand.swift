@@ -1,0 +1,38 @@
+import ArgumentParser
+import JournalApp
+
+extension Journal {
+  /// `journal trends`: mood before and after, over time and per treatment.
+  struct Trends: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Mood before and after over time and per treatment, with the numbers.",
+      discussion: "Descriptive only: averages and how many sessions they rest on.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    var json = false
+
+    func run() throws {
+      let runtime = try Runtime(options)
+      let journal = try runtime.openVault()
+      let (sessions, damaged) = try journal.list(needsReflection: false)
+      let trends = JournalApp.Trends(sessions, timeZone: runtime.context.timeZone)
+      if json {
+        Runtime.output(Render.json(trends: trends))
+      } else if sessions.isEmpty {
+        Report.note(#"no sessions yet; "journal new" logs your first"#)
+      } else {
+        let view = TrendsView(
+          trends, presentation: runtime.presentation, timeZone: runtime.context.timeZone)
+        Runtime.output(view.text)
+      }
+      guard damaged.isEmpty else {
+        Report.error(
+          "\(damaged.count) damaged session\(damaged.count == 1 ? " is" : "s are") left out",
+          hint: #"run "journal verify" to see which"#)
+        throw ExitCodeOnly(code: .damaged)
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import JournalApp
+import JournalCore
+import JournalTestSupport
+import Testing
+
+/// `journal trends`: the figures, and the text in both modes (golden).
+struct TrendsTests {
+  private static let day: TimeInterval = 86_400
+
+  /// Six sessions over two months, two treatments, one without a mood after.
+  private static let sessions: [SessionSummary] = [
+    (0, Treatment.psilocybin, 3, Int?(7)), (10, .psilocybin, 4, 6), (20, .mdma, 5, 8),
+    (35, .psilocybin, 4, 8), (40, .mdma, 6, nil), (50, .psilocybin, 2, 5),
+  ].enumerated().map { index, item in
+    let (offset, treatment, before, after) = item
+    let date = TestClock.reference.addingTimeInterval(Double(offset) * day)
+    return SessionSummary(
+      id: SessionID(randomBytes: [UInt8](repeating: UInt8(index), count: 16)), date: date,
+      treatment: treatment, moodBefore: Mood(before) ?? .middle,
+      moodAfter: after.flatMap(Mood.init), status: after == nil ? .needsReflection : .complete,
+      created: date, updated: date)
+  }
+
+  @Test func figuresPerMonthAndTreatment() {
+    let trends = Trends(Self.sessions.shuffled(), timeZone: .gmt)
+    #expect(trends.months.map(\.name) == ["2026-11", "2026-12", "2027-01"])
+    #expect(trends.moods.map(\.before) == [3, 4, 5, 4, 6, 2])
+    let psilocybin = trends.treatments[0]
+    #expect(psilocybin.name == "Psilocybin")
+    #expect(psilocybin.sessions == 4)
+    #expect(psilocybin.averageBefore == 3.25)
+    #expect(psilocybin.averageAfter == 6.5)
+    #expect(psilocybin.averageChange == 3.25)
+    let mdma = trends.treatments[1]
+    #expect(mdma.withAfter == 1)
+    #expect(mdma.averageChange == 3)
+  }
+
+  @Test func sparklinesAndTablesGolden() {
+    let view = TrendsView(
+      Trends(Self.sessions, timeZone: .gmt),
+      presentation: Presentation(plain: false, colour: false, width: 80), timeZone: .gmt)
+    #expect(
+      view.text == """
+        Mood before and after: 6 sessions, November 2026 to January 2027
+
+        Over time, each session, oldest first
+          before  ▂▃▄▃▅▁  average 4.0
+          after   ▅▅▆▆ ▄  average 6.8 (1 without one yet)
+
+        By month
+          month    sessions  before  after  change
+          2026-11         1     3.0    7.0    +4.0
+          2026-12         4     4.8    7.3    +3.0
+          2027-01         1     2.0    5.0    +3.0
+
+        By treatment
+          treatment   sessions  before  after  change
+          Psilocybin         4     3.2    6.5    +3.2
+          MDMA               2     5.5    8.0    +3.0
+
+        """)
+  }
+
+  /// Plain mode: tables only, no block characters, no escape sequences; at 40 columns the
+  /// rows become short paragraphs and nothing is cut.
+  @Test func plainAtFortyColumnsGolden() {
+    let view = TrendsView(
+      Trends(Self.sessions, timeZone: .gmt),
+      presentation: Presentation(plain: true, colour: false, width: 40), timeZone: .gmt)
+    #expect(
+      view.text == """
+        Mood before and after: 6 sessions,
+            November 2026 to January 2027
+
+        By month
+          2026-11: 1 session, before 3.0, after
+            7.0, change +4.0
+          2026-12: 4 sessions, before 4.8, after
+            7.3, change +3.0
+          2027-01: 1 session, before 2.0, after
+            5.0, change +3.0
+
+        By treatment
+          Psilocybin: 4 sessions, before 3.2,
+            after 6.5, change +3.2
+          MDMA: 2 sessions, before 5.5, after
+            8.0, change +3.0
+
+        """)
+    #expect(view.text.split(separator: "\n").allSatisfy { Wrap.columns($0) <= 40 })
+  }
+}
