@@ -34,6 +34,8 @@ let package = Package(
       name: "JournalStore",
       dependencies: [
         "JournalCore", "JournalCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+        // SQLite's own calls, for reading many rows without GRDB's per-row copies.
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       swiftSettings: strict
     ),

@@ -59,9 +59,29 @@ public struct DisplayFormat: Sendable {
 
   /// Appends `value` in decimal, zero-padded to `width` digits.
   static func digits(_ value: Int, _ width: Int, _ bytes: inout [UInt8]) {
-    var text = Array(String(value).utf8)
-    while text.count < width { text.insert(0x30, at: 0) }
-    bytes += text
+    guard value >= 0 else {
+      bytes.append(0x2D)
+      digits(-value, width - 1, &bytes)
+      return
+    }
+    if value < 100 && width == 2 {  // months, days, hours, minutes: no division loop
+      bytes.append(UInt8(0x30 + value / 10))
+      bytes.append(UInt8(0x30 + value % 10))
+      return
+    }
+    var count = 1
+    var rest = value / 10
+    while rest > 0 {
+      count += 1
+      rest /= 10
+    }
+    for _ in count..<max(count, width) { bytes.append(0x30) }
+    var divisor = 1
+    for _ in 1..<count { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(0x30 + value / divisor % 10))
+      divisor /= 10
+    }
   }
 
   /// "2026-11-21T17:30:00.000Z": the stable form for JSON.

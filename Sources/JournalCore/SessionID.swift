@@ -42,20 +42,34 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
   }
 
   /// The 16 raw bytes.
-  public var bytes: [UInt8] {
-    var out = [UInt8](repeating: 0, count: 16)
-    var index = 0
-    var high: UInt8 = 0
-    for (position, character) in hex.utf8.enumerated() {
-      let value = character <= 0x39 ? character - 0x30 : character - 0x61 + 10
-      if position % 2 == 0 {
-        high = value
-      } else {
-        out[index] = high << 4 | value
-        index += 1
+  public var bytes: [UInt8] { withBytes { Array($0) } }
+
+  /// Lends the 16 raw bytes without allocating (`list` needs them once per session).
+  public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R
+  {
+    var raw: (UInt64, UInt64) = (0, 0)
+    var hex = self.hex
+    hex.withUTF8 { digits in
+      withUnsafeMutableBytes(of: &raw) { out in
+        for index in 0..<16 {
+          out[index] = Self.value(digits[2 * index]) << 4 | Self.value(digits[2 * index + 1])
+        }
       }
     }
-    return out
+    return try withUnsafeBytes(of: raw) { raw throws(E) in try body(raw) }
+  }
+
+  /// An id read from storage: exactly 32 lowercase hex digits as UTF-8, else nil.
+  public init?(storedDigits digits: UnsafeRawBufferPointer) {
+    guard digits.count == 32,
+      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    else { return nil }
+    self.hex = String(decoding: digits, as: UTF8.self)
+  }
+
+  /// The value of one valid hex digit (lowercase).
+  private static func value(_ digit: UInt8) -> UInt8 {
+    digit <= 0x39 ? digit &- 0x30 : digit &- 0x61 &+ 10
   }
 
   /// The first 8 hex digits: what lists and messages show.

@@ -24,8 +24,8 @@ public final class RecordCipher {
 
   private let recordKey: SecureBytes
   private let random: any RandomSource
-  /// Reused guarded memory for decrypted plaintexts, grown as needed and wiped on release.
-  private var scratch: SecureBytes
+  /// The opener this cipher uses itself (one thread at a time, like the cipher).
+  private let opener: Opener
   private let columnKey: SecureBytes
 
   /// A cipher for the vault's session columns (under the record key).
@@ -37,7 +37,7 @@ public final class RecordCipher {
   public init(key: SecureBytes, random: some RandomSource) throws(CryptoError) {
     self.recordKey = key
     self.random = random
-    self.scratch = try SecureBytes(count: 4096)
+    self.opener = try Opener(key: key)
     self.columnKey = try SecureBytes(count: SecretBox.keyBytes)
   }
 
@@ -45,7 +45,10 @@ public final class RecordCipher {
   public func seal(
     _ plaintext: [UInt8], id: [UInt8], column: Column
   ) throws(CryptoError) -> [UInt8] {
-    try deriveColumnKey(id: id, column: column)
+    let derived = id.withUnsafeBytes { id in
+      Self.deriveColumnKey(recordKey, id: id, column: column, into: columnKey)
+    }
+    guard derived else { throw .integrity }
     let block = Self.paddingBlock
     let capacity = (plaintext.count / block + 1) * block
     let padded = try SecureBytes(count: capacity)
@@ -70,39 +73,74 @@ public final class RecordCipher {
     _ sealed: [UInt8], id: [UInt8], column: Column,
     _ read: (UnsafeRawBufferPointer) throws -> R
   ) throws -> R {
-    guard let count = SecretBox.plaintextCount(of: sealed) else { throw CryptoError.integrity }
-    try deriveColumnKey(id: id, column: column)
-    if scratch.count < count { scratch = try SecureBytes(count: count * 2) }
-    defer { scratch.withUnsafeMutableBytes { sodium_memzero($0.bytes, count) } }
-    let scratch = self.scratch
-    let columnKey = self.columnKey
-    try sealed.withUnsafeBytes { input in
-      let output = scratch.withUnsafeMutableBytes { $0 }
-      try SecretBox.open(input, key: columnKey, into: output)
-    }
-    var unpadded = 0
-    let status = scratch.withUnsafeBytes { buffer in
-      sodium_unpad(
-        &unpadded, buffer.bytes, count,
-        Self.paddingBlock)
-    }
-    guard status == 0 else { throw CryptoError.malformedPlaintext }
-    return try scratch.withUnsafeBytes { buffer in
-      try read(UnsafeRawBufferPointer(rebasing: buffer[0..<unpadded]))
+    precondition(id.count == 16, "a session id is 16 bytes")
+    return try sealed.withUnsafeBytes { sealed in
+      try id.withUnsafeBytes { id in try opener.open(sealed, id: id, column: column, read) }
     }
   }
 
-  private func deriveColumnKey(id: [UInt8], column: Column) throws(CryptoError) {
+  /// A further opener under this cipher's key, for another thread: `list` opens the summaries
+  /// on every core, each thread with its own key and plaintext buffers.
+  public func makeOpener() throws(CryptoError) -> Opener {
+    try Opener(key: recordKey)
+  }
+
+  /// Opens sealed values on one thread at a time, into its own guarded buffers: the column
+  /// key and the plaintext, which is wiped after each value.
+  public final class Opener: @unchecked Sendable {
+    // @unchecked: an opener's buffers are written by whichever single thread holds it; the
+    // record key is only read.
+    private let recordKey: SecureBytes
+    private let columnKey: SecureBytes
+    /// Reused guarded memory for plaintexts, grown as needed and wiped after every use.
+    private var scratch: SecureBytes
+
+    init(key: SecureBytes) throws(CryptoError) {
+      self.recordKey = key
+      self.columnKey = try SecureBytes(count: SecretBox.keyBytes)
+      self.scratch = try SecureBytes(count: 4096)
+    }
+
+    /// Opens `sealed` from `column` of the session whose 16 id bytes are `id`, and hands the
+    /// unpadded plaintext, valid only during the call, to `read`.
+    public func open<R>(
+      _ sealed: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, column: Column,
+      _ read: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+      guard let count = SecretBox.plaintextCount(of: sealed) else { throw CryptoError.integrity }
+      guard RecordCipher.deriveColumnKey(recordKey, id: id, column: column, into: columnKey) else {
+        throw CryptoError.integrity
+      }
+      if scratch.count < count { scratch = try SecureBytes(count: count * 2) }
+      let scratch = self.scratch
+      defer { scratch.withUnsafeMutableBytes { sodium_memzero($0.bytes, count) } }
+      let output = scratch.withUnsafeMutableBytes { $0 }
+      try SecretBox.open(sealed, key: columnKey, into: output)
+      let plaintext = UnsafeRawBufferPointer(rebasing: output[0..<count])
+      guard let unpadded = Padding.unpaddedCount(plaintext, block: RecordCipher.paddingBlock)
+      else { throw CryptoError.malformedPlaintext }
+      return try read(UnsafeRawBufferPointer(rebasing: plaintext[0..<unpadded]))
+    }
+  }
+
+  /// BLAKE2b-256 keyed with `key` over id (16) ‖ column (1), into `out`; false if it failed.
+  static func deriveColumnKey(
+    _ key: SecureBytes, id: UnsafeRawBufferPointer, column: Column, into out: SecureBytes
+  ) -> Bool {
     precondition(id.count == 16, "a session id is 16 bytes")
-    var message = id
-    message.append(column.rawValue)
-    let status = columnKey.withUnsafeMutableBytes { out in
-      recordKey.withUnsafeBytes { key in
-        crypto_generichash(
-          out.bytes, out.count, message,
-          UInt64(message.count), key.bytes, key.count)
+    // The id is not secret: an ordinary 17-byte buffer on the stack holds the message.
+    var message: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    let status = withUnsafeMutableBytes(of: &message) { message in
+      message.copyMemory(from: id)
+      message[16] = column.rawValue
+      return out.withUnsafeMutableBytes { out in
+        key.withUnsafeBytes { key in
+          crypto_generichash(
+            out.bytes, out.count, message.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            17, key.bytes, key.count)
+        }
       }
     }
-    guard status == 0 else { throw .integrity }
+    return status == 0
   }
 }

@@ -18,10 +18,19 @@ enum RecordCodec {
 
   struct Malformed: Error {}
 
-  static let summaryTags: Set<Tag> = [
+  /// The tags a column may hold, one bit a tag (a set of tags, without hashing per field).
+  struct Tags {
+    let bits: UInt32
+
+    init(_ tags: [Tag]) { bits = tags.reduce(0) { $0 | 1 << $1.rawValue } }
+
+    func contains(_ tag: Tag) -> Bool { bits & 1 << tag.rawValue != 0 }
+  }
+
+  static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
-  ]
-  static let bodyTags: Set<Tag> = [.dose, .intention, .environment, .music, .reflection]
+  ])
+  static let bodyTags = Tags([.dose, .intention, .environment, .music, .reflection])
 
   static func encodeSummary(_ s: Session) -> [UInt8] {
     var out: [UInt8] = [version]
@@ -50,11 +59,9 @@ enum RecordCodec {
   static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
   {
     let fields = try split(bytes, allowed: summaryTags)
-    guard let date = try time(fields[.date]), let key = try text(fields[.treatment]),
-      let treatment = Treatment(key: key, customName: try text(fields[.treatmentName])),
+    guard let date = try time(fields[.date]), let treatment = try treatment(fields),
       let before = try mood(fields[.moodBefore]),
-      let statusText = try text(fields[.status]),
-      let status = SessionStatus(rawValue: statusText), status != .draft,
+      let status = status(fields[.status]), status != .draft,
       let created = try time(fields[.created]), let updated = try time(fields[.updated])
     else { throw Malformed() }
     let after = try fields[.moodAfter].map { slice throws in
@@ -64,6 +71,43 @@ enum RecordCodec {
     return SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: before, moodAfter: after,
       status: status, created: created, updated: updated)
+  }
+
+  /// The treatment from its key and custom name, matching the key's bytes: `list` reads one
+  /// per session, and making a String of each key only to compare it cost more. Like
+  /// `Treatment(key:customName:)`, a named treatment ignores a (valid) custom name.
+  private static func treatment(_ fields: Fields) throws -> Treatment? {
+    guard let key = fields[.treatment] else { return nil }
+    let name = try text(fields[.treatmentName])
+    if equal(key, otherKey) { return name.map { .other($0) } }
+    return treatmentKeys.first { equal(key, $0.key) }?.treatment
+  }
+
+  private static let otherKey = Array("other".utf8)
+  private static let treatmentKeys = Treatment.known.map {
+    (treatment: $0, key: Array($0.key.utf8))
+  }
+
+  private static func status(_ slice: UnsafeRawBufferPointer?) -> SessionStatus? {
+    guard let slice else { return nil }
+    return status(named: slice)
+  }
+
+  /// The status whose stored name is exactly these bytes.
+  static func status(named bytes: UnsafeRawBufferPointer) -> SessionStatus? {
+    statusNames.first { equal(bytes, $0.name) }?.status
+  }
+
+  private static let statusNames = SessionStatus.allCases.map {
+    (status: $0, name: Array($0.rawValue.utf8))
+  }
+
+  private static func equal(_ bytes: UnsafeRawBufferPointer, _ other: [UInt8]) -> Bool {
+    guard bytes.count == other.count else { return false }
+    return other.withUnsafeBytes { other in
+      guard let a = bytes.baseAddress, let b = other.baseAddress else { return true }
+      return memcmp(a, b, bytes.count) == 0
+    }
   }
 
   struct Body {
@@ -101,7 +145,7 @@ enum RecordCodec {
   /// The fields of a plaintext, by tag. A flat table rather than a dictionary: `list` splits
   /// one summary per session.
   struct Fields {
-    private var slots = [UnsafeRawBufferPointer?](repeating: nil, count: 21)
+    private var slots = InlineArray<21, UnsafeRawBufferPointer?>(repeating: nil)
 
     subscript(tag: Tag) -> UnsafeRawBufferPointer? {
       get { slots[Int(tag.rawValue)] }
@@ -110,7 +154,7 @@ enum RecordCodec {
   }
 
   private static func split(
-    _ bytes: UnsafeRawBufferPointer, allowed: Set<Tag>
+    _ bytes: UnsafeRawBufferPointer, allowed: Tags
   ) throws -> Fields {
     guard bytes.first == version else { throw Malformed() }
     var fields = Fields()

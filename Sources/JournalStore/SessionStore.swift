@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import JournalCore
 import JournalCrypto
 
@@ -7,6 +8,8 @@ import JournalCrypto
 public final class SessionStore {
   private let vault: Vault
   private let cipher: RecordCipher
+  /// The openers `summaries` spreads its rows over, made on first use.
+  private var openers: [RecordCipher.Opener]?
 
   init(vault: Vault, cipher: RecordCipher) {
     self.vault = vault
@@ -78,31 +81,76 @@ public final class SessionStore {
   }
 
   /// Every session's summary, newest first, and the ids of rows that failed to open.
+  ///
+  /// The rows are read with SQLite's own calls (GRDB's `Row` copied every column into a
+  /// `Data` first) into batches that are opened on every core; see SummaryBatch.
   public func summaries(
     status: SessionStatus? = nil
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
     var sessions: [SessionSummary] = []
     var damaged: [SessionID] = []
+    let openers = try summaryOpeners()
     try read { db in
-      let sql =
-        status == nil
-        ? "SELECT id, status, summary FROM session"
-        : "SELECT id, status, summary FROM session WHERE status = ?"
-      let arguments: StatementArguments = status.map { [$0.rawValue] } ?? []
-      let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-      while let row = try rows.next() {
-        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text) else {
-          continue
-        }
-        do {
-          sessions.append(try openSummary(row: row, id: id))
-        } catch {
-          damaged.append(id)
-        }
+      let statement = try db.makeStatement(
+        sql: status == nil
+          ? "SELECT id, status, summary FROM session"
+          : "SELECT id, status, summary FROM session WHERE status = ?")
+      if let status { try statement.setArguments([status.rawValue]) }
+      let handle = statement.sqliteStatement
+      var batch = SummaryBatch()
+      func flush() {
+        let opened = batch.open(with: openers)
+        sessions += opened.sessions
+        damaged += opened.damaged
+        batch.removeAll()
       }
+      while true {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { break }
+        guard code == SQLITE_ROW else {
+          throw DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+        let digits = Self.text(handle, 0)
+        guard
+          let id = SessionID(storedDigits: digits)
+            ?? SessionID(String(decoding: digits, as: UTF8.self))
+        else { continue }
+        batch.append(id: id, status: Self.text(handle, 1), sealed: Self.blob(handle, 2))
+        if batch.count == SummaryBatch.capacity { flush() }
+      }
+      flush()
     }
     sessions.sort(by: SessionSummary.newestFirst)
     return (sessions, damaged)
+  }
+
+  /// One opener per core (at most 8), made once: each holds guarded buffers.
+  private func summaryOpeners() throws -> [RecordCipher.Opener] {
+    if let openers { return openers }
+    let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    var made = [try cipher.makeOpener()]
+    for _ in 1..<cores { made.append(try cipher.makeOpener()) }
+    openers = made
+    return made
+  }
+
+  /// A text column of the current row, valid until the next step.
+  private static func text(_ handle: SQLiteStatement, _ column: Int32) -> UnsafeRawBufferPointer {
+    guard let pointer = sqlite3_column_text(handle, column) else {
+      return .init(start: nil, count: 0)
+    }
+    return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+  }
+
+  /// A blob column of the current row (any other type as SQLite converts it), valid until the
+  /// next step.
+  private static func blob(_ handle: SQLiteStatement, _ column: Int32) -> UnsafeRawBufferPointer {
+    guard let pointer = sqlite3_column_blob(handle, column) else {
+      return .init(start: nil, count: 0)
+    }
+    return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
   }
 
   /// Every whole session (for export and verify), in no order, and the ids of rows that

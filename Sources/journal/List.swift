@@ -29,8 +29,7 @@ extension Journal {
             ? "no sessions are waiting for reflection"
             : #"no sessions yet; "journal new" logs your first"#)
       } else {
-        let render = runtime.render
-        Runtime.output(render.list(sessions))
+        runtime.render.list(sessions) { Runtime.output($0) }
       }
       guard damaged.isEmpty else {
         for id in damaged {

@@ -15,44 +15,71 @@ struct Render {
 
   // MARK: - Text
 
-  /// One line a session: id, date, mood (before → after), treatment, status badge. Built as
-  /// bytes: a list of 100,000 sessions is one string of several megabytes. A terminal too
-  /// narrow for that line gets two lines a session instead; nothing is cut.
-  func list(_ sessions: [SessionSummary]) -> String {
-    let treatmentWidth = sessions.map { $0.treatment.displayName.count }.max() ?? 0
-    let lineWidth = 8 + 2 + 21 + 7 + 7 + 2 + treatmentWidth + 2 + 16
-    if let width = presentation.width, width < lineWidth { return narrowList(sessions) }
-    let names = Dictionary(
-      sessions.map { ($0.treatment, Array($0.treatment.displayName.utf8)) },
-      uniquingKeysWith: { a, _ in a })
-    let width = sessions.map { $0.treatment.displayName.count }.max() ?? 0
-    let badges = Dictionary(
-      uniqueKeysWithValues: SessionStatus.allCases.map { ($0, Array(badge($0).utf8)) })
+  /// One line a session: id, date, mood (before → after), treatment, status badge, handed to
+  /// `write` as UTF-8 a chunk (about 64 KiB) at a time: a list of 100,000 sessions is several
+  /// megabytes that need never be in memory at once. A terminal too narrow for that line gets
+  /// two lines a session instead; nothing is cut.
+  func list(_ sessions: [SessionSummary], write: ([UInt8]) -> Void) {
+    // Each row's treatment as an index into `names`, found once, with no hashing for the
+    // named treatments; only the treatments listed count towards the column's width.
+    var names = Treatment.known
+    var used = [Bool](repeating: false, count: names.count)
+    var custom: [String: Int] = [:]
+    var cell = [Int32](repeating: 0, count: sessions.count)
+    for (row, s) in sessions.enumerated() {
+      var index = Treatment.known.firstIndex(of: s.treatment)
+      if index == nil, let name = s.treatment.customName {
+        index = custom[name] ?? names.count
+        if index == names.count {
+          custom[name] = names.count
+          names.append(s.treatment)
+          used.append(false)
+        }
+      }
+      cell[row] = Int32(index ?? 0)
+      used[index ?? 0] = true
+    }
+    let width = names.indices.filter { used[$0] }.map { names[$0].displayName.count }.max() ?? 0
+    let lineWidth = 8 + 2 + 21 + 7 + 7 + 2 + width + 2 + 16
+    if let columns = presentation.width, columns < lineWidth {
+      write(Array(narrowList(sessions).utf8))
+      return
+    }
+    // Padded to the widest: "  " ‖ name ‖ padding ‖ "  ".
+    let cells = names.map { treatment in
+      Array("  \(treatment.displayName)".utf8)
+        + [UInt8](repeating: 0x20, count: max(0, width - treatment.displayName.count) + 2)
+    }
+    let badges = SessionStatus.allCases.map { Array(badge($0).utf8) + [0x0A] }
+    let mood = Array("  mood ".utf8)
     let arrow = Array(" → ".utf8)
+    let noAfter = Array("     ".utf8)
+    let chunk = 1 << 16
     var out: [UInt8] = []
-    out.reserveCapacity(sessions.count * 72)
-    for s in sessions {
-      out += s.id.hex.utf8.prefix(8)
-      out += [0x20, 0x20]
+    out.reserveCapacity(chunk + 512)
+    for (row, s) in sessions.enumerated() {
+      s.id.hex.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0.prefix(8)) }
+      out.append(0x20)
+      out.append(0x20)
       format.appendDateTime(s.date, to: &out)
-      out += Array("  mood ".utf8)
+      out.append(contentsOf: mood)
       appendMood(s.moodBefore.value, &out)
       if let after = s.moodAfter {
-        out += arrow
+        out.append(contentsOf: arrow)
         appendMood(after.value, &out)
       } else {
-        out += [0x20, 0x20, 0x20, 0x20, 0x20]
+        out.append(contentsOf: noAfter)
       }
-      out += [0x20, 0x20]
-      let name = names[s.treatment] ?? []
-      out += name
-      let pad = width - s.treatment.displayName.count
-      if pad > 0 { out += [UInt8](repeating: 0x20, count: pad) }
-      out += [0x20, 0x20]
-      out += badges[s.status] ?? []
-      out.append(0x0A)
+      out.append(contentsOf: cells[Int(cell[row])])
+      if let index = SessionStatus.allCases.firstIndex(of: s.status) {
+        out.append(contentsOf: badges[index])
+      }
+      if out.count >= chunk {
+        write(out)
+        out.removeAll(keepingCapacity: true)
+      }
     }
-    return String(decoding: out, as: UTF8.self)
+    if !out.isEmpty { write(out) }
   }
 
   /// Two lines a session, for a narrow terminal: id and date, then mood, treatment, status.
@@ -71,7 +98,8 @@ struct Render {
   }
 
   private func appendMood(_ mood: Int, _ out: inout [UInt8]) {
-    if mood < 10 { out += [0x20, UInt8(0x30 + mood)] } else { out += [0x31, 0x30] }
+    out.append(mood < 10 ? 0x20 : 0x31)
+    out.append(mood < 10 ? UInt8(0x30 + mood) : 0x30)
   }
 
   /// The whole session, grouped Before / Setting / Reflection.

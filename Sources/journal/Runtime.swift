@@ -127,6 +127,11 @@ struct Runtime {
     FileHandle.standardOutput.write(Data(text.utf8))
   }
 
+  /// Writes UTF-8 bytes to stdout.
+  static func output(_ bytes: [UInt8]) {
+    FileHandle.standardOutput.write(Data(bytes))
+  }
+
   /// The renderer for stdout.
   var render: Render { Render(timeZone: context.timeZone, presentation: presentation) }
 }

@@ -5,6 +5,7 @@ extension Journal {
   /// `journal trends`: mood before and after, over time and per treatment.
   struct Trends: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "trends",
       abstract: "Mood before and after over time and per treatment, with the numbers.",
       discussion: "Descriptive only: averages and how many sessions they rest on.")
 

@@ -194,6 +194,40 @@ struct VaultTests {
     #expect(try f.store.summaries(status: .needsReflection).sessions.map(\.id) == [new.id])
   }
 
+  /// A list longer than one batch, opened on several threads, still holds every readable
+  /// session once, newest first, and reports exactly the damaged rows, wherever they fall.
+  @Test func listingManyRows() throws {
+    // Given more sessions than a batch holds, a few of them damaged
+    let f = try StoreFixture()
+    let count = 4096 + 300
+    var sessions: [Session] = []
+    for index in 0..<count {
+      var bytes = [UInt8](repeating: 0, count: 16)
+      withUnsafeBytes(of: UInt32(index).bigEndian) { bytes.replaceSubrange(0..<4, with: $0) }
+      let draft = SessionDraft(
+        id: SessionID(randomBytes: bytes),
+        date: TestClock.reference - Double(index % 1000) * 60, treatment: .ketamine,
+        intention: "INTENTION-\(index)", moodBefore: Mood(1 + index % 10))
+      sessions.append(try Session.saving(draft, now: TestClock.reference))
+    }
+    _ = try f.store.importSessions(sessions, dryRun: false)
+    let broken = [5, 200, 2047, 2048, 4095, 4096, count - 1].map { sessions[$0].id }
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { db in
+      for id in broken {
+        try db.execute(
+          sql: "UPDATE session SET summary = body WHERE id = ?", arguments: [id.hex])
+      }
+    }
+    // When
+    let (listed, damaged) = try f.store.summaries()
+    // Then
+    let expected = sessions.filter { !broken.contains($0.id) }.map(\.summary)
+      .sorted(by: SessionSummary.newestFirst)
+    #expect(listed == expected)
+    #expect(damaged.sorted() == broken.sorted())
+  }
+
   private func mode(_ path: String) -> mode_t {
     var info = stat()
     lstat(path, &info)
