@@ -1,6 +1,7 @@
 import Dispatch
 import JournalCore
 import JournalCrypto
+import Synchronization
 
 /// Sealed summaries read from the vault and waiting to be opened, copied out of SQLite's row
 /// buffers (valid only until the next step) into one arena, so that several threads can open
@@ -46,8 +47,10 @@ struct SummaryBatch: Sendable {
     arena.removeAll(keepingCapacity: true)
   }
 
-  /// Opens every row, one share of them per opener, each on its own thread; returns the
-  /// summaries (in no order) and the ids of the rows that failed to open.
+  /// Opens every row on as many threads as there are openers (each thread holding one) and
+  /// returns the summaries (in no order) and the ids of the rows that failed to open. The
+  /// threads take small runs of rows as they go rather than a fixed share each: on a busy
+  /// machine one of them may not run for a while, and the others then do its part.
   func open(with openers: [RecordCipher.Opener]) -> (
     sessions: [SessionSummary], damaged: [SessionID]
   ) {
@@ -55,9 +58,20 @@ struct SummaryBatch: Sendable {
     guard parts > 1 else { return open(0..<entries.count, with: openers[0]) }
     let results = Results(count: parts)
     defer { results.deallocate() }
+    let next = Atomic<Int>(0)
+    let run = 64
     DispatchQueue.concurrentPerform(iterations: parts) { part in
-      let range = entries.count * part / parts..<entries.count * (part + 1) / parts
-      results.set(part, open(range, with: openers[part]))
+      var sessions: [SessionSummary] = []
+      var damaged: [SessionID] = []
+      sessions.reserveCapacity(entries.count / parts + run)
+      while true {
+        let start = next.add(run, ordering: .relaxed).oldValue
+        guard start < entries.count else { break }
+        open(
+          start..<min(start + run, entries.count), with: openers[part], into: &sessions,
+          damaged: &damaged)
+      }
+      results.set(part, (sessions, damaged))
     }
     var sessions: [SessionSummary] = []
     var damaged: [SessionID] = []
@@ -75,6 +89,14 @@ struct SummaryBatch: Sendable {
     var sessions: [SessionSummary] = []
     var damaged: [SessionID] = []
     sessions.reserveCapacity(range.count)
+    open(range, with: opener, into: &sessions, damaged: &damaged)
+    return (sessions, damaged)
+  }
+
+  private func open(
+    _ range: Range<Int>, with opener: RecordCipher.Opener, into sessions: inout [SessionSummary],
+    damaged: inout [SessionID]
+  ) {
     arena.withUnsafeBytes { arena in
       for entry in entries[range] {
         do {
@@ -92,7 +114,6 @@ struct SummaryBatch: Sendable {
         }
       }
     }
-    return (sessions, damaged)
   }
 
   /// One result slot per thread, each written by its own thread only.
