@@ -15,7 +15,7 @@ import JournalCrypto
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 3
+  public static let formatVersion = 4
 
   public let path: String
   let database: DatabaseQueue
@@ -263,6 +263,17 @@ public final class Vault {
           ALTER TABLE trash ADD COLUMN reminder_repeat INTEGER;
           ALTER TABLE trash ADD COLUMN reminder_last_fired INTEGER;
           UPDATE vault SET format_version = 3;
+          """)
+    }
+    migrator.registerMigration("v4: list index") { db in
+      // `list` reads id, status and summary of every session. In the table those sit beside
+      // each body (~2 KB a row), so a scan read the whole file: 290 MB for 100,000 sessions.
+      // This covering index holds just those three (copies of what the row holds, nothing
+      // more), ~350 bytes a session, and SQLite scans it instead.
+      try db.execute(
+        sql: """
+          CREATE INDEX session_list ON session (status, id, summary);
+          UPDATE vault SET format_version = 4;
           """)
     }
     return migrator

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import JournalCore
 import JournalCrypto
 import JournalStore
@@ -27,6 +28,15 @@ struct FixtureTests {
     let (sessions, damaged) = try store.summaries()
     #expect(damaged.isEmpty)
     #expect(sessions.count == 2)
+    // And it was migrated to today's format, with the index `list` reads
+    let (version, indexes) = try DatabaseQueue(path: path).read { db in
+      (
+        try Int.fetchOne(db, sql: "SELECT format_version FROM vault"),
+        try db.indexes(on: "session").map(\.name)
+      )
+    }
+    #expect(version == Vault.formatVersion)
+    #expect(indexes.contains("session_list"))
     let full = try store.session(try store.resolve("2222"))
     #expect(full.treatment == .ayahuasca)
     #expect(full.intention == "to see clearly")
