@@ -2,9 +2,13 @@
 /// so that a later sync can match records across devices.
 ///
 /// Written as 32 lowercase hex digits; shown to people as the first 8.
+///
+/// Held as two integers rather than as its hex String: `list` makes, sorts and copies one per
+/// session, and a String of 32 bytes is a separate, reference-counted allocation each time.
 public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
-  /// The 32 lowercase hex digits.
-  public let hex: String
+  /// The 16 bytes as two big-endian halves, so that the integers' order is the hex order.
+  private let high: UInt64
+  private let low: UInt64
 
   private static let digits = Array("0123456789abcdef".utf8)
 
@@ -14,31 +18,51 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     var b = bytes
     b[6] = (b[6] & 0x0F) | 0x40
     b[8] = (b[8] & 0x3F) | 0x80
-    var text: [UInt8] = []
-    text.reserveCapacity(32)
-    for byte in b {
-      text.append(Self.digits[Int(byte >> 4)])
-      text.append(Self.digits[Int(byte & 0x0F)])
-    }
-    self.hex = String(decoding: text, as: UTF8.self)
+    self.init(bytes: b)
+  }
+
+  private init(bytes: [UInt8]) {
+    high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+    low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
   }
 
   /// Parses 32 hex digits, with or without the dashes of the UUID form, in either case.
   public init?(_ text: String) {
-    // Fast path: 32 lowercase hex digits, as the vault stores them (once per listed row).
-    var utf8 = text.utf8
-    if utf8.count == 32,
-      utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-    {
-      self.hex = text
-      return
+    let digits = text.lowercased().utf8.filter { $0 != UInt8(ascii: "-") }
+    guard let id = digits.withUnsafeBytes({ SessionID(storedDigits: $0) }) else { return nil }
+    self = id
+  }
+
+  /// An id read from storage: exactly 32 lowercase hex digits as UTF-8, else nil.
+  public init?(storedDigits digits: UnsafeRawBufferPointer) {
+    guard digits.count == 32 else { return nil }
+    var halves: (UInt64, UInt64) = (0, 0)
+    for index in 0..<32 {
+      let digit = digits[index]
+      let value: UInt8
+      switch digit {
+      case 0x30...0x39: value = digit &- 0x30
+      case 0x61...0x66: value = digit &- 0x61 &+ 10
+      default: return nil
+      }
+      if index < 16 {
+        halves.0 = halves.0 << 4 | UInt64(value)
+      } else {
+        halves.1 = halves.1 << 4 | UInt64(value)
+      }
     }
-    utf8 = text.lowercased().utf8
-    let digits = utf8.filter { $0 != UInt8(ascii: "-") }
-    guard digits.count == 32,
-      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-    else { return nil }
-    self.hex = String(decoding: digits, as: UTF8.self)
+    (high, low) = halves
+  }
+
+  /// The 32 lowercase hex digits.
+  public var hex: String {
+    String(unsafeUninitializedCapacity: 32) { (out: UnsafeMutableBufferPointer<UInt8>) -> Int in
+      for index in 0..<32 {
+        let half = index < 16 ? high : low
+        out[index] = Self.digits[Int(half >> (60 - 4 * UInt64(index % 16)) & 0x0F)]
+      }
+      return 32
+    }
   }
 
   /// The 16 raw bytes.
@@ -47,33 +71,18 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
   /// Lends the 16 raw bytes without allocating (`list` needs them once per session).
   public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R
   {
-    var raw: (UInt64, UInt64) = (0, 0)
-    var hex = self.hex
-    hex.withUTF8 { digits in
-      withUnsafeMutableBytes(of: &raw) { out in
-        for index in 0..<16 {
-          out[index] = Self.value(digits[2 * index]) << 4 | Self.value(digits[2 * index + 1])
-        }
-      }
-    }
-    return try withUnsafeBytes(of: raw) { raw throws(E) in try body(raw) }
-  }
-
-  /// An id read from storage: exactly 32 lowercase hex digits as UTF-8, else nil.
-  public init?(storedDigits digits: UnsafeRawBufferPointer) {
-    guard digits.count == 32,
-      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-    else { return nil }
-    self.hex = String(decoding: digits, as: UTF8.self)
-  }
-
-  /// The value of one valid hex digit (lowercase).
-  private static func value(_ digit: UInt8) -> UInt8 {
-    digit <= 0x39 ? digit &- 0x30 : digit &- 0x61 &+ 10
+    try withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { raw throws(E) in try body(raw) }
   }
 
   /// The first 8 hex digits: what lists and messages show.
-  public var short: String { String(decoding: hex.utf8.prefix(8), as: UTF8.self) }
+  public var short: String {
+    String(unsafeUninitializedCapacity: 8) { (out: UnsafeMutableBufferPointer<UInt8>) -> Int in
+      for index in 0..<8 {
+        out[index] = Self.digits[Int(high >> (60 - 4 * UInt64(index)) & 0x0F)]
+      }
+      return 8
+    }
+  }
 
   /// The canonical UUID form, 8-4-4-4-12.
   public var uuidString: String {
@@ -84,7 +93,9 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
 
   public var description: String { short }
 
-  public static func < (lhs: SessionID, rhs: SessionID) -> Bool { lhs.hex < rhs.hex }
+  public static func < (lhs: SessionID, rhs: SessionID) -> Bool {
+    (lhs.high, lhs.low) < (rhs.high, rhs.low)
+  }
 
   /// Normalises what a person typed as an id prefix: lowercase hex, dashes ignored.
   /// Returns nil when it is empty or holds anything but hex digits and dashes.

@@ -58,7 +58,7 @@ struct Render {
     var out: [UInt8] = []
     out.reserveCapacity(chunk + 512)
     for (row, s) in sessions.enumerated() {
-      s.id.hex.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0.prefix(8)) }
+      out.append(contentsOf: s.id.short.utf8)
       out.append(0x20)
       out.append(0x20)
       format.appendDateTime(s.date, to: &out)

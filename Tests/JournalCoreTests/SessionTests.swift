@@ -60,6 +60,37 @@ struct SessionTests {
     #expect(SessionID.normalisedPrefix("3g") == nil)
     #expect(SessionID.normalisedPrefix("") == nil)
   }
+
+  /// Held as two integers, an id still reads, orders and compares exactly as its hex digits:
+  /// bytes, hex, short form and UUID form agree, and sorting ids sorts their hex.
+  @Test func sessionIDAgreesWithItsHex() {
+    var state: UInt64 = 0x0123_4567_89AB_CDEF
+    var ids: [SessionID] = []
+    for _ in 0..<200 {
+      let bytes = (0..<16).map { _ -> UInt8 in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 56)
+      }
+      let id = SessionID(randomBytes: bytes)
+      let hex = id.bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+      #expect(id.hex == hex)
+      #expect(SessionID(hex) == id)
+      #expect(SessionID(hex.uppercased()) == id)
+      #expect(SessionID(id.uuidString) == id)
+      #expect(id.short == String(hex.prefix(8)))
+      #expect(id.bytes[0] == bytes[0] && id.bytes[15] == bytes[15])
+      ids.append(id)
+    }
+    #expect(ids.sorted().map(\.hex) == ids.map(\.hex).sorted())
+    #expect(SessionID(String(repeating: "0", count: 31)) == nil)
+    #expect(SessionID(String(repeating: "g", count: 32)) == nil)
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
 }
 
 extension SessionDraft {
