@@ -40,7 +40,34 @@ public struct DisplayFormat: Sendable {
     let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
     let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    bytes += Self.weekdays[((days % 7) + 7) % 7]  // 1970-01-01 was a Thursday
+    let weekday = Self.weekdays[((days % 7) + 7) % 7]  // 1970-01-01 was a Thursday
+    if (0...9999).contains(year) {
+      // The usual case, all 20 bytes at once: one append per date rather than twenty.
+      var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+      withUnsafeMutableBytes(of: &text) { out in
+        func two(_ value: Int, at index: Int) {
+          out[index] = UInt8(0x30 + value / 10)
+          out[index + 1] = UInt8(0x30 + value % 10)
+        }
+        out[0] = weekday[0]
+        out[1] = weekday[1]
+        out[2] = weekday[2]
+        out[3] = 0x20
+        two(year / 100, at: 4)
+        two(year % 100, at: 6)
+        out[8] = 0x2D
+        two(month, at: 9)
+        out[11] = 0x2D
+        two(day, at: 12)
+        out[14] = 0x20
+        two(secondOfDay / 3600, at: 15)
+        out[17] = 0x3A
+        two((secondOfDay % 3600) / 60, at: 18)
+      }
+      withUnsafeBytes(of: text) { bytes.append(contentsOf: $0) }
+      return
+    }
+    bytes += weekday
     bytes.append(0x20)
     Self.digits(year, 4, &bytes)
     bytes.append(0x2D)

@@ -84,6 +84,17 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     }
   }
 
+  /// Appends the short form's 8 digits as UTF-8 (for long lists: no String per row).
+  public func appendShort(to bytes: inout [UInt8]) {
+    var text: UInt64 = 0
+    withUnsafeMutableBytes(of: &text) { out in
+      for index in 0..<8 {
+        out[index] = Self.digits[Int(high >> (60 - 4 * UInt64(index)) & 0x0F)]
+      }
+    }
+    withUnsafeBytes(of: text) { bytes.append(contentsOf: $0) }
+  }
+
   /// The canonical UUID form, 8-4-4-4-12.
   public var uuidString: String {
     let h = Array(hex)

@@ -58,7 +58,7 @@ struct Render {
     var out: [UInt8] = []
     out.reserveCapacity(chunk + 512)
     for (row, s) in sessions.enumerated() {
-      out.append(contentsOf: s.id.short.utf8)
+      s.id.appendShort(to: &out)
       out.append(0x20)
       out.append(0x20)
       format.appendDateTime(s.date, to: &out)
