@@ -80,16 +80,16 @@ public final class SessionStore {
     return id
   }
 
-  /// Every session's summary, newest first, and the ids of rows that failed to open.
+  /// Every session's summary, newest first, and the ids of rows that failed to open (by id).
   ///
   /// The rows are read with SQLite's own calls (GRDB's `Row` copied every column into a
-  /// `Data` first) into batches that are opened on every core; see SummaryBatch.
+  /// `Data` first) from the `session_list` index, in batches that a second thread opens while
+  /// the next are read (SummaryPipeline).
   public func summaries(
     status: SessionStatus? = nil
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    var sessions: [SessionSummary] = []
-    var damaged: [SessionID] = []
-    let openers = try summaryOpeners()
+    let pipeline = SummaryPipeline(openers: try summaryOpeners())
+    defer { pipeline.wait() }
     try read { db in
       let statement = try db.makeStatement(
         sql: status == nil
@@ -98,12 +98,6 @@ public final class SessionStore {
       if let status { try statement.setArguments([status.rawValue]) }
       let handle = statement.sqliteStatement
       var batch = SummaryBatch()
-      func flush() {
-        let opened = batch.open(with: openers)
-        sessions += opened.sessions
-        damaged += opened.damaged
-        batch.removeAll()
-      }
       while true {
         let code = sqlite3_step(handle)
         if code == SQLITE_DONE { break }
@@ -118,11 +112,13 @@ public final class SessionStore {
             ?? SessionID(String(decoding: digits, as: UTF8.self))
         else { continue }
         batch.append(id: id, status: Self.text(handle, 1), sealed: Self.blob(handle, 2))
-        if batch.count == SummaryBatch.capacity { flush() }
+        if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
       }
-      flush()
+      _ = pipeline.submit(batch)
     }
-    return (Self.newestFirst(sessions), damaged)
+    let (sessions, damaged) = pipeline.finish()
+    // Damaged ids by id: the threads finish in no fixed order.
+    return (Self.newestFirst(sessions), damaged.sorted())
   }
 
   /// The summaries in `SessionSummary.newestFirst` order, sorted by small keys (date, id,
@@ -144,12 +140,12 @@ public final class SessionStore {
     return keys.map { sessions[$0.index] }
   }
 
-  /// One opener per core (at most 8), made once: each holds guarded buffers.
+  /// The openers of `summaries`: one for the reading thread and, with more than one core, one
+  /// for its helper; made once, as each holds guarded buffers.
   private func summaryOpeners() throws -> [RecordCipher.Opener] {
     if let openers { return openers }
-    let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     var made = [try cipher.makeOpener()]
-    for _ in 1..<cores { made.append(try cipher.makeOpener()) }
+    if sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 { made.append(try cipher.makeOpener()) }
     openers = made
     return made
   }

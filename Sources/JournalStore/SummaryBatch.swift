@@ -1,18 +1,16 @@
-import Dispatch
 import JournalCore
 import JournalCrypto
-import Synchronization
 
 /// Sealed summaries read from the vault and waiting to be opened, copied out of SQLite's row
-/// buffers (valid only until the next step) into one arena, so that several threads can open
-/// them at once: the work per row (a BLAKE2b key, XSalsa20-Poly1305, the decoding) is
-/// independent, and was most of `list`.
-struct SummaryBatch: Sendable {
-  /// Rows per batch: enough to be worth a second thread, few enough that the arena stays
-  /// near 1 MiB whatever the size of the vault.
-  static let capacity = 4096
-  /// Below this many rows a batch is opened on the calling thread alone.
-  static let parallelMinimum = 256
+/// buffers (valid only until the next step) into one arena, so that another thread can open
+/// them while the next rows are read: the work per row (a BLAKE2b key, XSalsa20-Poly1305,
+/// the decoding) is independent, and was most of `list`. See SummaryPipeline.
+final class SummaryBatch: @unchecked Sendable {
+  // @unchecked: a batch is filled by the reading thread, then handed (under the pipeline's
+  // mutex) to the one thread that opens and empties it; never used by two threads at once.
+  /// Rows per batch: small enough that two threads share the work evenly and the arena stays
+  /// near 300 KiB, large enough that handing a batch over costs nothing in comparison.
+  static let capacity = 1024
 
   private struct Entry: Sendable {
     let id: SessionID
@@ -31,7 +29,7 @@ struct SummaryBatch: Sendable {
     arena.reserveCapacity(Self.capacity * 320)
   }
 
-  mutating func append(
+  func append(
     id: SessionID, status: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer
   ) {
     let start = arena.count
@@ -42,63 +40,19 @@ struct SummaryBatch: Sendable {
         sealed: start..<arena.count))
   }
 
-  mutating func removeAll() {
+  func removeAll() {
     entries.removeAll(keepingCapacity: true)
     arena.removeAll(keepingCapacity: true)
   }
 
-  /// Opens every row on as many threads as there are openers (each thread holding one) and
-  /// returns the summaries (in no order) and the ids of the rows that failed to open. The
-  /// threads take small runs of rows as they go rather than a fixed share each: on a busy
-  /// machine one of them may not run for a while, and the others then do its part.
-  func open(with openers: [RecordCipher.Opener]) -> (
-    sessions: [SessionSummary], damaged: [SessionID]
-  ) {
-    let parts = entries.count >= Self.parallelMinimum ? openers.count : 1
-    guard parts > 1 else { return open(0..<entries.count, with: openers[0]) }
-    let results = Results(count: parts)
-    defer { results.deallocate() }
-    let next = Atomic<Int>(0)
-    let run = 64
-    DispatchQueue.concurrentPerform(iterations: parts) { part in
-      var sessions: [SessionSummary] = []
-      var damaged: [SessionID] = []
-      sessions.reserveCapacity(entries.count / parts + run)
-      while true {
-        let start = next.add(run, ordering: .relaxed).oldValue
-        guard start < entries.count else { break }
-        open(
-          start..<min(start + run, entries.count), with: openers[part], into: &sessions,
-          damaged: &damaged)
-      }
-      results.set(part, (sessions, damaged))
-    }
-    var sessions: [SessionSummary] = []
-    var damaged: [SessionID] = []
-    sessions.reserveCapacity(entries.count)
-    for part in 0..<parts {
-      sessions += results[part].sessions
-      damaged += results[part].damaged
-    }
-    return (sessions, damaged)
-  }
-
-  private func open(
-    _ range: Range<Int>, with opener: RecordCipher.Opener
-  ) -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    var sessions: [SessionSummary] = []
-    var damaged: [SessionID] = []
-    sessions.reserveCapacity(range.count)
-    open(range, with: opener, into: &sessions, damaged: &damaged)
-    return (sessions, damaged)
-  }
-
-  private func open(
-    _ range: Range<Int>, with opener: RecordCipher.Opener, into sessions: inout [SessionSummary],
+  /// Opens every row with `opener`, adding the summaries to `sessions` and the ids of the rows
+  /// that failed to open to `damaged`.
+  func open(
+    with opener: RecordCipher.Opener, into sessions: inout [SessionSummary],
     damaged: inout [SessionID]
   ) {
     arena.withUnsafeBytes { arena in
-      for entry in entries[range] {
+      for entry in entries {
         do {
           guard let status = entry.status else { throw CryptoError.integrity }
           let summary = try entry.id.withBytes { id in
@@ -113,31 +67,6 @@ struct SummaryBatch: Sendable {
           damaged.append(entry.id)
         }
       }
-    }
-  }
-
-  /// One result slot per thread, each written by its own thread only.
-  private final class Results: @unchecked Sendable {
-    // @unchecked: slot i is written only by the thread opening part i, and read only after
-    // concurrentPerform has returned.
-    private let slots: UnsafeMutablePointer<(sessions: [SessionSummary], damaged: [SessionID])>
-    private let count: Int
-
-    init(count: Int) {
-      self.count = count
-      slots = .allocate(capacity: count)
-      slots.initialize(repeating: ([], []), count: count)
-    }
-
-    func set(_ index: Int, _ value: (sessions: [SessionSummary], damaged: [SessionID])) {
-      slots[index] = value
-    }
-
-    subscript(index: Int) -> (sessions: [SessionSummary], damaged: [SessionID]) { slots[index] }
-
-    func deallocate() {
-      slots.deinitialize(count: count)
-      slots.deallocate()
     }
   }
 }

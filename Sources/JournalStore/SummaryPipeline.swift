@@ -1,0 +1,92 @@
+import Dispatch
+import JournalCore
+import JournalCrypto
+import Synchronization
+
+/// Opens the batches of a list while the rows are still being read: the reading thread hands
+/// each full batch over, a helper thread opens batches as they come, and the reading thread
+/// opens whatever is still waiting once it has read everything. With a second core free the
+/// work is shared; on a busy machine, where the helper may not be scheduled for a while,
+/// nothing waits for it but its last batch.
+final class SummaryPipeline: @unchecked Sendable {
+  // @unchecked: `state` is behind its mutex. `helper` is written only by the one helper job
+  // that runs at a time (started and ended under the mutex) and read after `jobs` has been
+  // waited for; `reader` only by the reading thread.
+  private struct State {
+    /// Full batches, in the order read.
+    var waiting: [SummaryBatch] = []
+    /// Opened batches, emptied, to be filled again (no new arena per batch).
+    var spare: [SummaryBatch] = []
+    var helperRunning = false
+  }
+
+  private let state = Mutex(State())
+  private let jobs = DispatchGroup()
+  /// [0] for the reading thread, [1] (when there is a second core) for the helper.
+  private let openers: [RecordCipher.Opener]
+  private var reader: (sessions: [SessionSummary], damaged: [SessionID]) = ([], [])
+  private var helper: (sessions: [SessionSummary], damaged: [SessionID]) = ([], [])
+  /// Batches that may wait before the reading thread opens one itself: bounds the memory
+  /// when the helper falls behind or never runs.
+  private static let backlog = 2
+
+  init(openers: [RecordCipher.Opener]) {
+    precondition(!openers.isEmpty, "at least one opener")
+    self.openers = openers
+  }
+
+  /// Hands over a batch and returns an empty one to fill next. Full batches wake the helper;
+  /// a short last one is left for `finish`.
+  func submit(_ batch: SummaryBatch) -> SummaryBatch {
+    guard batch.count > 0 else { return batch }
+    let full = batch.count >= SummaryBatch.capacity
+    let (wake, overflow) = state.withLock { state in
+      state.waiting.append(batch)
+      let wake = full && openers.count > 1 && !state.helperRunning
+      if wake { state.helperRunning = true }
+      return (wake, state.waiting.count > Self.backlog ? state.waiting.removeFirst() : nil)
+    }
+    if wake { DispatchQueue.global().async(group: jobs) { self.help() } }
+    if let overflow { open(overflow, with: openers[0], into: &reader) }
+    return state.withLock { $0.spare.popLast() } ?? SummaryBatch()
+  }
+
+  /// Opens what is still waiting, waits for the helper, and returns every summary (in no
+  /// order) and the ids of the rows that failed to open.
+  func finish() -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    while let batch = next() { open(batch, with: openers[0], into: &reader) }
+    wait()
+    // One array, the helper's freed as it is taken: 100,000 summaries are ~9 MB.
+    var sessions = reader.sessions
+    reader.sessions = []
+    sessions.append(contentsOf: helper.sessions)
+    helper.sessions = []
+    return (sessions, reader.damaged + helper.damaged)
+  }
+
+  /// Waits until no helper job is running (also when reading failed half-way, so that no
+  /// opener is still in use once the list returns).
+  func wait() { jobs.wait() }
+
+  private func help() {
+    while let batch = state.withLock({ state -> SummaryBatch? in
+      if state.waiting.isEmpty { state.helperRunning = false }
+      return state.waiting.isEmpty ? nil : state.waiting.removeFirst()
+    }) {
+      open(batch, with: openers[1], into: &helper)
+    }
+  }
+
+  private func next() -> SummaryBatch? {
+    state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
+  }
+
+  private func open(
+    _ batch: SummaryBatch, with opener: RecordCipher.Opener,
+    into results: inout (sessions: [SessionSummary], damaged: [SessionID])
+  ) {
+    batch.open(with: opener, into: &results.sessions, damaged: &results.damaged)
+    batch.removeAll()
+    state.withLock { $0.spare.append(batch) }
+  }
+}
