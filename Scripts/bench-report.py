@@ -8,6 +8,8 @@ import sys
 from datetime import datetime, timezone
 
 results, kdf, sizes = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
+load = sys.argv[4] if len(sys.argv) > 4 else None
+runs = os.environ.get("RUNS", "7")
 rows = collections.defaultdict(dict)
 for line in open(results):
     name, size, tool, median, memory = line.rstrip("\n").split("\t")
@@ -35,7 +37,10 @@ print(f"- machine: {cpu()}, {os.cpu_count()} cores, "
 print(f"- system: {platform.platform()}")
 swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
 print(f"- toolchain: {swift[0] if swift else 'unknown'}; jrnl 4.6 (PyPI), encrypted journals")
-print("- method: whole processes, hyperfine medians (1 warm-up, 7 runs), peak memory (max RSS) "
+if load:
+    print(f"- load average (1, 5, 15 min) at the start and the end: {load}. The machine is shared "
+          "(2 cores); with other work running, medians are higher and the second core helps less.")
+print(f"- method: whole processes, hyperfine medians (1 warm-up, {runs} runs), peak memory (max RSS) "
       "from GNU time; realistic sessions (intention ~200 B, reflection ~1.5 KB, 70 % complete) "
       "made with `Scripts/bench-data.py` and brought in with `journal import`; jrnl gets the "
       "same text. jrnl commands run through a one-line `sh` wrapper (to feed its password), "
@@ -83,8 +88,6 @@ for op in ("new", "reflect"):
 lf = median("list", 10000, "journal, passphrase file")
 if lf and l10:
     checks.append(("with the passphrase: derivation + at most the agent figure",
-                   f"{lf[0]:.0f} ms vs {kdf:.0f} + {l10[0]:.0f} ms", lf[0] <= kdf + l10[0] * 1.1))
-for label, ok in [(c[0], c[2]) for c in checks]:
-    pass
+                   f"{lf[0]:.0f} ms vs {kdf:.0f} + {l10[0]:.0f} ms", lf[0] <= kdf + l10[0]))
 for label, value, ok in checks:
     print(f"| {label} | {value} | {'yes' if ok else '**no — missed**'} |")
