@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 results, kdf, sizes = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
 load = sys.argv[4] if len(sys.argv) > 4 else None
 runs = os.environ.get("RUNS", "7")
+jrnl_runs = os.environ.get("JRNL_RUNS", runs)
 rows = collections.defaultdict(dict)
 for line in open(results):
     name, size, tool, median, memory = line.rstrip("\n").split("\t")
@@ -40,7 +41,8 @@ print(f"- toolchain: {swift[0] if swift else 'unknown'}; jrnl 4.6 (PyPI), encryp
 if load:
     print(f"- load average (1, 5, 15 min) at the start and the end: {load}. The machine is shared "
           "(2 cores); with other work running, medians are higher and the second core helps less.")
-print(f"- method: whole processes, hyperfine medians (1 warm-up, {runs} runs), peak memory (max RSS) "
+each = f"{runs} runs" if jrnl_runs == runs else f"{runs} runs; jrnl {jrnl_runs}"
+print(f"- method: whole processes, hyperfine medians (1 warm-up, {each}), peak memory (max RSS) "
       "from GNU time; realistic sessions (intention ~200 B, reflection ~1.5 KB, 70 % complete) "
       "made with `Scripts/bench-data.py` and brought in with `journal import`; jrnl gets the "
       "same text. jrnl commands run through a one-line `sh` wrapper (to feed its password), "
