@@ -77,12 +77,12 @@ final class ReliabilityFixture: @unchecked Sendable {
     return object?["session"] as? [String: Any]
   }
 
-  /// The ids `list --json` shows.
+  /// The short ids (as `new` prints them) of the sessions `list --json` shows.
   func ids() -> [String] {
     let result = run("list", "--json")
     let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
     let sessions = object?["sessions"] as? [[String: Any]] ?? []
-    return sessions.compactMap { $0["id"] as? String }
+    return sessions.compactMap { $0["short_id"] as? String }
   }
 
   /// Edits the vault file directly, as an attacker or a failing disk would. CHECK

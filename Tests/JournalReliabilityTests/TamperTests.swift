@@ -201,25 +201,22 @@ import Testing
   @Test func swaps() throws {
     let v = try Vault3()
     let (a, b) = (v.sessions[0].id.hex, v.sessions[1].id.hex)
-    let cases: [(String, Set<Int>)] = [
-      (
-        "UPDATE session SET summary = CASE id WHEN '\(a)' THEN (SELECT summary FROM session WHERE id = '\(b)') ELSE (SELECT summary FROM session WHERE id = '\(a)') END WHERE id IN ('\(a)', '\(b)')",
-        [0, 1]
-      ),
-      (
-        "UPDATE session SET body = CASE id WHEN '\(a)' THEN (SELECT body FROM session WHERE id = '\(b)') ELSE (SELECT body FROM session WHERE id = '\(a)') END WHERE id IN ('\(a)', '\(b)')",
-        [0, 1]
-      ),
-      ("UPDATE session SET summary = body, body = summary WHERE id = '\(a)'", [0]),
-      ("UPDATE session SET status = 'needs_reflection' WHERE id = '\(b)'", [1]),
-      ("UPDATE session SET id = '\(String(repeating: "e", count: 32))' WHERE id = '\(a)'", [0]),
+    let (summaryA, summaryB) = (try v.blob("summary", id: a), try v.blob("summary", id: b))
+    let (bodyA, bodyB) = (try v.blob("body", id: a), try v.blob("body", id: b))
+    let swap = "UPDATE session SET %@ = CASE id WHEN '\(a)' THEN ? ELSE ? END WHERE id IN ('\(a)', '\(b)')"
+    let cases: [(String, StatementArguments, Set<Int>)] = [
+      (swap.replacingOccurrences(of: "%@", with: "summary"), [summaryB, summaryA], [0, 1]),
+      (swap.replacingOccurrences(of: "%@", with: "body"), [bodyB, bodyA], [0, 1]),
+      ("UPDATE session SET summary = body, body = summary WHERE id = '\(a)'", [], [0]),
+      ("UPDATE session SET status = 'needs_reflection' WHERE id = '\(b)'", [], [1]),
+      ("UPDATE session SET id = '\(String(repeating: "e", count: 32))' WHERE id = '\(a)'", [], [0]),
     ]
     var detected = 0
-    for (sql, damaged) in cases {
+    for (sql, arguments, damaged) in cases {
       let copy = v.directory.file("copy.db")
       unlink(copy)
       try FileManager.default.copyItem(atPath: v.path, toPath: copy)
-      try v.edit(sql)
+      try v.edit(sql, arguments)
       let results = try v.readAll()
       for (index, result) in results.enumerated() {
         switch result {
@@ -319,23 +316,23 @@ import Testing
     let copy = f.root.file("pristine.db")
     _ = f.run("verify")
     try FileManager.default.copyItem(atPath: f.vaultPath, toPath: copy)
-    let flipped = "substr(summary, 1, 30) || x'ff' || substr(summary, 32)"
+    let flipped = "CAST(substr(summary, 1, 30) || x'ff' || substr(summary, 32) AS BLOB)"
     let cases: [(String, String, Int32, Bool)] = [
-      ("summary byte", "UPDATE session SET summary = \(flipped) WHERE id = '\(a)'", 5, true),
+      ("summary byte", "UPDATE session SET summary = \(flipped) WHERE id LIKE '\(a)%'", 5, true),
       (
         "body byte",
-        "UPDATE session SET body = substr(body, 1, 50) || x'00' || substr(body, 52) WHERE id = '\(a)'",
+        "UPDATE session SET body = CAST(substr(body, 1, 50) || x'00' || substr(body, 52) AS BLOB) WHERE id LIKE '\(a)%'",
         5, true
       ),
       (
         "summaries swapped",
-        "UPDATE session SET summary = (SELECT summary FROM session WHERE id = '\(b)') WHERE id = '\(a)'",
+        "UPDATE session SET summary = (SELECT summary FROM session WHERE id LIKE '\(b)%') WHERE id LIKE '\(a)%'",
         5, true
       ),
-      ("fields swapped", "UPDATE session SET summary = body, body = summary WHERE id = '\(a)'", 5, true),
-      ("wrapped key byte", "UPDATE vault SET wrapped_key = substr(wrapped_key, 1, 40) || x'01' || substr(wrapped_key, 42)", 4, false),
-      ("salt byte", "UPDATE vault SET kdf_salt = x'00' || substr(kdf_salt, 2)", 4, false),
-      ("vault id byte", "UPDATE vault SET vault_id = x'00' || substr(vault_id, 2)", 5, false),
+      ("fields swapped", "UPDATE session SET summary = body, body = summary WHERE id LIKE '\(a)%'", 5, true),
+      ("wrapped key byte", "UPDATE vault SET wrapped_key = CAST(substr(wrapped_key, 1, 40) || x'01' || substr(wrapped_key, 42) AS BLOB)", 4, false),
+      ("salt byte", "UPDATE vault SET kdf_salt = CAST(x'00' || substr(kdf_salt, 2) AS BLOB)", 4, false),
+      ("vault id byte", "UPDATE vault SET vault_id = CAST(x'00' || substr(vault_id, 2) AS BLOB)", 5, false),
       ("limits raised", "UPDATE vault SET kdf_memlimit = 2147483648", 5, false),
       ("limits lowered", "UPDATE vault SET kdf_opslimit = 1", 5, false),
       ("wrapped key short", "UPDATE vault SET wrapped_key = substr(wrapped_key, 2)", 5, false),
