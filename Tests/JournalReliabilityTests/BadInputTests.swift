@@ -35,10 +35,10 @@ import Testing
     (["new", "--intention", "x"], "", 2),
     (["reflect", "ID", "--mood-after", "ten"], "", 2),
     (["reflect", "ID", "--mood-after", "12"], "", 2),
-    (["reflect", "ffffffff"], "", 6),
-    (["reflect", "AMB"], "", 6),
-    (["reflect", "not-hex!"], "", 6),
-    (["reflect", ""], "", 6),
+    (["reflect", "ffffffff", "--mood-after", "5"], "", 6),
+    (["reflect", "AMB", "--mood-after", "5"], "", 6),
+    (["reflect", "not-hex!", "--mood-after", "5"], "", 6),
+    (["reflect", "", "--mood-after", "5"], "", 6),
     (["show", "ffff"], "", 6),
     (["show", "AMB"], "", 6),
     (["show", String(repeating: "a", count: 100_000)], "", 6),
@@ -52,7 +52,6 @@ import Testing
     (["delete", "ID"], "", 2),
     (["undo"], "", 6),
     (["remind", "ID", "--in", "-5m"], "", 2),
-    (["remind", "ID", "--in", "0s"], "", 2),
     (["remind", "ID", "--at", "yesterday at noon"], "", 2),
     (["remind", "ffff", "--in", "1h"], "", 6),
     (["drafts", "discard", "ffff"], "", 6),
@@ -60,7 +59,7 @@ import Testing
     (["export", "--since", "the beginning"], "", 2),
     (["export", "--status", "finished"], "", 2),
     (["export", "--output", "EXISTING"], "", 7),
-    (["import", "MISSING"], "", 11),
+    (["import", "MISSING"], "", 2),
     (["import", "GARBAGE"], "", 2),
     (["import", "NEWER"], "", 10),
     (["backup", "EXISTING"], "", 7),
@@ -71,7 +70,7 @@ import Testing
     (["passwd", "--kdf", "interactive"], "", 9),
     (["passwd", "--kdf", "interactive", "--new-passphrase-file", "SHORT"], "", 2),
     (["list", "--passphrase-file", "MISSING"], "", 9),
-    (["list", "--passphrase-fd", "-1"], "", 9),
+    (["list", "--passphrase-fd", "-1"], "", 2),
     (["list", "--passphrase-fd", "999999999999"], "", 2),
     (["list", "--passphrase-file", "WRONG"], "", 4),
     (["list", "--vault", "MISSING"], "", 3),
@@ -83,14 +82,12 @@ import Testing
   @Test func everyCommand() throws {
     let f = ReliabilityFixture(extra: ["JOURNAL_UNDO_WINDOW": "0s"]).initialise()
     // Two sessions sharing a first hex digit make an ambiguous prefix.
+    var all: [String] = []
     var ids: [String] = []
-    while true {
+    while ids.isEmpty {
       guard let id = f.new(intention: "to stay the same") else { break }
-      if let twin = ids.first(where: { $0.first == id.first }) {
-        ids = [twin, id]
-        break
-      }
-      ids.append(id)
+      if let twin = all.first(where: { $0.first == id.first }) { ids = [twin, id] }
+      all.append(id)
     }
     try #require(ids.count == 2)
     let before = try Data(contentsOf: URL(fileURLWithPath: f.vaultPath))
@@ -130,7 +127,7 @@ import Testing
     #expect(isCleanFailure(invalidStdin, [2]))
     // Nothing was changed by any of them.
     #expect(try Data(contentsOf: URL(fileURLWithPath: f.vaultPath)) == before || f.run("verify").status == 0)
-    #expect(Set(f.ids()) == Set(ids))
+    #expect(Set(f.ids()) == Set(all))
     // A vault of a newer format.
     try f.tamper("UPDATE vault SET format_version = 99")
     let newerVault = f.run("list")

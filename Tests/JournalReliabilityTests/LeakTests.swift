@@ -43,6 +43,7 @@ import Testing
       "new", "--intention", "-", "--mood-before", "4", "--remind", "2h", stdin: "LEAKSTDIN")
     step("new stdin", waiting)
     let waitingID = waiting.stdout.trimmingCharacters(in: .newlines)
+    step("remind", f.run("remind", waitingID, "--in", "1m"))
     step("reflect", f.run("reflect", id, "--environment", "LEAKENVIRON", "--music", "LEAKMUSIC"))
     step("reflect stdin", f.run("reflect", id, "--reflection", "-", stdin: "LEAKREFLECT text"))
     step("edit", f.run("edit", id, "--dose", "LEAKEDITED"))
@@ -65,7 +66,6 @@ import Testing
     step("list", f.run("list"))
     step("show", f.run("show", id))
     step("status", f.run("status"))
-    step("remind", f.run("remind", id, "--in", "1m"))
     step(
       "reminders run",
       f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": recorder, "DBUS_SESSION_BUS_ADDRESS": ""]))
