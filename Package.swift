@@ -69,7 +69,9 @@ let package = Package(
     // replay in JournalReliabilityTests. Uses @testable imports: debug builds only.
     .target(
       name: "JournalFuzzHarness",
-      dependencies: ["JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStore"],
+      dependencies: [
+        "JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStore",
+      ],
       swiftSettings: strict
     ),
     .testTarget(

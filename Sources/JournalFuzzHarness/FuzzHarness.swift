@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import JournalApp
 import JournalCore
+
+@testable import JournalApp
 @testable import JournalCrypto
 @testable import JournalDrafts
 @testable import JournalStore

@@ -25,10 +25,15 @@ import Testing
     (["new", "--mood-before", "5", "--intention", "x", "--treatment", "other:"], "", 2),
     (["new", "--mood-before", "5", "--intention", "x", "--treatment", "aspirin"], "", 2),
     (
-      ["new", "--mood-before", "5", "--intention", "x", "--treatment", "other:" + String(repeating: "n", count: 5000)],
+      [
+        "new", "--mood-before", "5", "--intention", "x", "--treatment",
+        "other:" + String(repeating: "n", count: 5000),
+      ],
       "", 2
     ),
-    (["new", "--mood-before", "5", "--intention", "-"], String(repeating: "x", count: 2_000_000), 2),
+    (
+      ["new", "--mood-before", "5", "--intention", "-"], String(repeating: "x", count: 2_000_000), 2
+    ),
     (["new", "--mood-before", "5", "--intention", "a\u{1B}[31mb"], "", 2),
     (["new", "--mood-before", "5", "--intention", "x", "--remind", "soon"], "", 2),
     (["new", "--mood-before", "5", "--intention", "x", "--remind", "99999999999d"], "", 2),
@@ -93,7 +98,8 @@ import Testing
     let before = try Data(contentsOf: URL(fileURLWithPath: f.vaultPath))
     let existing = f.root.write("existing", "already here")
     let garbage = f.root.write("garbage.json", "{ not json at all")
-    let newer = f.root.write("newer.json", #"{"format": "journal-export", "version": 99, "sessions": []}"#)
+    let newer = f.root.write(
+      "newer.json", #"{"format": "journal-export", "version": 99, "sessions": []}"#)
     let short = f.root.write("short", "short\n")
     let wrong = f.root.write("wrong", "not the passphrase at all\n")
     let directory = f.root.file("a-directory")
@@ -115,7 +121,9 @@ import Testing
     var invalid = 0
     for command in ["show", "reflect", "remind", "delete"] {
       let process = Spawned(
-        arguments: ["/bin/sh", "-c", "exec \"$0\" \(command) \"$(printf '\\377\\376')\" --yes", CLI.binary],
+        arguments: [
+          "/bin/sh", "-c", "exec \"$0\" \(command) \"$(printf '\\377\\376')\" --yes", CLI.binary,
+        ],
         environment: f.cli.environment, terminal: false)
       process.closeInput()
       let result = process.wait()
@@ -126,7 +134,9 @@ import Testing
     let invalidStdin = f.run("new", "--mood-before", "5", "--intention", "-", stdin: "")
     #expect(isCleanFailure(invalidStdin, [2]))
     // Nothing was changed by any of them.
-    #expect(try Data(contentsOf: URL(fileURLWithPath: f.vaultPath)) == before || f.run("verify").status == 0)
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: f.vaultPath)) == before
+        || f.run("verify").status == 0)
     #expect(Set(f.ids()) == Set(all))
     // A vault of a newer format.
     try f.tamper("UPDATE vault SET format_version = 99")

@@ -60,10 +60,14 @@ import Testing
         let next =
           f.passphrase == ReliabilityFixture.passphrase
           ? "other" : "pass"
-        arguments = ["passwd", "--kdf", "interactive", "--new-passphrase-file", f.secrets + "/" + next]
+        arguments = [
+          "passwd", "--kdf", "interactive", "--new-passphrase-file", f.secrets + "/" + next,
+        ]
       case .importFile: arguments = ["import", importFile]
       }
-      let process = step == .newDraft ? f.cli.interactive(arguments) : f.cli.interactive(arguments + ["--no-input"])
+      let process =
+        step == .newDraft
+        ? f.cli.interactive(arguments) : f.cli.interactive(arguments + ["--no-input"])
       if step == .newDraft {
         // Answers typed ahead, a few at a time, so the kill can fall between draft writes.
         for answer in ["2026-11-20 19:00\n", "mdma\n", "\(marker)\n", "to rest\n.\n"] {
@@ -143,8 +147,10 @@ import Testing
     #expect(losses == 0)
     Torture.report(
       "crash (kill -9)",
-      ["rounds": rounds, "killed mid-run": kills, "finished before the kill": finished,
-       "losses": losses])
+      [
+        "rounds": rounds, "killed mid-run": kills, "finished before the kill": finished,
+        "losses": losses,
+      ])
   }
 
   /// The round number a marker was written in ("round-12-…" is 12), or -1.

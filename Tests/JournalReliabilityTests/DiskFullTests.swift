@@ -35,7 +35,8 @@ import Testing
     var tried = 0
     var clean = 0
     for command in [
-      ["new", "--intention", "-", "--mood-before", "5"], ["reflect", before[0], "--reflection", "-"],
+      ["new", "--intention", "-", "--mood-before", "5"],
+      ["reflect", before[0], "--reflection", "-"],
       ["edit", before[1], "--intention", "-"],
     ] {
       let result = limited(f, bytes: max(size, walSize) + 4096, command, stdin: big)
@@ -50,7 +51,8 @@ import Testing
     Torture.report("disk: file-size limit", ["writes refused": tried, "clean failures": clean])
   }
 
-  static let canMount: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+  static let canMount: Bool =
+    getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
 
   /// A vault on a tiny filesystem (a 1 MiB tmpfs, where mounting is allowed): sessions are
   /// saved until the disk is full; the one that does not fit fails cleanly, and every one
@@ -73,7 +75,8 @@ import Testing
     let text = String(repeating: "words that fill the disk ", count: 4000)
     for index in 0..<40 {
       let result = f.run(
-        "new", "--intention", "-", "--mood-before", "5", "--remind", "none", stdin: "\(index) " + text,
+        "new", "--intention", "-", "--mood-before", "5", "--remind", "none",
+        stdin: "\(index) " + text,
         extra: extra)
       if result.status == 0 {
         saved.append(result.stdout.trimmingCharacters(in: .newlines))
@@ -89,7 +92,12 @@ import Testing
     #expect(verify.status == 0, "\(verify)")
     let list = f.run("list", "--json", extra: extra)
     for id in saved { #expect(list.stdout.contains(id)) }
-    Torture.report("disk: full filesystem", ["saved before full": saved.count, "losses": saved.filter { !list.stdout.contains($0) }.count])
+    Torture.report(
+      "disk: full filesystem",
+      [
+        "saved before full": saved.count,
+        "losses": saved.filter { !list.stdout.contains($0) }.count,
+      ])
   }
 
   func run(_ path: String, _ arguments: [String]) -> Int32 {

@@ -68,7 +68,9 @@ import Testing
     step("status", f.run("status"))
     step(
       "reminders run",
-      f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": recorder, "DBUS_SESSION_BUS_ADDRESS": ""]))
+      f.run(
+        "reminders", "run",
+        extra: ["JOURNAL_NOTIFY_COMMAND": recorder, "DBUS_SESSION_BUS_ADDRESS": ""]))
     let exportFile = f.secrets + "/export.json"
     step("export", f.run("export", "--output", exportFile))
     let importData = try Data(contentsOf: URL(fileURLWithPath: exportFile))
@@ -80,7 +82,11 @@ import Testing
     ).write(to: URL(fileURLWithPath: importFile))
     step("import", f.run("import", importFile))
     step("backup", f.run("backup", f.home + "/backup.db"))
-    step("verify", f.run("verify", extra: ["JOURNAL_PASSPHRASE_FILE": "", "JOURNAL_PASSPHRASE_COMMAND": passCommand]))
+    step(
+      "verify",
+      f.run(
+        "verify", extra: ["JOURNAL_PASSPHRASE_FILE": "", "JOURNAL_PASSPHRASE_COMMAND": passCommand])
+    )
     step("unlock", f.run("unlock", "--for", "5m"))
     let agent = agentProcess(f)
     step("list unlocked", f.run("list", extra: ["JOURNAL_PASSPHRASE_FILE": ""]))
@@ -109,7 +115,9 @@ import Testing
       }
     }
     for (name, result) in results {
-      for word in words where result.stderr.contains(word) { found.append("\(word) in \(name)'s messages") }
+      for word in words where result.stderr.contains(word) {
+        found.append("\(word) in \(name)'s messages")
+      }
       let showsContent = ["show", "list", "list unlocked"].contains(name)
       for word in words where !showsContent && result.stdout.contains(word) {
         found.append("\(word) in \(name)'s output")
@@ -148,7 +156,8 @@ import Testing
       let limits = (try? String(contentsOfFile: "/proc/\(entry)/limits", encoding: .utf8)) ?? ""
       let line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
       let soft = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first
-      return AgentSeen(cmdline: command, environ: variables, coreLimit: soft.map(String.init) ?? "?")
+      return AgentSeen(
+        cmdline: command, environ: variables, coreLimit: soft.map(String.init) ?? "?")
     }
     return nil
   }

@@ -44,7 +44,9 @@ final class ReliabilityFixture: @unchecked Sendable {
   func usePassphrase(_ text: String) {
     passphrase = text
     let file = text == Self.passphrase ? "pass" : "other"
-    cli = CLI(home: home, extra: cli.environment.merging(["JOURNAL_PASSPHRASE_FILE": secrets + "/" + file]) { $1 })
+    cli = CLI(
+      home: home,
+      extra: cli.environment.merging(["JOURNAL_PASSPHRASE_FILE": secrets + "/" + file]) { $1 })
   }
 
   @discardableResult

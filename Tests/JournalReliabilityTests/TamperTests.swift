@@ -132,7 +132,8 @@ import Testing
         tried += 1
         do {
           let vault = try Vault.open(at: v.path)
-          _ = try VaultKeys.open(header: vault.header, passphrase: passphrase, policy: TestKDF.policy)
+          _ = try VaultKeys.open(
+            header: vault.header, passphrase: passphrase, policy: TestKDF.policy)
           Issue.record("\(column)[\(position)] flipped and the key still opened")
         } catch let error as CryptoError {
           #expect(error == (column == "vault_id" ? .vaultMismatch : .wrongPassphrase))
@@ -141,7 +142,8 @@ import Testing
         try v.edit("UPDATE vault SET \(column) = ?", [original])
       }
       // A field of the wrong length or type is not a vault header at all.
-      for wrong in [Data(original.dropLast()), original + Data([0]), Data()] as [any DatabaseValueConvertible]
+      for wrong in [Data(original.dropLast()), original + Data([0]), Data()]
+        as [any DatabaseValueConvertible]
         + [42, "text"]
       {
         try v.edit("UPDATE vault SET \(column) = ?", [wrong])
@@ -175,7 +177,8 @@ import Testing
         Issue.record("limits \(ops), \(mem) accepted")
       } catch let error as CryptoError {
         #expect(
-          error == .kdfLimitsOutOfRange(opsLimit: UInt64(ops), memLimit: UInt64(mem)), "\(ops) \(mem)")
+          error == .kdfLimitsOutOfRange(opsLimit: UInt64(ops), memLimit: UInt64(mem)),
+          "\(ops) \(mem)")
         detected += 1
       } catch let error as StoreError {
         // Zero or negative limits are not a well-formed header at all.
@@ -203,7 +206,8 @@ import Testing
     let (a, b) = (v.sessions[0].id.hex, v.sessions[1].id.hex)
     let (summaryA, summaryB) = (try v.blob("summary", id: a), try v.blob("summary", id: b))
     let (bodyA, bodyB) = (try v.blob("body", id: a), try v.blob("body", id: b))
-    let swap = "UPDATE session SET %@ = CASE id WHEN '\(a)' THEN ? ELSE ? END WHERE id IN ('\(a)', '\(b)')"
+    let swap =
+      "UPDATE session SET %@ = CASE id WHEN '\(a)' THEN ? ELSE ? END WHERE id IN ('\(a)', '\(b)')"
     let cases: [(String, StatementArguments, Set<Int>)] = [
       (swap.replacingOccurrences(of: "%@", with: "summary"), [summaryB, summaryA], [0, 1]),
       (swap.replacingOccurrences(of: "%@", with: "body"), [bodyB, bodyA], [0, 1]),
@@ -227,7 +231,9 @@ import Testing
           #expect(damaged.contains(index), "\(sql): session \(index) failed")
         }
       }
-      if results.enumerated().allSatisfy({ damaged.contains($0.offset) == ((try? $0.element.get()) == nil) }) {
+      if results.enumerated().allSatisfy({
+        damaged.contains($0.offset) == ((try? $0.element.get()) == nil)
+      }) {
         detected += 1
       }
       unlink(v.path + "-wal")
@@ -329,10 +335,23 @@ import Testing
         "UPDATE session SET summary = (SELECT summary FROM session WHERE id LIKE '\(b)%') WHERE id LIKE '\(a)%'",
         5, true
       ),
-      ("fields swapped", "UPDATE session SET summary = body, body = summary WHERE id LIKE '\(a)%'", 5, true),
-      ("wrapped key byte", "UPDATE vault SET wrapped_key = CAST(substr(wrapped_key, 1, 40) || x'01' || substr(wrapped_key, 42) AS BLOB)", 4, false),
-      ("salt byte", "UPDATE vault SET kdf_salt = CAST(x'00' || substr(kdf_salt, 2) AS BLOB)", 4, false),
-      ("vault id byte", "UPDATE vault SET vault_id = CAST(x'00' || substr(vault_id, 2) AS BLOB)", 5, false),
+      (
+        "fields swapped", "UPDATE session SET summary = body, body = summary WHERE id LIKE '\(a)%'",
+        5, true
+      ),
+      (
+        "wrapped key byte",
+        "UPDATE vault SET wrapped_key = CAST(substr(wrapped_key, 1, 40) || x'01' || substr(wrapped_key, 42) AS BLOB)",
+        4, false
+      ),
+      (
+        "salt byte", "UPDATE vault SET kdf_salt = CAST(x'00' || substr(kdf_salt, 2) AS BLOB)", 4,
+        false
+      ),
+      (
+        "vault id byte", "UPDATE vault SET vault_id = CAST(x'00' || substr(vault_id, 2) AS BLOB)",
+        5, false
+      ),
       ("limits raised", "UPDATE vault SET kdf_memlimit = 2147483648", 5, false),
       ("limits lowered", "UPDATE vault SET kdf_opslimit = 1", 5, false),
       ("wrapped key short", "UPDATE vault SET wrapped_key = substr(wrapped_key, 2)", 5, false),
@@ -345,7 +364,8 @@ import Testing
       let untouched = f.run("show", c)
       var ok = isCleanFailure(verify, [code]) && isCleanFailure(show, [code])
       if namesSession {
-        ok = ok && verify.stderr.contains(short) && untouched.status == 0
+        ok =
+          ok && verify.stderr.contains(short) && untouched.status == 0
           && untouched.stdout.contains("intention 2") && show.stdout.isEmpty
       } else {
         ok = ok && isCleanFailure(untouched, [code])
@@ -370,6 +390,7 @@ import Testing
       if ok { detected += 1 }
     }
     #expect(detected == cases.count + cuts.count)
-    Torture.report("tamper via the binary", ["tried": cases.count + cuts.count, "detected": detected])
+    Torture.report(
+      "tamper via the binary", ["tried": cases.count + cuts.count, "detected": detected])
   }
 }
