@@ -83,7 +83,7 @@ public final class Spawned: @unchecked Sendable {
   private var readers: [Thread] = []
   private let group = DispatchGroup()
 
-  init(arguments: [String], environment: [String: String], terminal: Bool) {
+  public init(arguments: [String], environment: [String: String], terminal: Bool) {
     var stdoutPipe: [Int32] = [0, 0]
     var stderrPipe: [Int32] = [0, 0]
     var stdinPipe: [Int32] = [0, 0]
