@@ -114,7 +114,9 @@ final class ReliabilityFixture: @unchecked Sendable {
 func isCleanFailure(_ result: CLI.Result, _ codes: Set<Int32>) -> Bool {
   let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
   let errors = lines.filter { $0.hasPrefix("journal: error: ") }
-  return codes.contains(result.status) && errors.count == 1
+  // Stopping and "nothing to undo" are ordinary events, said without "error:".
+  let ordinary = errors.isEmpty && [6, 130].contains(result.status) && !lines.isEmpty
+  return codes.contains(result.status) && (errors.count == 1 || ordinary)
     && lines.allSatisfy { $0.hasPrefix("journal: ") }
     && !result.stderr.contains("Fatal error") && lines.count <= 4
 }
