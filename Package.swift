@@ -125,15 +125,13 @@ let package = Package(
   ]
 )
 
-// libFuzzer targets, one per parser of untrusted bytes, only when Scripts/torture asks for
-// them (JOURNAL_FUZZ=1, built with `-sanitize=fuzzer`): they call libFuzzer's driver, which
-// an ordinary build does not link, so an ordinary build must not see them.
+// The libFuzzer executable (one for every parser of untrusted bytes, chosen by
+// JOURNAL_FUZZ_TARGET), only when Scripts/torture asks for it (JOURNAL_FUZZ=1, built with
+// `-sanitize=fuzzer`): it calls libFuzzer's driver, which an ordinary build does not link, so
+// an ordinary build must not see it.
 if Context.environment["JOURNAL_FUZZ"] == "1" {
   package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
-  for name in ["record", "draft", "header", "import", "agent"] {
-    package.targets.append(
-      .executableTarget(
-        name: "fuzz-\(name)", dependencies: ["CLibFuzzer", "JournalFuzzHarness"],
-        path: "Fuzz/Targets/\(name)"))
-  }
+  package.targets.append(
+    .executableTarget(
+      name: "fuzz", dependencies: ["CLibFuzzer", "JournalFuzzHarness"], path: "Fuzz/Targets/fuzz"))
 }
