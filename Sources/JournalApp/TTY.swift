@@ -157,10 +157,7 @@ public final class TTY: Terminal {
   /// Backspace or "-" clears an optional mood. One line, redrawn in place. Plain mode gets
   /// the numbered prompt instead.
   public func readMood(_ question: MoodQuestion) throws -> String {
-    guard !presentation.plain else {
-      writeWrapped("  " + MoodQuestion.scale, indent: "    ")
-      return try readLine(prompt: question.prompt)
-    }
+    guard !presentation.plain else { return try readMoodPlainly(question) }
     var slider = MoodSlider(question: question)
     return try withMode({
       $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)

@@ -33,6 +33,11 @@ extension Terminal {
   }
 
   public func readMood(_ question: MoodQuestion) throws -> String {
+    try readMoodPlainly(question)
+  }
+
+  /// The plain mood question: every value with its word, then a numbered prompt.
+  public func readMoodPlainly(_ question: MoodQuestion) throws -> String {
     writeWrapped("  " + MoodQuestion.scale, indent: "    ")
     return try readLine(prompt: question.prompt)
   }
