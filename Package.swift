@@ -67,6 +67,15 @@ let package = Package(
       dependencies: ["JournalCore", "JournalCrypto", "JournalApp", "CTestSupport"],
       swiftSettings: strict
     ),
+    // One entry point per parser of untrusted bytes, for the fuzzers (Fuzz/) and the corpus
+    // replay in JournalReliabilityTests. Uses @testable imports: debug builds only.
+    .target(
+      name: "JournalFuzzHarness",
+      dependencies: [
+        "JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStore",
+      ],
+      swiftSettings: strict
+    ),
     .testTarget(
       name: "JournalCoreTests",
       dependencies: ["JournalCore", "JournalTestSupport"],
@@ -105,5 +114,26 @@ let package = Package(
       dependencies: ["JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict
     ),
+    // Tamper, crash, disk-full, concurrency, leak and bad-input runs against the real binary
+    // and real files; light by default, heavy under Scripts/torture (JOURNAL_TORTURE_*).
+    .testTarget(
+      name: "JournalReliabilityTests",
+      dependencies: [
+        "JournalTestSupport", "JournalFuzzHarness", "JournalStore", "JournalCrypto", "JournalCore",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      swiftSettings: strict
+    ),
   ]
 )
+
+// The libFuzzer executable (one for every parser of untrusted bytes, chosen by
+// JOURNAL_FUZZ_TARGET), only when Scripts/torture asks for it (JOURNAL_FUZZ=1, built with
+// `-sanitize=fuzzer`): it calls libFuzzer's driver, which an ordinary build does not link, so
+// an ordinary build must not see it.
+if Context.environment["JOURNAL_FUZZ"] == "1" {
+  package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+  package.targets.append(
+    .executableTarget(
+      name: "fuzz", dependencies: ["CLibFuzzer", "JournalFuzzHarness"], path: "Fuzz/Targets/fuzz"))
+}

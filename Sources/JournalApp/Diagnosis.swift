@@ -37,6 +37,13 @@ public struct Diagnosis: Equatable, Sendable {
   }
 
   /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
+  /// Whether `error` is an ordinary event rather than a fault: the person stopped, or there
+  /// was nothing to undo. Reported without the word "error".
+  public static func isOrdinary(_ error: any Error) -> Bool {
+    guard let error = error as? AppError else { return false }
+    return error == .cancelled || error == .nothingToUndo
+  }
+
   public static func knows(_ error: any Error) -> Bool {
     error is ValidationError || error is LifecycleError || error is CryptoError
       || error is StoreError || error is AppError || error is DraftError
@@ -50,7 +57,7 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "give " + fields.map(\.flag).joined(separator: " and "), exitCode: .usage)
     case .moodNotANumber(let field):
       return Diagnosis(
-        message: "\(field.label) must be a whole number from 1 to 10", exitCode: .usage)
+        message: "\(field.label) is a whole number from 1 to 10", exitCode: .usage)
     case .moodOutOfRange(let field, let value):
       return Diagnosis(
         message: "\(field.label) \(value) is outside 1 to 10",
@@ -140,7 +147,7 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "the vault header was tampered with; restore it from a backup", exitCode: .damaged)
     case .integrity, .malformedPlaintext:
       return Diagnosis(
-        message: "a record failed its integrity check",
+        message: "a record did not pass its integrity check",
         hint: "the vault is damaged or was tampered with", exitCode: .damaged)
     }
   }
@@ -251,7 +258,7 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .passphraseUnavailable)
     case .passphraseCommandFailed(let status):
       return Diagnosis(
-        message: "the passphrase command failed (exit status \(status))",
+        message: "the passphrase command ended with exit status \(status)",
         hint: "check JOURNAL_PASSPHRASE_COMMAND", exitCode: .passphraseUnavailable)
     case .emptyPassphrase:
       return Diagnosis(message: "the passphrase is empty", exitCode: .passphraseUnavailable)

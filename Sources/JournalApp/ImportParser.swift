@@ -167,6 +167,18 @@ public struct ImportParser {
   }
 
   static func parseISO(_ text: String) -> Date? {
+    // ICU's parser crashes (SIGFPE) on a long fraction of a second, which the import fuzzer
+    // found: only a plain ASCII date of sane length reaches it, with the fraction cut to
+    // milliseconds (Python writes microseconds).
+    var bytes = Array(text.utf8)
+    guard bytes.count <= 40, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+    if let dot = bytes.firstIndex(of: 0x2E) {
+      var end = dot + 1
+      while end < bytes.count, (0x30...0x39).contains(bytes[end]) { end += 1 }
+      guard end - dot > 1 else { return nil }
+      if end - dot > 4 { bytes.removeSubrange((dot + 4)..<end) }
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     if let date = formatter.date(from: text) { return date }

@@ -163,7 +163,7 @@ public struct Notifier {
     let started = Subprocess.start(
       arguments, redirects: [.open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO)])
     let status = started.map { Subprocess.wait($0, timeout: 10) } ?? 127
-    if status != 0 { report("the notifier failed (exit status \(status)); the reminder stays") }
+    if status != 0 { report("the notifier ended with exit status \(status); the reminder stays") }
     return status == 0
   }
 

@@ -132,7 +132,11 @@ public final class TTY: Terminal {
           case 0x15:  // Ctrl-U: clear the current line.
             let removed = text.count - lineStart
             text.removeLast(removed)
-            if removed > 0 { echo += [0x0D, 0x1B, 0x5B, 0x4B] }
+            // Plain mode moves no cursor: the cleared line stays on screen, marked, and
+            // typing goes on below it.
+            if removed > 0 {
+              echo += presentation.plain ? Array(" ^U\r\n".utf8) : [0x0D, 0x1B, 0x5B, 0x4B]
+            }
           case 0x1B:
             escape = true
           case 0x09, 0x20...0xFF:
@@ -153,10 +157,7 @@ public final class TTY: Terminal {
   /// Backspace or "-" clears an optional mood. One line, redrawn in place. Plain mode gets
   /// the numbered prompt instead.
   public func readMood(_ question: MoodQuestion) throws -> String {
-    guard !presentation.plain else {
-      writeWrapped("  " + MoodQuestion.scale, indent: "    ")
-      return try readLine(prompt: question.prompt)
-    }
+    guard !presentation.plain else { return try readMoodPlainly(question) }
     var slider = MoodSlider(question: question)
     return try withMode({
       $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)

@@ -33,6 +33,11 @@ extension Terminal {
   }
 
   public func readMood(_ question: MoodQuestion) throws -> String {
+    try readMoodPlainly(question)
+  }
+
+  /// The plain mood question: every value with its word, then a numbered prompt.
+  public func readMoodPlainly(_ question: MoodQuestion) throws -> String {
     writeWrapped("  " + MoodQuestion.scale, indent: "    ")
     return try readLine(prompt: question.prompt)
   }
@@ -96,10 +101,19 @@ public enum Wrap {
     return result
   }
 
-  /// Columns `text` takes on a terminal.
+  /// Columns `text` takes on a terminal; colour sequences (ESC [ … m) take none.
   public static func columns<S: StringProtocol>(_ text: S) -> Int {
     var total = 0
+    var inEscape = false
     for scalar in text.unicodeScalars {
+      if inEscape {
+        if (0x40...0x7E).contains(scalar.value) && scalar.value != 0x5B { inEscape = false }
+        continue
+      }
+      if scalar.value == 0x1B {
+        inEscape = true
+        continue
+      }
       let properties = scalar.properties
       switch properties.generalCategory {
       case .nonspacingMark, .enclosingMark, .format, .control: continue

@@ -54,6 +54,15 @@ public struct CLI {
     return process.wait()
   }
 
+  /// Runs another program (`arguments[0]`, a full path) in the same environment, for a
+  /// wrapper such as script(1) that gives journal a terminal as its stdout.
+  public func runProgram(_ arguments: [String], extra: [String: String] = [:]) -> Result {
+    let process = Spawned(
+      arguments: arguments, environment: environment.merging(extra) { $1 }, terminal: false)
+    process.closeInput()
+    return process.wait()
+  }
+
   /// Starts `journal arguments…` with a pseudo-terminal as its terminal, for guided forms.
   public func interactive(_ arguments: [String], extra: [String: String] = [:]) -> Spawned {
     Spawned(
@@ -74,7 +83,7 @@ public final class Spawned: @unchecked Sendable {
   private var readers: [Thread] = []
   private let group = DispatchGroup()
 
-  init(arguments: [String], environment: [String: String], terminal: Bool) {
+  public init(arguments: [String], environment: [String: String], terminal: Bool) {
     var stdoutPipe: [Int32] = [0, 0]
     var stderrPipe: [Int32] = [0, 0]
     var stdinPipe: [Int32] = [0, 0]

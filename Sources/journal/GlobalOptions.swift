@@ -30,6 +30,8 @@ struct GlobalOptions: ParsableArguments {
         + "Also the plain setting, and automatic when TERM is dumb."))
   var plain = false
 
-  @Flag(name: .long, help: "Never prompt, even in a terminal; fail when something is missing.")
+  @Flag(
+    name: .long,
+    help: "Never prompt, even in a terminal; stop with a message when something is missing.")
   var noInput = false
 }

@@ -22,7 +22,13 @@ enum Report {
     if let done = error as? ExitCodeOnly { return done.code.rawValue }
     if Diagnosis.knows(error) {
       let diagnosis = Diagnosis(error)
-      self.error(diagnosis.message, hint: diagnosis.hint)
+      if Diagnosis.isOrdinary(error) {
+        // Stopping a form or finding nothing to undo is not a fault: no "error:" for it.
+        note(diagnosis.message)
+        if let hint = diagnosis.hint { line("journal: hint: " + hint) }
+      } else {
+        self.error(diagnosis.message, hint: diagnosis.hint)
+      }
       return diagnosis.exitCode.rawValue
     }
     let code = Journal.exitCode(for: error)
@@ -31,7 +37,8 @@ enum Report {
       if !message.isEmpty { print(message) }
       return JournalApp.ExitCode.success.rawValue
     }
-    let firstLine = message.split(separator: "\n").first.map(String.init) ?? "invalid usage"
+    let firstLine =
+      message.split(separator: "\n").first.map(String.init) ?? "the command line cannot be read"
     let text = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
     self.error(
       text.prefix(1).lowercased() + text.dropFirst(),

@@ -19,7 +19,8 @@ struct Runtime {
     let environment = try ConfigFile.apply(to: ProcessInfo.processInfo.environment)
     self.options = options
     self.context = .live(environment: environment)
-    let quiet = options.noInput || environment["JOURNAL_NO_INPUT"].map { !$0.isEmpty } ?? false
+    let quiet =
+      try options.noInput || Setting.flag("JOURNAL_NO_INPUT", environment: environment) ?? false
     let plain = try Presentation.isPlain(flag: options.plain, environment: environment)
     self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
     self.presentation = Presentation(

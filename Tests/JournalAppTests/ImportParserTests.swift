@@ -63,6 +63,24 @@ struct ImportParserTests {
     #expect(s.status == .complete)
   }
 
+  /// Fractions of a second longer than milliseconds are read to the millisecond; a very long
+  /// one is refused, never handed to ICU (whose parser crashed on it: found by the fuzzer).
+  @Test func longFractionsOfASecond() throws {
+    var micro = valid
+    micro["updated"] = "2026-11-21T09:00:00.123456Z"
+    let session = try #require(try parser.parse(document(micro)).1.first)
+    #expect(session.updated.timeIntervalSince1970 == 1_795_251_600.123)
+    var long = valid
+    long["updated"] = "2026-11-21T09:00:00.0222222222222222200Z"
+    #expect(try parser.parse(document(long)).1.count == 1)
+    var huge = valid
+    huge["updated"] = "2026-11-18T11:07:40." + String(repeating: "2", count: 70) + "00Z"
+    #expect(
+      throws: AppError.importRefused(
+        place: "sessions[0].updated", reason: "is not an ISO 8601 date")
+    ) { try parser.parse(document(huge)) }
+  }
+
   /// Each kind of malformed file is refused whole, naming the place and what is wrong.
   @Test func malformed() throws {
     func refusal(_ data: Data) -> AppError? {

@@ -53,6 +53,7 @@ struct PresentationTests {
     #expect(Wrap.columns("日本") == 4)
     #expect(Wrap.columns("é") == 1)
     #expect(Wrap.columns("e\u{301}") == 1)
+    #expect(Wrap.columns("\u{1B}[33m● needs reflection\u{1B}[0m") == 18)
   }
 
   // MARK: - The settings file

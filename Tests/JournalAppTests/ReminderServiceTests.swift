@@ -107,7 +107,7 @@ struct ReminderServiceTests {
       box.lines.append($0)
     }
     #expect(try s.run(notifier: notifier) == 0)
-    #expect(box.lines == ["the notifier failed (exit status 7); the reminder stays"])
+    #expect(box.lines == ["the notifier ended with exit status 7; the reminder stays"])
     #expect(try f.journal.file.dueReminders(now: f.clock.read()).map(\.id) == [session.id.hex])
     let none = Notifier(environment: [:]) { box.lines.append($0) }
     #expect(try s.run(notifier: none) == 0)

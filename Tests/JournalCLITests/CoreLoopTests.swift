@@ -113,7 +113,7 @@ import Testing
       ),
       (
         ["--mood-before", "calm"],
-        "journal: error: mood before must be a whole number from 1 to 10\n"
+        "journal: error: mood before is a whole number from 1 to 10\n"
       ),
       (
         ["--date", "2099-01-01"],

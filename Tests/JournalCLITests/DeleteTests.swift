@@ -25,7 +25,7 @@ import Testing
     #expect(NSDictionary(dictionary: f.show(id)) == NSDictionary(dictionary: before))
     let again = f.run("undo")
     #expect(again.status == 6)
-    #expect(again.stderr.hasPrefix("journal: error: nothing to undo\n"))
+    #expect(again.stderr.hasPrefix("journal: nothing to undo\n"))
   }
 
   /// Several ids at once are one deletion, undone together.

@@ -1,0 +1,2 @@
+// Declarations only: see include/libfuzzer.h.
+#include "libfuzzer.h"

@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// A full disk and a file-size limit: each write fails with a clear message and a
+/// documented exit code, and what was saved before stays intact.
+@Suite(.serialized) struct DiskFullTests {
+  /// Runs `journal arguments…` under a file-size limit of `bytes` (RLIMIT_FSIZE, via
+  /// prlimit): a write past it fails (EFBIG) instead of filling the disk.
+  func limited(_ f: ReliabilityFixture, bytes: Int, _ arguments: [String], stdin: String = "")
+    -> CLI.Result
+  {
+    let process = Spawned(
+      arguments: ["/usr/bin/prlimit", "--fsize=\(bytes):\(bytes)", CLI.binary] + arguments,
+      environment: f.cli.environment, terminal: false)
+    process.write(stdin)
+    process.closeInput()
+    return process.wait()
+  }
+
+  static let hasPrlimit = FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
+
+  /// A save that would grow the vault past the file-size limit fails with exit 11 and a
+  /// message; the sessions saved before are all there and verify passes.
+  @Test(.enabled(if: hasPrlimit, "needs prlimit (util-linux)")) func fileSizeLimit() throws {
+    let f = ReliabilityFixture().initialise()
+    let before = (0..<3).compactMap { f.new(intention: "before \($0)") }
+    #expect(before.count == 3)
+    let size =
+      (try FileManager.default.attributesOfItem(atPath: f.vaultPath)[.size] as? Int) ?? 0
+    let walSize =
+      (try? FileManager.default.attributesOfItem(atPath: f.vaultPath + "-wal")[.size] as? Int) ?? 0
+    let big = String(repeating: "a long reflection that does not fit ", count: 8000)
+    var tried = 0
+    var clean = 0
+    for command in [
+      ["new", "--intention", "-", "--mood-before", "5"],
+      ["reflect", before[0], "--reflection", "-"],
+      ["edit", before[1], "--intention", "-"],
+    ] {
+      let result = limited(f, bytes: max(size, walSize) + 4096, command, stdin: big)
+      tried += 1
+      let ok = isCleanFailure(result, [11])
+      #expect(ok, "\(command[0]): \(result)")
+      if ok { clean += 1 }
+    }
+    #expect(f.run("verify").status == 0)
+    #expect(Set(f.ids()) == Set(before))
+    #expect(f.show(before[0])?["reflection"] is NSNull)
+    Torture.report("disk: file-size limit", ["writes refused": tried, "clean failures": clean])
+  }
+
+  static let canMount: Bool =
+    getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+
+  /// A vault on a tiny filesystem (a 1 MiB tmpfs, where mounting is allowed): sessions are
+  /// saved until the disk is full; the one that does not fit fails cleanly, and every one
+  /// reported saved is still there.
+  @Test(.enabled(if: canMount, "needs root to mount a small tmpfs")) func fullDisk() throws {
+    let f = ReliabilityFixture()
+    let mountPoint = f.root.file("small")
+    mkdir(mountPoint, 0o700)
+    guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mountPoint]) == 0
+    else {
+      Issue.record("mount failed")
+      return
+    }
+    defer { _ = run("/bin/umount", ["-l", mountPoint]) }
+    let vault = mountPoint + "/journal/vault.db"
+    let extra = ["JOURNAL_VAULT": vault]
+    #expect(f.run("init", "--kdf", "interactive", extra: extra).status == 0)
+    var saved: [String] = []
+    var failure: CLI.Result?
+    let text = String(repeating: "words that fill the disk ", count: 4000)
+    for index in 0..<40 {
+      let result = f.run(
+        "new", "--intention", "-", "--mood-before", "5", "--remind", "none",
+        stdin: "\(index) " + text,
+        extra: extra)
+      if result.status == 0 {
+        saved.append(result.stdout.trimmingCharacters(in: .newlines))
+      } else {
+        failure = result
+        break
+      }
+    }
+    let result = try #require(failure, "the disk never filled")
+    #expect(isCleanFailure(result, [11]), "\(result)")
+    #expect(result.stderr.contains("disk") || result.stderr.contains("full"), "\(result)")
+    let verify = f.run("verify", extra: extra)
+    #expect(verify.status == 0, "\(verify)")
+    let list = f.run("list", "--json", extra: extra)
+    for id in saved { #expect(list.stdout.contains(id)) }
+    Torture.report(
+      "disk: full filesystem",
+      [
+        "saved before full": saved.count,
+        "losses": saved.filter { !list.stdout.contains($0) }.count,
+      ])
+  }
+
+  func run(_ path: String, _ arguments: [String]) -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return -1 }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+}
