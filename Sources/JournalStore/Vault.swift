@@ -138,7 +138,9 @@ public final class Vault {
   /// SQLite's own check of the file's structure; nil when it is sound, else its first report.
   public func structureProblem() throws -> String? {
     let report = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-    return report == ["ok"] ? nil : report.first
+    guard report != ["ok"], let first = report.first else { return nil }
+    // One line: a report can hold a line break ("*** in database main ***\nFragmentation…").
+    return first.split(whereSeparator: \.isNewline).joined(separator: " ")
   }
 
   /// The sessions, readable and writable with the vault's unlocked keys.
