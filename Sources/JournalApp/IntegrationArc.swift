@@ -38,9 +38,14 @@ public enum IntegrationArc {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     let day = calendar.startOfDay(for: today)
+    // Only sessions of the last five weeks can have a milestone today: a plain comparison
+    // first, so the calendar's work is for a handful of sessions, not all of them.
+    let earliest = day.addingTimeInterval(-35 * 86_400)
+    let recent = sessions.filter { $0.date >= earliest && $0.date < day }
+      .sorted { $0.date < $1.date }
     var found: [(SessionSummary, Milestone)] = []
     for milestone in Milestone.allCases.reversed() {
-      for session in sessions.sorted(by: { $0.date < $1.date }) {
+      for session in recent {
         let start = calendar.startOfDay(for: session.date)
         guard let then = calendar.date(byAdding: milestone.offset, to: start) else { continue }
         if calendar.isDate(then, inSameDayAs: day) { found.append((session, milestone)) }
