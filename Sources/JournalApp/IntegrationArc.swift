@@ -18,9 +18,9 @@ public enum IntegrationArc {
 
     var phrase: String {
       switch self {
-      case .day: "A day"
-      case .week: "A week"
-      case .month: "A month"
+      case .day: "a day"
+      case .week: "a week"
+      case .month: "a month"
       }
     }
   }

@@ -56,7 +56,7 @@ struct IntegrationArcTests {
     let line = IntegrationArc.line(s, .week, format: DisplayFormat(timeZone: .gmt))
     #expect(
       line
-        == "A week since the session of Sat 2026-11-14; its intention is there to revisit: "
+        == "a week since the session of Sat 2026-11-14; its intention is there to revisit: "
         + "journal show \(s.id.short)")
   }
 
