@@ -7,14 +7,27 @@ import Testing
 @Suite(.serialized) struct CalmTests {
   private static let colourTerminal = ["TERM": "xterm-256color", "COLUMNS": "80", "NO_COLOR": ""]
 
-  /// Answers the "Now" form up to the mood, then the slider: → → ← and Tab chooses 6.
-  @Test func moodSliderMovesWithArrowsAndRedrawsInPlace() {
-    let f = CLIFixture().initialise()
-    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+  /// The "Now" form's date, treatment, dose and intention.
+  private func answerUpToTheMood(_ process: Spawned) {
     #expect(process.expect("When was it? [now] "))
     process.write("2026-11-20 19:00\n\n\n")
     #expect(process.expect("Intention — what you bring to this session"))
     process.write("to arrive\n.\n")
+  }
+
+  /// After saving: no reminder, and the later fields another time.
+  private func declineReminderAndLaterFields(_ process: Spawned) {
+    #expect(process.expect("No thanks [3] "))
+    process.write("\r")
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("n\n")
+  }
+
+  /// Answers the "Now" form up to the mood, then the slider: → → ← and Tab chooses 6.
+  @Test func moodSliderMovesWithArrowsAndRedrawsInPlace() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    answerUpToTheMood(process)
     #expect(process.expect("5 😐 neutral"))
     #expect(process.screenText.contains("\u{1B}[36m●●●●●\u{1B}[0m○○○○○"))
     process.write("\u{1B}[C\u{1B}[C")
@@ -22,10 +35,7 @@ import Testing
     process.write("\u{1B}[D")
     #expect(process.expect("6 🙂 steady"))
     process.write("\t")
-    #expect(process.expect("No thanks [3] "))
-    process.write("\r")
-    #expect(process.expect("Add them now? [y/N] "))
-    process.write("n\n")
+    declineReminderAndLaterFields(process)
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
     #expect(process.screenText.contains("\r\u{1B}[K  Mood before"))
@@ -60,17 +70,11 @@ import Testing
     let f = CLIFixture().initialise()
     let extra = environment.merging(["NO_COLOR": "", "COLUMNS": "60"]) { $1 }
     let process = f.cli.interactive(["new"], extra: extra)
-    #expect(process.expect("When was it? [now] "))
-    process.write("2026-11-20 19:00\n\n\n")
-    #expect(process.expect("Intention"))
-    process.write("to arrive\n.\n")
+    answerUpToTheMood(process)
     #expect(process.expect("10\u{A0}wonderful"))
     #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
     process.write("7\n")
-    #expect(process.expect("No thanks [3] "))
-    process.write("\r")
-    #expect(process.expect("Add them now? [y/N] "))
-    process.write("n\n")
+    declineReminderAndLaterFields(process)
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
     let id = result.stdout.trimmingCharacters(in: .newlines)
