@@ -37,7 +37,8 @@ extension Journal {
       let idleTime =
         try idle.map { text in
           guard let value = Duration.parse(text), value > 0 else {
-            throw AppError.badSetting(name: "--for", expected: #"a duration such as "30m""#)
+            throw AppError.badSetting(
+              name: "--for", expected: #"a duration above zero, such as "30m""#)
           }
           return value
         } ?? 600
