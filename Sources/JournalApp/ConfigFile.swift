@@ -14,6 +14,9 @@ public enum ConfigFile {
     "daemon-poll", "agent-max-lifetime", "editor", "plain", "integration-prompts",
   ]
 
+  /// The names that take on or off.
+  static let flags: Set<String> = ["no-input", "editor", "plain", "integration-prompts"]
+
   /// Where the file is for this environment (nil without HOME or XDG_CONFIG_HOME).
   public static func path(environment: [String: String]) -> String? {
     if let config = environment["JOURNAL_CONFIG"], !config.isEmpty { return config }
@@ -40,8 +43,12 @@ public enum ConfigFile {
   /// The file's lines as environment variables, or the first line that cannot be read.
   public static func parse(_ text: String, path: String) throws(AppError) -> [String: String] {
     var settings: [String: String] = [:]
-    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let line = String(raw).trimmingWhitespace()
+    // Lines split on the byte: in Swift "\r\n" is one Character, and a file written on
+    // Windows must not run its lines together. The "\r" goes with the trimming.
+    let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+      .map { String(decoding: $0, as: UTF8.self) }
+    for (index, raw) in lines.enumerated() {
+      let line = raw.trimmingWhitespace()
       if line.isEmpty || line.hasPrefix("#") { continue }
       guard let equals = line.firstIndex(of: "=") else {
         throw .configLine(path: path, line: index + 1, problem: #"it has no "=""#)
@@ -54,16 +61,28 @@ public enum ConfigFile {
       guard names.contains(name) else {
         throw .configLine(path: path, line: index + 1, problem: #"there is no setting "\#(name)""#)
       }
-      settings["JOURNAL_" + name.uppercased().replacingDashes()] = value
+      let variable = "JOURNAL_" + name.uppercased().replacingDashes()
+      if flags.contains(name) {
+        // Yes/no values are checked here, so a mistake names its line.
+        do {
+          _ = try Setting.flag(variable, environment: [variable: value])
+        } catch {
+          throw .configLine(path: path, line: index + 1, problem: #""\#(name)" takes on or off"#)
+        }
+      }
+      settings[variable] = value
     }
     return settings
   }
 
-  /// The file's text; nil when there is none. Refuses a file others could have written.
+  /// The file's text; nil when there is none. Refuses a symbolic link, a file others could
+  /// have written, or one in a directory others could write to (they could replace it).
   private static func read(_ path: String) throws(AppError) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    // O_NONBLOCK: a FIFO planted here must not hang every command (and the shell prompt).
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     if fd < 0 {
       if errno == ENOENT { return nil }
+      if errno == ELOOP { throw .configUnsafe(path: path) }
       throw .configUnreadable(path: path, errno: errno)
     }
     defer { close(fd) }
@@ -74,6 +93,14 @@ public enum ConfigFile {
     guard status.st_uid == getuid(), status.st_mode & 0o022 == 0 else {
       throw .configUnsafe(path: path)
     }
+    var directory = stat()
+    let parent = String(
+      path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false)
+        .dropLast().map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
+    guard stat(parent.isEmpty ? "." : parent, &directory) == 0,
+      directory.st_uid == getuid(), directory.st_mode & 0o022 == 0
+    else { throw .configUnsafe(path: path) }
+    _ = fcntl(fd, F_SETFL, O_RDONLY)
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while bytes.count <= 65536 {

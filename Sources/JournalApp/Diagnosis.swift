@@ -36,7 +36,6 @@ public struct Diagnosis: Equatable, Sendable {
     }
   }
 
-  /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
   /// Whether `error` is an ordinary event rather than a fault: the person stopped, or there
   /// was nothing to undo. Reported without the word "error".
   public static func isOrdinary(_ error: any Error) -> Bool {
@@ -44,6 +43,7 @@ public struct Diagnosis: Equatable, Sendable {
     return error == .cancelled || error == .nothingToUndo
   }
 
+  /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
   public static func knows(_ error: any Error) -> Bool {
     error is ValidationError || error is LifecycleError || error is CryptoError
       || error is StoreError || error is AppError || error is DraftError
@@ -355,7 +355,9 @@ public struct Diagnosis: Equatable, Sendable {
     case .configUnsafe(let path):
       return Diagnosis(
         message: #"the settings file "\#(path)" could be changed by another user"#,
-        hint: #"make it yours and run "chmod 600 \#(path)""#, exitCode: .unsafeFiles)
+        hint:
+          #"keep it a regular file of yours in a directory of yours, and run "chmod 600 \#(path)""#,
+        exitCode: .unsafeFiles)
     case .internalError(let detail):
       return Diagnosis(
         message: "internal error (\(detail))",

@@ -65,8 +65,11 @@ public struct MoodSlider: Sendable {
     let dots =
       (colour ? "\u{1B}[36m" : "") + String(repeating: "●", count: filled)
       + (colour ? "\u{1B}[0m" : "") + String(repeating: "○", count: 10 - filled)
+    // The line must fit one row: \r and "erase line" redraw only the row the cursor is on.
     let full = "  \(label)  \(dots)  \(reading)"
     let short = "  \(label)  \(reading)"
-    return Wrap.columns(short) + 12 <= width ? full : short
+    if Wrap.columns(full) < width { return full }
+    if Wrap.columns(short) < width { return short }
+    return "  " + (value.flatMap(Mood.init).map { "\($0.value) \($0.word)" } ?? "not chosen")
   }
 }

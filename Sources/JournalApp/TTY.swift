@@ -171,7 +171,9 @@ public final class TTY: Terminal {
         var finished = false
         while let key = keys.next(), !finished {
           switch key {
-          case 0x04: throw AppError.cancelled  // Ctrl-D
+          case 0x04:  // Ctrl-D: end the slider's line, so the message after it starts clean
+            write("\n")
+            throw AppError.cancelled
           case 0x1B:  // ESC [ C / D / A / B: the arrow keys
             let intro = keys.next()
             guard intro == 0x5B || intro == 0x4F, let code = keys.next() else { continue }

@@ -84,6 +84,13 @@ public struct TrendsView {
     }
     out += "\n" + table("By month", first: "month", trends.months)
     out += "\n" + table("By treatment", first: "treatment", trends.treatments)
+    let note =
+      "\"before\" averages every session; \"after\" and \"change\" (after − before) only the "
+      + "sessions with a mood after."
+    out +=
+      "\n"
+      + (presentation.width.map { Wrap.lines(note, width: $0) } ?? [note])
+      .joined(separator: "\n") + "\n"
     return out
   }
 
@@ -105,20 +112,22 @@ public struct TrendsView {
     let shown = trends.moods.suffix(room)
     let label = shown.count < trends.moods.count ? "the latest \(shown.count)" : "each session"
     var out = wrap("Over time, \(label), oldest first") + "\n"
-    let before = String(shown.map { Self.block($0.before) })
-    let after = String(shown.map { $0.after.map(Self.block) ?? " " })
-    out += "  before  \(before)  average \(number(trends.overall.averageBefore))\n"
-    out += "  after   \(after)  average \(trends.overall.averageAfter.map(number) ?? "none")"
+    let beforeMarks = String(shown.map { Self.block($0.before) })
+    // A no-break space where there is no mood after: wrapping never splits the marks.
+    let afterMarks = String(shown.map { $0.after.map(Self.block) ?? "\u{A0}" })
+    out += wrap("  before  \(beforeMarks)  average \(number(trends.overall.averageBefore))") + "\n"
+    var after =
+      "  after   \(afterMarks)  average \(trends.overall.averageAfter.map(number) ?? "none")"
     let missing = trends.overall.sessions - trends.overall.withAfter
-    if missing > 0 { out += " (\(missing) without one yet)" }
-    return out + "\n"
+    if missing > 0 { after += " (\(missing) without one yet)" }
+    return out + wrap(after) + "\n"
   }
 
   private func table(_ title: String, first: String, _ rows: [Trends.Row]) -> String {
-    let header = [first, "sessions", "before", "after", "change"]
+    let header = [first, "sessions", "before", "with after", "after", "change"]
     let body = rows.map { row in
       [
-        row.name, String(row.sessions), number(row.averageBefore),
+        row.name, String(row.sessions), number(row.averageBefore), String(row.withAfter),
         row.averageAfter.map(number) ?? "none", row.averageChange.map(signed) ?? "none",
       ]
     }
@@ -139,8 +148,8 @@ public struct TrendsView {
       return title + "\n"
         + body.map { cells in
           wrap(
-            "  \(cells[0]): \(cells[1]) session\(cells[1] == "1" ? "" : "s"), before \(cells[2]), after \(cells[3]), "
-              + "change \(cells[4])")
+            "  \(cells[0]): \(cells[1]) session\(cells[1] == "1" ? "" : "s"), before \(cells[2]); "
+              + "\(cells[3]) with a mood after, after \(cells[4]), change \(cells[5])")
         }.joined(separator: "\n") + "\n"
     }
     return title + "\n" + ([line(header)] + body.map(line)).joined(separator: "\n") + "\n"

@@ -114,7 +114,7 @@ extension Journal {
       }
       let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
       let lock = agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
-      Runtime.output("\(reflect) · \(lock)\n")
+      Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
     }
 
     /// `journal unlock --status`: the lock alone, in words.

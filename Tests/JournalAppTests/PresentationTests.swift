@@ -98,6 +98,44 @@ struct PresentationTests {
     }
   }
 
+  /// A file written on Windows: each line still its own.
+  @Test func windowsLineEndings() throws {
+    let settings = try ConfigFile.parse("plain = on\r\nundo-window = 30s\r\n", path: "c")
+    #expect(settings == ["JOURNAL_PLAIN": "on", "JOURNAL_UNDO_WINDOW": "30s"])
+  }
+
+  /// A yes/no setting with another value names its line at once.
+  @Test func aYesNoSettingIsCheckedWithItsLine() {
+    #expect(throws: AppError.configLine(path: "c", line: 2, problem: #""plain" takes on or off"#)) {
+      try ConfigFile.parse("undo-window = 30s\nplain = on # quiet\n", path: "c")
+    }
+  }
+
+  /// A symbolic link, a FIFO (which must not hang), or a directory others can write to.
+  @Test func linksPipesAndOpenDirectoriesAreRefused() throws {
+    let directory = TemporaryDirectory()
+    let real = directory.write("real", "plain = on\n")
+    chmod(real, 0o600)
+    let link = directory.file("link")
+    symlink(real, link)
+    #expect(throws: AppError.configUnsafe(path: link)) {
+      try ConfigFile.apply(to: ["JOURNAL_CONFIG": link])
+    }
+    let fifo = directory.file("fifo")
+    mkfifo(fifo, 0o600)
+    #expect(throws: AppError.configUnreadable(path: fifo, errno: EINVAL)) {
+      try ConfigFile.apply(to: ["JOURNAL_CONFIG": fifo])
+    }
+    let open = directory.file("open")
+    mkdir(open, 0o777)
+    chmod(open, 0o777)
+    let inside = directory.write("open/config", "plain = on\n")
+    chmod(inside, 0o600)
+    #expect(throws: AppError.configUnsafe(path: inside)) {
+      try ConfigFile.apply(to: ["JOURNAL_CONFIG": inside])
+    }
+  }
+
   @Test func noSettingsFileChangesNothing() throws {
     let directory = TemporaryDirectory()
     let environment = ["HOME": directory.path, "TERM": "xterm"]
@@ -169,6 +207,10 @@ struct PresentationTests {
     #expect(s.line(width: 30, colour: false) == "  Mood before  7 😊 good")
     #expect(s.line(width: 80, colour: true).contains("\u{1B}[36m●●●●●●●\u{1B}[0m○○○"))
     #expect(slider(optional: true).line(width: 80, colour: false).hasSuffix("not chosen"))
+    // At 20 columns the line still fits one row: only the value and its word.
+    for _ in 0..<3 { s.step(1) }
+    #expect(s.line(width: 20, colour: false) == "  10 wonderful")
+    #expect(Wrap.columns(s.line(width: 20, colour: false)) < 20)
   }
 
   // MARK: - Plain prompts

@@ -47,18 +47,21 @@ struct TrendsTests {
 
         Over time, each session, oldest first
           before  ▂▃▄▃▅▁  average 4.0
-          after   ▅▅▆▆ ▄  average 6.8 (1 without one yet)
+          after   ▅▅▆▆\u{A0}▄  average 6.8 (1 without one yet)
 
         By month
-          month    sessions  before  after  change
-          2026-11         1     3.0    7.0    +4.0
-          2026-12         4     4.8    7.3    +3.0
-          2027-01         1     2.0    5.0    +3.0
+          month    sessions  before  with after  after  change
+          2026-11         1     3.0           1    7.0    +4.0
+          2026-12         4     4.8           3    7.3    +3.0
+          2027-01         1     2.0           1    5.0    +3.0
 
         By treatment
-          treatment   sessions  before  after  change
-          Psilocybin         4     3.2    6.5    +3.2
-          MDMA               2     5.5    8.0    +3.0
+          treatment   sessions  before  with after  after  change
+          Psilocybin         4     3.2           4    6.5    +3.2
+          MDMA               2     5.5           1    8.0    +3.0
+
+        "before" averages every session; "after" and "change" (after − before) only the
+        sessions with a mood after.
 
         """)
   }
@@ -75,18 +78,24 @@ struct TrendsTests {
             November 2026 to January 2027
 
         By month
-          2026-11: 1 session, before 3.0, after
-            7.0, change +4.0
-          2026-12: 4 sessions, before 4.8, after
-            7.3, change +3.0
-          2027-01: 1 session, before 2.0, after
-            5.0, change +3.0
+          2026-11: 1 session, before 3.0; 1 with
+            a mood after, after 7.0, change +4.0
+          2026-12: 4 sessions, before 4.8; 3
+            with a mood after, after 7.3, change
+            +3.0
+          2027-01: 1 session, before 2.0; 1 with
+            a mood after, after 5.0, change +3.0
 
         By treatment
-          Psilocybin: 4 sessions, before 3.2,
-            after 6.5, change +3.2
-          MDMA: 2 sessions, before 5.5, after
-            8.0, change +3.0
+          Psilocybin: 4 sessions, before 3.2; 4
+            with a mood after, after 6.5, change
+            +3.2
+          MDMA: 2 sessions, before 5.5; 1 with a
+            mood after, after 8.0, change +3.0
+
+        "before" averages every session; "after"
+        and "change" (after − before) only the
+        sessions with a mood after.
 
         """)
     #expect(view.text.split(separator: "\n").allSatisfy { Wrap.columns($0) <= 40 })

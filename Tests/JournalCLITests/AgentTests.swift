@@ -187,8 +187,10 @@ import Testing
   @Test func statusLine() throws {
     let runtime = AgentTests.Runtime()
     let f = CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()
-    let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
+    let locked = ["JOURNAL_PASSPHRASE_FILE": "", "TERM": "xterm-256color"]
     #expect(f.run("status", extra: locked).stdout == "nothing to reflect · locked\n")
+    // Plain mode (no TERM here) says it with a comma, for a screen reader.
+    #expect(f.run("status", extra: ["TERM": "dumb"]).stdout == "nothing to reflect, locked\n")
     let id = f.new()
     _ = f.new()
     f.run("reflect", id, "--reflection", "done")

@@ -86,6 +86,17 @@ import Testing
       #expect(!text.contains("😊"))
     }
     #expect(show.stdout.contains("Mood before   7 (good)"))
+    // On a real terminal too, where colour would otherwise be on.
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/script") {
+      for command in ["list", "show \(id)", "trends", "status"] {
+        let onTerminal = f.cli.runProgram(
+          ["/usr/bin/script", "-qec", "\(CLI.binary) \(command)", "/dev/null"], extra: extra)
+        #expect(onTerminal.status == 0, "\(command): \(onTerminal)")
+        #expect(
+          !onTerminal.stdout.contains("\u{1B}"), "\(command): \(onTerminal.stdout.debugDescription)"
+        )
+      }
+    }
     #expect(show.stdout.contains("Environment   none"))
     #expect(!trends.stdout.contains("▁") && trends.stdout.contains("By month"))
   }
@@ -129,19 +140,21 @@ import Testing
         Mood before and after: 2 sessions, October 2026 to November 2026
 
         By month
-          month    sessions  before  after  change
-          2026-10         1     3.0    8.0    +5.0
-          2026-11         1     6.0   none    none
+          month    sessions  before  with after  after  change
+          2026-10         1     3.0           1    8.0    +5.0
+          2026-11         1     6.0           0   none    none
 
         By treatment
-          treatment   sessions  before  after  change
-          MDMA               1     6.0   none    none
-          Psilocybin         1     3.0    8.0    +5.0
+          treatment   sessions  before  with after  after  change
+          MDMA               1     6.0           0   none    none
+          Psilocybin         1     3.0           1    8.0    +5.0
+
+        "before" averages every session; "after" and "change" (after − before) only the sessions with a mood after.
 
         """)
     let full = f.run("trends", extra: ["TERM": "xterm-256color"])
     #expect(full.stdout.contains("  before  ▂▅  average 4.5\n"))
-    #expect(full.stdout.contains("  after   ▆   average 8.0 (1 without one yet)\n"))
+    #expect(full.stdout.contains("  after   ▆\u{A0}  average 8.0 (1 without one yet)\n"))
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(f.run("trends", "--json").stdout.utf8))
         as? [String: Any])
@@ -203,7 +216,7 @@ import Testing
     let f = CLIFixture()
     let result = f.run("--generate-completion-script", shell)
     #expect(result.status == 0)
-    for command in ["new", "reflect", "trends", "status", "export", "reminders"] {
+    for command in ["reflect", "trends", "reminders", "passwd", "unlock"] {
       #expect(result.stdout.contains(command), "\(shell) lacks \(command)")
     }
     #expect(result.stdout.contains(shell == "fish" ? "'plain'" : "--plain"))
