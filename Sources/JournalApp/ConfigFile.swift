@@ -1,4 +1,5 @@
 import Glibc
+import JournalStore
 
 /// The settings file, `$XDG_CONFIG_HOME/journal/config` (else `~/.config/journal/config`):
 /// `name = value` lines, `#` comments. Each name is a `JOURNAL_…` environment variable in
@@ -94,10 +95,7 @@ public enum ConfigFile {
       throw .configUnsafe(path: path)
     }
     var directory = stat()
-    let parent = String(
-      path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false)
-        .dropLast().map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
-    guard stat(parent.isEmpty ? "." : parent, &directory) == 0,
+    guard stat(FileSafety.parentDirectory(of: path), &directory) == 0,
       directory.st_uid == getuid(), directory.st_mode & 0o022 == 0
     else { throw .configUnsafe(path: path) }
     _ = fcntl(fd, F_SETFL, O_RDONLY)

@@ -22,6 +22,9 @@ public struct DisplayFormat: Sendable {
   /// "Sat 2026-11-21"
   public func day(_ date: Date) -> String { String(dateTime(date).prefix(14)) }
 
+  /// "2026-11": the year and month, in this zone.
+  public func month(_ date: Date) -> String { String(dateTime(date).dropFirst(4).prefix(7)) }
+
   /// Appends "Sat 2026-11-21 18:30" as UTF-8.
   ///
   /// Civil-date arithmetic (Howard Hinnant's days-from-civil, inverted) on the zone's offset

@@ -20,8 +20,7 @@ public struct Trends: Sendable {
 
   /// The sessions oldest first, as (before, after) pairs, for the sparklines.
   public let moods: [(before: Int, after: Int?)]
-  public let first: Date?
-  public let last: Date?
+  /// By month ("2026-11"), oldest first.
   public let months: [Row]
   public let treatments: [Row]
   public let overall: Row
@@ -29,14 +28,8 @@ public struct Trends: Sendable {
   public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
     let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
     moods = ordered.map { ($0.moodBefore.value, $0.moodAfter?.value) }
-    first = ordered.first?.date
-    last = ordered.last?.date
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let byMonth = Dictionary(grouping: ordered) { session -> String in
-      let parts = calendar.dateComponents([.year, .month], from: session.date)
-      return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
-    }
+    let format = DisplayFormat(timeZone: timeZone)
+    let byMonth = Dictionary(grouping: ordered) { format.month($0.date) }
     months = byMonth.keys.sorted().map { Self.row($0, byMonth[$0] ?? []) }
     let byTreatment = Dictionary(grouping: ordered) { $0.treatment.displayName }
     treatments = byTreatment.keys.sorted {
@@ -66,12 +59,10 @@ public struct Trends: Sendable {
 public struct TrendsView {
   let trends: Trends
   let presentation: Presentation
-  let timeZone: TimeZone
 
-  public init(_ trends: Trends, presentation: Presentation, timeZone: TimeZone) {
+  public init(_ trends: Trends, presentation: Presentation) {
     self.trends = trends
     self.presentation = presentation
-    self.timeZone = timeZone
   }
 
   /// The eight block heights for moods 1–10.
@@ -97,9 +88,9 @@ public struct TrendsView {
   private var heading: String {
     let count = trends.overall.sessions
     var text = "Mood before and after: \(count) session\(count == 1 ? "" : "s")"
-    if let first = trends.first, let last = trends.last {
-      let a = month(first)
-      let b = month(last)
+    if let first = trends.months.first, let last = trends.months.last {
+      let a = Self.monthName(first.name)
+      let b = Self.monthName(last.name)
       text += a == b ? ", \(a)" : ", \(a) to \(b)"
     }
     return wrap(text)
@@ -160,15 +151,14 @@ public struct TrendsView {
     return Wrap.lines(text, width: width, indent: "    ").joined(separator: "\n")
   }
 
-  private func month(_ date: Date) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let parts = calendar.dateComponents([.year, .month], from: date)
+  /// "2026-11" as "November 2026".
+  static func monthName(_ key: String) -> String {
     let names = [
       "January", "February", "March", "April", "May", "June", "July", "August", "September",
       "October", "November", "December",
     ]
-    return "\(names[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
+    let month = Int(key.suffix(2)) ?? 1
+    return "\(names[min(12, max(1, month)) - 1]) \(key.prefix(4))"
   }
 
   private func number(_ value: Double) -> String { String(format: "%.1f", value) }

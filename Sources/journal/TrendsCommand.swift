@@ -25,7 +25,7 @@ extension Journal {
         Report.note(#"no sessions yet; "journal new" logs your first"#)
       } else {
         let view = TrendsView(
-          trends, presentation: runtime.presentation, timeZone: runtime.context.timeZone)
+          trends, presentation: runtime.presentation)
         Runtime.output(view.text)
       }
       guard damaged.isEmpty else {

@@ -69,7 +69,6 @@ struct PresentationTests {
 
       integration-prompts=yes
       """)
-    chmod(path, 0o600)
     let environment = try ConfigFile.apply(to: [
       "JOURNAL_CONFIG": path, "JOURNAL_UNDO_WINDOW": "2m",
     ])
@@ -91,8 +90,7 @@ struct PresentationTests {
 
   @Test func aSettingsFileOthersCanWriteIsRefused() throws {
     let directory = TemporaryDirectory()
-    let path = directory.write("config", "plain = on\n")
-    chmod(path, 0o666)
+    let path = directory.write("config", "plain = on\n", mode: 0o666)
     #expect(throws: AppError.configUnsafe(path: path)) {
       try ConfigFile.apply(to: ["JOURNAL_CONFIG": path])
     }
@@ -115,7 +113,6 @@ struct PresentationTests {
   @Test func linksPipesAndOpenDirectoriesAreRefused() throws {
     let directory = TemporaryDirectory()
     let real = directory.write("real", "plain = on\n")
-    chmod(real, 0o600)
     let link = directory.file("link")
     symlink(real, link)
     #expect(throws: AppError.configUnsafe(path: link)) {
@@ -130,7 +127,6 @@ struct PresentationTests {
     mkdir(open, 0o777)
     chmod(open, 0o777)
     let inside = directory.write("open/config", "plain = on\n")
-    chmod(inside, 0o600)
     #expect(throws: AppError.configUnsafe(path: inside)) {
       try ConfigFile.apply(to: ["JOURNAL_CONFIG": inside])
     }

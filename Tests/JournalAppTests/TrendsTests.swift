@@ -40,7 +40,7 @@ struct TrendsTests {
   @Test func sparklinesAndTablesGolden() {
     let view = TrendsView(
       Trends(Self.sessions, timeZone: .gmt),
-      presentation: Presentation(plain: false, colour: false, width: 80), timeZone: .gmt)
+      presentation: Presentation(plain: false, colour: false, width: 80))
     #expect(
       view.text == """
         Mood before and after: 6 sessions, November 2026 to January 2027
@@ -71,7 +71,7 @@ struct TrendsTests {
   @Test func plainAtFortyColumnsGolden() {
     let view = TrendsView(
       Trends(Self.sessions, timeZone: .gmt),
-      presentation: Presentation(plain: true, colour: false, width: 40), timeZone: .gmt)
+      presentation: Presentation(plain: true, colour: false, width: 40))
     #expect(
       view.text == """
         Mood before and after: 6 sessions,

@@ -106,15 +106,12 @@ import Testing
   @Test func settingsFile() throws {
     let f = CLIFixture().initialise()
     let id = f.new()
-    let config = f.home.file(".config/journal/config")
     try FileManager.default.createDirectory(
-      atPath: (config as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    #expect(FileManager.default.createFile(atPath: config, contents: Data("plain = on\n".utf8)))
-    chmod(config, 0o600)
+      atPath: f.home.file(".config/journal"), withIntermediateDirectories: true)
+    let config = f.home.write(".config/journal/config", "plain = on\n")
     let plain = f.run("show", id, extra: ["TERM": "xterm-256color"])
     #expect(plain.stdout.contains("Mood before   5 (neutral)"), "\(plain)")
-    #expect(
-      FileManager.default.createFile(atPath: config, contents: Data("plain = on\nbeep\n".utf8)))
+    f.home.write(".config/journal/config", "plain = on\nbeep\n")
     let refused = f.run("list")
     #expect(refused.status == 2)
     #expect(

@@ -26,9 +26,7 @@ final class ReliabilityFixture: @unchecked Sendable {
     for directory in [home, tmp, runtime] { mkdir(directory, 0o700) }
     passphrase = Self.passphrase
     for (name, text) in [("pass", Self.passphrase), ("other", Self.otherPassphrase)] {
-      _ = FileManager.default.createFile(
-        atPath: secrets + "/" + name, contents: Data((text + "\n").utf8))
-      chmod(secrets + "/" + name, 0o600)
+      secretsDirectory.write(name, text + "\n")
     }
     var environment = [
       "JOURNAL_PASSPHRASE_FILE": secrets + "/pass", "TMPDIR": tmp, "XDG_RUNTIME_DIR": runtime,
