@@ -89,7 +89,7 @@ public enum ConfigFile {
     defer { close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw .configUnreadable(path: path, errno: EINVAL)
+      throw .configUnreadable(path: path, errno: EINVAL)  // said as "not a regular file"
     }
     guard status.st_uid == getuid(), status.st_mode & 0o022 == 0 else {
       throw .configUnsafe(path: path)

@@ -350,7 +350,8 @@ public struct Diagnosis: Equatable, Sendable {
     case .configUnreadable(let path, let code):
       return Diagnosis(
         message:
-          #"the settings file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
+          #"the settings file "\#(path)" cannot be read: "#
+          + (code == EINVAL ? "it is not a regular file" : String(cString: strerror(code))),
         hint: "make it a regular file you can read, or remove it", exitCode: .ioError)
     case .configUnsafe(let path):
       return Diagnosis(
