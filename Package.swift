@@ -13,6 +13,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
   ],
   targets: [
     // The only importer of libsodium.
@@ -21,8 +22,16 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
-    // prctl and setrlimit for hardening the process (prctl is variadic: Swift cannot call it).
-    .target(name: "CSystem"),
+    // prctl and setrlimit for hardening the process (prctl is variadic: Swift cannot call it),
+    // statfs for tmpfs, SO_PEERCRED.
+    .target(name: "CJournalSystem"),
+    // Operating-system plumbing: private files and directories, standard streams,
+    // subprocesses, stop signals, hardening, the memory-backed runtime directory.
+    .target(
+      name: "JournalSystem",
+      dependencies: ["CJournalSystem", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strict
+    ),
     // Pure domain: sessions, the lifecycle, validation. No I/O.
     .target(name: "JournalCore", swiftSettings: strict),
     .target(
@@ -33,7 +42,8 @@ let package = Package(
     .target(
       name: "JournalStore",
       dependencies: [
-        "JournalCore", "JournalCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+        "JournalCore", "JournalCrypto", "JournalSystem",
+        .product(name: "GRDB", package: "GRDB.swift"),
         // SQLite's own calls, for reading many rows without GRDB's per-row copies.
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
@@ -42,20 +52,23 @@ let package = Package(
     // The encrypted, locked draft files of unsaved sessions.
     .target(
       name: "JournalDrafts",
-      dependencies: ["JournalCore", "JournalCrypto", "JournalStore"],
+      dependencies: ["JournalCore", "JournalCrypto", "JournalSystem"],
       swiftSettings: strict
     ),
     // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
     .target(
       name: "JournalApp",
-      dependencies: ["JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "CSystem"],
+      dependencies: [
+        "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
+        "CJournalSystem",
+      ],
       swiftSettings: strict
     ),
     // The thin front end: ArgumentParser and rendering.
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalCore", "JournalStore", "JournalDrafts",
+        "JournalApp", "JournalCore", "JournalSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict
@@ -90,7 +103,7 @@ let package = Package(
     .testTarget(
       name: "JournalStoreTests",
       dependencies: [
-        "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
+        "JournalStore", "JournalCrypto", "JournalCore", "JournalSystem", "JournalTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       resources: [.copy("Fixtures")],
@@ -104,7 +117,7 @@ let package = Package(
     .testTarget(
       name: "JournalAppTests",
       dependencies: [
-        "JournalDrafts",
+        "JournalDrafts", "JournalSystem",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict

@@ -1,8 +1,9 @@
-import CSystem
+import CJournalSystem
 import Foundation
 import Glibc
 import JournalCrypto
 import JournalStore
+import JournalSystem
 
 /// The unlock agent: one process per user holding one vault's data key in guarded memory,
 /// answering only processes of its own user (SO_PEERCRED), until its idle timeout, its

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JournalStore
+import JournalSystem
 
 /// The unlock agent's wire format (SECURITY.md, "The unlock agent"), version 1.
 ///

@@ -36,8 +36,8 @@ public enum AppError: Error, Equatable, Sendable {
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).
   case lifecycle(LifecycleError, id: String)
-  /// The editor was asked for, but no private memory-backed directory exists for its buffer.
-  case noPrivateMemoryDirectory
+  /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
+  case editorTextUnreadable
   /// The editor could not start or exited with a failure; nothing was taken from it.
   case editorFailed(status: Int32)
   /// `undo` found no deletion whose window is still open.

@@ -1,5 +1,5 @@
 import Glibc
-import JournalStore
+import JournalSystem
 
 /// The settings file, `$XDG_CONFIG_HOME/journal/config` (else `~/.config/journal/config`):
 /// `name = value` lines, `#` comments. Each name is a `JOURNAL_…` environment variable in

@@ -3,6 +3,7 @@ import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore
+import JournalSystem
 
 /// What to tell a person about an error: one line, an optional hint, and the exit code.
 ///
@@ -19,20 +20,13 @@ public struct Diagnosis: Equatable, Sendable {
     self.exitCode = exitCode
   }
 
-  /// Diagnoses any error thrown below the command line.
+  /// Diagnoses any error thrown below the command line. An error of a type journal does not
+  /// know is a bug: it says so and asks for a report, never for a different command line.
   public init(_ error: any Error) {
-    switch error {
-    case let error as ValidationError: self = Self.validation(error)
-    case let error as LifecycleError: self = Self.lifecycle(error, id: nil)
-    case let error as CryptoError: self = Self.crypto(error)
-    case let error as StoreError: self = Self.store(error)
-    case let error as AppError: self = Self.app(error)
-    case let error as DraftError: self = Self.draft(error)
-    default:
-      self = Diagnosis(
-        message: "internal error (\(type(of: error)))",
-        hint: "this is a bug in journal; please report it, without any journal content",
-        exitCode: .internalError)
+    if let error = error as? any Diagnosable {
+      self = error.diagnosis
+    } else {
+      self = Self.internalError("\(type(of: error))")
     }
   }
 
@@ -43,10 +37,12 @@ public struct Diagnosis: Equatable, Sendable {
     return error == .cancelled || error == .nothingToUndo
   }
 
-  /// Whether `error` is one of journal's own (and not, say, a command-line parse error).
-  public static func knows(_ error: any Error) -> Bool {
-    error is ValidationError || error is LifecycleError || error is CryptoError
-      || error is StoreError || error is AppError || error is DraftError
+  /// A bug: something that should not happen did. `detail` names where, never content.
+  static func internalError(_ detail: String) -> Diagnosis {
+    Diagnosis(
+      message: "internal error (\(detail))",
+      hint: "this is a bug in journal; please report it, without any journal content",
+      exitCode: .internalError)
   }
 
   public static func validation(_ error: ValidationError) -> Diagnosis {
@@ -163,21 +159,6 @@ public struct Diagnosis: Equatable, Sendable {
         message: #"a journal already exists at "\#(path)""#,
         hint: "nothing was changed; use --vault to create another elsewhere",
         exitCode: .notAllowed)
-    case .unsafePermissions(let path, let mode, let expected):
-      return Diagnosis(
-        message: #""\#(path)" is open to other users (mode \#(octal(mode)))"#,
-        hint: #"run "chmod \#(octal(expected)) \#(path)" and try again"#, exitCode: .unsafeFiles)
-    case .wrongOwner(let path):
-      return Diagnosis(
-        message: #""\#(path)" belongs to another user"#,
-        hint: "keep your journal in a directory of your own", exitCode: .unsafeFiles)
-    case .symlink(let path):
-      return Diagnosis(
-        message: #""\#(path)" is a symbolic link, which journal does not follow"#,
-        hint: "point --vault at the real location", exitCode: .unsafeFiles)
-    case .notARegularFile(let path):
-      return Diagnosis(
-        message: #""\#(path)" is not a regular file or directory"#, exitCode: .unsafeFiles)
     case .notAVault(let path):
       return Diagnosis(
         message: #""\#(path)" is not a journal vault, or its header is damaged"#,
@@ -212,6 +193,49 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the vault is busy in another journal process",
         hint: "try again in a moment", exitCode: .ioError)
+    }
+  }
+
+  static func system(_ error: SystemError) -> Diagnosis {
+    switch error {
+    case .missing(let path):
+      return Diagnosis(
+        message: #"the directory "\#(path)" does not exist"#,
+        hint: "create it, or point journal at another place", exitCode: .ioError)
+    case .exists(let path):
+      return Diagnosis(
+        message: #""\#(path)" already exists"#,
+        hint: "journal never replaces a file it did not make; move it away first",
+        exitCode: .notAllowed)
+    case .unsafePermissions(let path, let mode, let expected):
+      return Diagnosis(
+        message: #""\#(path)" is open to other users (mode \#(octal(mode)))"#,
+        hint: #"run "chmod \#(octal(expected)) \#(path)" and try again"#, exitCode: .unsafeFiles)
+    case .wrongOwner(let path):
+      return Diagnosis(
+        message: #""\#(path)" belongs to another user"#,
+        hint: "keep your journal in a directory of your own", exitCode: .unsafeFiles)
+    case .symlink(let path):
+      return Diagnosis(
+        message: #""\#(path)" is a symbolic link, which journal does not follow"#,
+        hint: "point --vault at the real location", exitCode: .unsafeFiles)
+    case .notARegularFile(let path):
+      return Diagnosis(
+        message: #""\#(path)" is not a regular file or directory"#, exitCode: .unsafeFiles)
+    case .io(let path, let code):
+      return Diagnosis(
+        message: #"cannot use "\#(path)": \#(String(cString: strerror(code)))"#,
+        exitCode: .ioError)
+    case .standardOutput(let code):
+      return Diagnosis(
+        message: "standard output could not be written: \(String(cString: strerror(code)))",
+        hint: "check free space where the output goes; nothing in the journal was changed",
+        exitCode: .ioError)
+    case .noPrivateMemoryDirectory:
+      return Diagnosis(
+        message: "there is no private in-memory directory for the editor's buffer",
+        hint: "set XDG_RUNTIME_DIR to a private tmpfs, or type the text here without --editor",
+        exitCode: .unsafeFiles)
     }
   }
 
@@ -330,11 +354,10 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "deleting needs a confirmation and there is no terminal to ask",
         hint: "add --yes to delete without asking", exitCode: .usage)
-    case .noPrivateMemoryDirectory:
+    case .editorTextUnreadable:
       return Diagnosis(
-        message: "there is no private in-memory directory for the editor's buffer",
-        hint: "set XDG_RUNTIME_DIR to a private tmpfs, or type the text here without --editor",
-        exitCode: .unsafeFiles)
+        message: "the editor's text could not be read as UTF-8; it was not used",
+        hint: "save the text as UTF-8 in the editor and try again", exitCode: .usage)
     case .editorFailed(let status):
       return Diagnosis(
         message: "the editor ended with status \(status); its text was not used",
@@ -360,12 +383,44 @@ public struct Diagnosis: Equatable, Sendable {
           #"keep it a regular file of yours in a directory of yours, and run "chmod 600 \#(path)""#,
         exitCode: .unsafeFiles)
     case .internalError(let detail):
-      return Diagnosis(
-        message: "internal error (\(detail))",
-        hint: "this is a bug in journal; please report it, without any journal content",
-        exitCode: .internalError)
+      return internalError(detail)
     }
   }
+}
+
+/// An error journal can put into words: every module's error enum conforms, each through an
+/// exhaustive `switch` (no `default:`), so a new case does not build until it has words and
+/// an exit code. An error that is not `Diagnosable` is reported as a bug.
+public protocol Diagnosable: Error {
+  var diagnosis: Diagnosis { get }
+}
+
+extension ValidationError: Diagnosable {
+  public var diagnosis: Diagnosis { .validation(self) }
+}
+
+extension LifecycleError: Diagnosable {
+  public var diagnosis: Diagnosis { .lifecycle(self, id: nil) }
+}
+
+extension CryptoError: Diagnosable {
+  public var diagnosis: Diagnosis { .crypto(self) }
+}
+
+extension StoreError: Diagnosable {
+  public var diagnosis: Diagnosis { .store(self) }
+}
+
+extension SystemError: Diagnosable {
+  public var diagnosis: Diagnosis { .system(self) }
+}
+
+extension DraftError: Diagnosable {
+  public var diagnosis: Diagnosis { .draft(self) }
+}
+
+extension AppError: Diagnosable {
+  public var diagnosis: Diagnosis { .app(self) }
 }
 
 private func octal(_ mode: UInt32) -> String { String(mode, radix: 8).leftPadded(4) }

@@ -1,8 +1,8 @@
-import CSystem
+import CJournalSystem
 import Foundation
 import Glibc
 import JournalCrypto
-import JournalStore
+import JournalSystem
 
 /// Long texts written in the person's own editor ($VISUAL, $EDITOR), through a plaintext
 /// buffer that lives only in memory-backed, private storage and is wiped afterwards.
@@ -84,7 +84,7 @@ public struct ExternalEditor {
   public func edit(_ initial: String, terminalFD: Int32) throws -> String {
     let path = directory + "/\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw StoreError.io(path: path, errno: errno) }
+    guard fd >= 0 else { throw SystemError.io(path: path, errno: errno) }
     defer { Self.wipe(path) }
     var bytes = Array(initial.utf8)
     _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -94,7 +94,7 @@ public struct ExternalEditor {
     guard status == 0 else { throw AppError.editorFailed(status: status) }
     guard let data = FileManager.default.contents(atPath: path),
       let text = String(data: data, encoding: .utf8)
-    else { throw AppError.stdinUnreadable }
+    else { throw AppError.editorTextUnreadable }
     return text
   }
 

@@ -1,5 +1,5 @@
 import Glibc
-import JournalStore
+import JournalSystem
 
 /// Plaintext written to a file the person names (exports): created new, 0600, never
 /// through a symbolic link, never over an existing file.

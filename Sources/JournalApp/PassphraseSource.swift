@@ -1,5 +1,6 @@
 import Glibc
 import JournalCrypto
+import JournalSystem
 
 /// Where a passphrase comes from. Never the command line: argv is visible to every user on
 /// the machine through /proc and ends up in shell history.

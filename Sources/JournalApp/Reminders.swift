@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalCore
 import JournalStore
+import JournalSystem
 
 /// When to be reminded, as a person chooses it.
 public enum ReminderChoice: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import JournalCore
 import JournalCrypto
-import JournalStore
+import JournalSystem
 
 /// The drafts of one vault, in a private directory, each in its own encrypted file with its
 /// own lock.

@@ -4,14 +4,6 @@ public enum StoreError: Error, Equatable, Sendable {
   case vaultMissing(path: String)
   /// `init` found a vault already there.
   case vaultExists(path: String)
-  /// A directory or file others can read or write, or that another user owns.
-  case unsafePermissions(path: String, mode: UInt32, expected: UInt32)
-  /// A directory or file owned by another user.
-  case wrongOwner(path: String)
-  /// A symbolic link where the vault or its directory should be.
-  case symlink(path: String)
-  /// Something other than a regular file (or directory) at the path.
-  case notARegularFile(path: String)
   /// The file is not a journal vault, or its header is damaged.
   case notAVault(path: String)
   /// A vault written by a newer version of journal.

@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalSystem
 
 /// The vault: one SQLite file holding the key header and the sealed sessions.
 ///
@@ -30,7 +31,11 @@ public final class Vault {
   /// Creates a new vault at `path` holding `header`. Refuses when anything is already there.
   public static func create(at path: String, header: KeyHeader) throws -> Vault {
     try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: true)
-    try FileSafety.createExclusively(path)
+    if case .failure(let error) = Result(catching: { () throws(SystemError) in
+      try FileSafety.createExclusively(path)
+    }) {
+      throw error == .exists(path: path) ? StoreError.vaultExists(path: path) : error
+    }
     do {
       let database = try openDatabase(path)
       try migrator.migrate(database)
@@ -61,7 +66,12 @@ public final class Vault {
   public static func open(at path: String) throws -> Vault {
     var info = stat()
     if lstat(path, &info) != 0 && errno == ENOENT { throw StoreError.vaultMissing(path: path) }
-    try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: false)
+    if case .failure(let error) = Result(catching: { () throws(SystemError) in
+      try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: false)
+    }) {
+      guard case .missing = error else { throw error }
+      throw StoreError.vaultMissing(path: path)
+    }
     guard try FileSafety.privateFile(path) else { throw StoreError.vaultMissing(path: path) }
     try checkCompanionFiles(path)
     do {

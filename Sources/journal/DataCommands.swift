@@ -75,14 +75,12 @@ extension Journal {
         sessions, as: format, exported: now, timeZone: runtime.context.timeZone)
       if let output {
         try OutputFile.write(text, to: output)
-        Report.note(#"wrote \#(sessions.count) sessions to "\#(output)""#)
+        Report.note(#"wrote \#(counted(sessions.count, "session")) to "\#(output)""#)
       } else {
-        Runtime.output(text)
+        try Runtime.output(text)
       }
       guard damaged.isEmpty else {
-        for id in damaged {
-          Report.error(#"session "\#(id.short)" is damaged and was not exported"#)
-        }
+        Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)
       }
     }
@@ -164,15 +162,12 @@ extension Journal {
       if let problem = result.structureProblem {
         Report.error("the vault file's structure is damaged (SQLite: \(problem))")
       }
-      for id in result.damaged {
-        Report.error(#"session "\#(id.short)" is damaged and cannot be read"#)
-      }
+      Report.damaged(result.damaged)
       let total = result.intact + result.damaged.count
       if result.damaged.isEmpty && result.structureProblem == nil {
-        Report.note("all \(total) sessions are intact")
+        Report.note(
+          total == 1 ? "the 1 session is intact" : "all \(counted(total, "session")) are intact")
       } else {
-        Report.line(
-          "journal: hint: restore the damaged sessions from a backup; the others are unaffected")
         throw ExitCodeOnly(code: .damaged)
       }
     }

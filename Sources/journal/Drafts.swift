@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
-import JournalDrafts
 
 extension Journal {
   /// `journal drafts`: unfinished drafts, and discarding one.
@@ -25,26 +24,26 @@ extension Journal {
 
       func run() throws {
         let runtime = try Runtime(options)
-        let journal = try runtime.openVault()
-        let (_, recovery) = try runtime.recoverDrafts(journal)
-        for notice in recovery.notices { Report.note(notice) }
+        let (drafts, notices) = try UnfinishedDrafts.list(runtime)
+        for notice in notices { Report.note(notice) }
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         if json {
-          let items: [[String: Any]] = recovery.offers.map {
+          let items: [[String: Any]] = drafts.map {
             [
-              "id": $0.draft.id.hex, "short_id": $0.draft.id.short,
+              "id": $0.id.hex, "short_id": $0.id.short,
               "started": DisplayFormat.iso8601($0.started),
-              "updated": DisplayFormat.iso8601($0.updated), "fields_answered": $0.filledCount,
+              "updated": DisplayFormat.iso8601($0.updated), "fields_answered": $0.fieldsAnswered,
             ]
           }
-          Runtime.output(Render.encode(["schema_version": 1, "drafts": items]))
-        } else if recovery.offers.isEmpty {
+          try Runtime.output(Render.encode(["schema_version": 1, "drafts": items]))
+        } else if drafts.isEmpty {
           Report.note("no unfinished drafts")
         } else {
-          for stored in recovery.offers {
-            Runtime.output(
-              "\(stored.draft.id.short)  started \(format.dateTime(stored.started))  "
-                + "changed \(format.dateTime(stored.updated))  \(stored.filledCount) of 5 fields\n")
+          for draft in drafts {
+            try Runtime.output(
+              "\(draft.id.short)  started \(format.dateTime(draft.started))  "
+                + "changed \(format.dateTime(draft.updated))  \(draft.fieldsAnswered) of 5 fields\n"
+            )
           }
         }
       }
@@ -62,14 +61,7 @@ extension Journal {
       var id: String
 
       func run() throws {
-        let runtime = try Runtime(options)
-        let journal = try runtime.openVault()
-        let store = try runtime.drafts(journal)
-        guard let prefix = SessionID.normalisedPrefix(id) else {
-          throw DraftError.noMatch(prefix: id)
-        }
-        let target = try store.resolve(prefix, among: try store.scan())
-        try store.discard(target)
+        let target = try UnfinishedDrafts.discard(id, try Runtime(options))
         Report.note("draft \(target.short) discarded")
       }
     }

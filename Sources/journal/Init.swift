@@ -11,7 +11,7 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     @Option(help: "Key-derivation strength: interactive, moderate (default) or sensitive.")
-    var kdf: KDFChoice = .moderate
+    var kdf: KDFStrength = .moderate
 
     func run() throws {
       let runtime = try Runtime(options)

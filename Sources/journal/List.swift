@@ -22,27 +22,19 @@ extension Journal {
       let journal = try runtime.openVault()
       let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
       if json {
-        Runtime.output(Render.json(list: sessions, damaged: damaged))
+        try Runtime.output(Render.json(list: sessions, damaged: damaged))
       } else if sessions.isEmpty && damaged.isEmpty {
         Report.note(
           needsReflection
             ? "no sessions are waiting for reflection"
             : #"no sessions yet; "journal new" logs your first"#)
       } else {
-        runtime.render.list(sessions) { Runtime.output($0) }
+        try runtime.render.list(sessions) { try Runtime.output($0) }
       }
       guard damaged.isEmpty else {
-        for id in damaged {
-          Report.error(#"session "\#(id.short)" is damaged and cannot be read"#)
-        }
-        Report.line("journal: hint: the other sessions are unaffected")
+        Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)
       }
     }
   }
-}
-
-/// Ends a command with an exit code after its messages have been written.
-struct ExitCodeOnly: Error {
-  let code: JournalApp.ExitCode
 }

@@ -96,9 +96,9 @@ extension Journal {
         }
       }
       if json {
-        Runtime.output(Render.json(session: session))
+        try Runtime.output(Render.json(session: session))
       } else {
-        Runtime.output(shown + "\n")
+        try Runtime.output(shown + "\n")
       }
     }
 

@@ -17,7 +17,7 @@ extension Journal {
     var newPassphraseFile: String?
 
     @Option(help: "Also change the key-derivation strength: interactive, moderate, sensitive.")
-    var kdf: KDFChoice?
+    var kdf: KDFStrength?
 
     func run() throws {
       let runtime = try Runtime(options)

@@ -4,6 +4,7 @@ import Glibc
 import JournalApp
 import JournalCore
 import JournalStore
+import JournalSystem
 
 extension Journal {
   /// `journal remind <id>`: set or cancel a reminder to reflect.
@@ -94,7 +95,7 @@ extension Journal {
             hours == 24
             ? "daily"
             : "every \(hours == hours.rounded() ? "\(Int(hours)) h" : "\(Int(reminder.repeatInterval / 60)) min")"
-          Runtime.output(
+          try Runtime.output(
             "\(reminder.id.prefix(8))  \(format.dateTime(reminder.due))  repeats \(repeats)\n")
         }
       }
@@ -167,7 +168,7 @@ extension Journal {
           Report.note("systemd is not running here; add this line to your crontab (crontab -e):")
           Report.note(
             "cron has no desktop session: put JOURNAL_NOTIFY_COMMAND=… at the top of the crontab")
-          Runtime.output("*/15 * * * * \(command)\n")
+          try Runtime.output("*/15 * * * * \(command)\n")
           return
         }
         let base =
@@ -200,7 +201,7 @@ extension Journal {
         try timer.write(
           toFile: base + "/journal-reminders.timer", atomically: true, encoding: .utf8)
         Report.note("wrote \(base)/journal-reminders.service and .timer; to turn them on, run:")
-        Runtime.output(
+        try Runtime.output(
           "systemctl --user daemon-reload && systemctl --user enable --now journal-reminders.timer\n"
         )
       }

@@ -19,7 +19,7 @@ struct Render {
   /// `write` as UTF-8 a chunk (about 64 KiB) at a time: a list of 100,000 sessions is several
   /// megabytes that need never be in memory at once. A terminal too narrow for that line gets
   /// two lines a session instead; nothing is cut.
-  func list(_ sessions: [SessionSummary], write: ([UInt8]) -> Void) {
+  func list(_ sessions: [SessionSummary], write: ([UInt8]) throws -> Void) rethrows {
     // Each row's treatment as an index into `names`, found once, with no hashing for the
     // named treatments; only the treatments listed count towards the column's width.
     var names = Treatment.known
@@ -42,7 +42,7 @@ struct Render {
     let width = names.indices.filter { used[$0] }.map { names[$0].displayName.count }.max() ?? 0
     let lineWidth = 8 + 2 + 21 + 7 + 7 + 2 + width + 2 + 16
     if let columns = presentation.width, columns < lineWidth {
-      write(Array(narrowList(sessions).utf8))
+      try write(Array(narrowList(sessions).utf8))
       return
     }
     // Padded to the widest: "  " ‖ name ‖ padding ‖ "  ".
@@ -75,11 +75,11 @@ struct Render {
         out.append(contentsOf: badges[index])
       }
       if out.count >= chunk {
-        write(out)
+        try write(out)
         out.removeAll(keepingCapacity: true)
       }
     }
-    if !out.isEmpty { write(out) }
+    if !out.isEmpty { try write(out) }
   }
 
   /// Two lines a session, for a narrow terminal: id and date, then mood, treatment, status.

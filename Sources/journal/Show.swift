@@ -21,10 +21,10 @@ extension Journal {
       let journal = try runtime.openVault()
       let session = try journal.session(try journal.resolve(id))
       if json {
-        Runtime.output(Render.json(session: session))
+        try Runtime.output(Render.json(session: session))
       } else {
         let render = runtime.render
-        Runtime.output(render.detail(session, shownID: try journal.displayID(session.id)))
+        try Runtime.output(render.detail(session, shownID: try journal.displayID(session.id)))
       }
     }
   }

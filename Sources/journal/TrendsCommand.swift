@@ -20,18 +20,16 @@ extension Journal {
       let (sessions, damaged) = try journal.list(needsReflection: false)
       let trends = JournalApp.Trends(sessions, timeZone: runtime.context.timeZone)
       if json {
-        Runtime.output(Render.json(trends: trends))
+        try Runtime.output(Render.json(trends: trends))
       } else if sessions.isEmpty {
         Report.note(#"no sessions yet; "journal new" logs your first"#)
       } else {
         let view = TrendsView(
           trends, presentation: runtime.presentation)
-        Runtime.output(view.text)
+        try Runtime.output(view.text)
       }
       guard damaged.isEmpty else {
-        Report.error(
-          "\(damaged.count) damaged session\(damaged.count == 1 ? " is" : "s are") left out",
-          hint: #"run "journal verify" to see which"#)
+        Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)
       }
     }

@@ -4,6 +4,7 @@ import Glibc
 import JournalApp
 import JournalCrypto
 import JournalStore
+import JournalSystem
 
 extension Journal {
   /// `journal unlock`: type the passphrase once, stay unlocked for a while.
@@ -31,7 +32,7 @@ extension Journal {
       let runtime = try Runtime(options)
       let environment = runtime.context.environment
       if status {
-        Status.report(environment)
+        try Status.report(environment)
         return
       }
       let idleTime =
@@ -109,21 +110,21 @@ extension Journal {
           object["locks_after_idle_seconds"] = agent.idle
           object["locks_at_most_in_seconds"] = agent.lifetime
         }
-        Runtime.output(Render.encode(object))
+        try Runtime.output(Render.encode(object))
         return
       }
       let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
       let lock = agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
-      Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
+      try Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
     }
 
     /// `journal unlock --status`: the lock alone, in words.
-    static func report(_ environment: [String: String]) {
+    static func report(_ environment: [String: String]) throws {
       guard let (idle, lifetime) = AgentClient(environment: environment)?.status() else {
-        Runtime.output("locked\n")
+        try Runtime.output("locked\n")
         return
       }
-      Runtime.output(
+      try Runtime.output(
         "unlocked: locks after \(describe(idle)) idle, \(describe(lifetime)) at most\n")
     }
 

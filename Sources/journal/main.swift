@@ -3,12 +3,20 @@ import Foundation
 import JournalApp
 
 // Before anything else: no core dumps, no ptrace, and files private by default.
-Hardening.apply()
+Runtime.hardenProcess()
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+var command: any ParsableCommand
 do {
-  var command = try Journal.parseAsRoot()
+  command = try Journal.parseAsRoot(arguments)
+} catch {
+  exit(ParseFailure.report(error, arguments: arguments))
+}
+do {
   try command.run()
   exit(JournalApp.ExitCode.success.rawValue)
 } catch {
-  exit(Report.failure(error))
+  // `journal help <command>` asks for help from inside run(): ArgumentParser's own.
+  let own = String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+  exit(own ? ParseFailure.report(error, arguments: arguments) : Report.failure(error))
 }

@@ -1,28 +1,213 @@
+import Foundation
 import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalDrafts
 import JournalStore
+import JournalSystem
 import Testing
 
+/// Every error case of every module, with the exit code it must end with: one row a case.
+///
+/// The `expected…` functions switch over each enum with no `default:`, so a new case does not
+/// build until it is given an exit code here; `rows` must then hold a sample of it, which
+/// `everyCaseHasARow` checks by the case names.
 struct DiagnosisTests {
-  /// Each kind of failure has its own exit code.
-  @Test func exitCodes() {
-    #expect(
-      Diagnosis(ValidationError.moodOutOfRange(field: .moodBefore, value: 0)).exitCode == .usage)
-    #expect(Diagnosis(StoreError.vaultMissing(path: "/x")).exitCode == .noVault)
-    #expect(Diagnosis(CryptoError.wrongPassphrase).exitCode == .wrongPassphrase)
-    #expect(Diagnosis(CryptoError.integrity).exitCode == .damaged)
-    #expect(Diagnosis(StoreError.notAVault(path: "/x")).exitCode == .damaged)
-    #expect(Diagnosis(StoreError.ambiguous(prefix: "a", candidates: [])).exitCode == .notFound)
-    #expect(Diagnosis(StoreError.vaultExists(path: "/x")).exitCode == .notAllowed)
-    #expect(Diagnosis(AppError.lifecycle(.alreadyComplete, id: "3f2a")).exitCode == .notAllowed)
-    #expect(Diagnosis(StoreError.symlink(path: "/x")).exitCode == .unsafeFiles)
-    #expect(Diagnosis(AppError.noPassphraseSource).exitCode == .passphraseUnavailable)
-    #expect(Diagnosis(StoreError.newerFormat(found: 2, supported: 1)).exitCode == .newerFormat)
-    #expect(Diagnosis(StoreError.busy).exitCode == .ioError)
-    #expect(Diagnosis(AppError.cancelled).exitCode == .cancelled)
+  static let rows: [any Error] = [
+    ValidationError.missingFields([.intention]), ValidationError.moodNotANumber(field: .moodBefore),
+    ValidationError.moodOutOfRange(field: .moodBefore, value: 0), ValidationError.unreadableDate,
+    ValidationError.dateTooFarAhead, ValidationError.dateTooFarBack, ValidationError.emptyIntention,
+    ValidationError.unknownTreatment("SECRET"), ValidationError.emptyCustomTreatment,
+    ValidationError.customTreatmentTooLong(maximum: 64),
+    ValidationError.textTooLong(field: .dose, maximumBytes: 250),
+    ValidationError.controlCharacters(field: .intention),
+    LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
+    CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
+    CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
+    CryptoError.wrongPassphrase, CryptoError.vaultMismatch, CryptoError.integrity,
+    CryptoError.malformedPlaintext,
+    StoreError.vaultMissing(path: "/v"), StoreError.vaultExists(path: "/v"),
+    StoreError.notAVault(path: "/v"), StoreError.newerFormat(found: 9, supported: 4),
+    StoreError.damagedRecord(id: "3f2a"), StoreError.noMatch(prefix: "ab"),
+    StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
+    StoreError.io(path: "/v", errno: EIO),
+    StoreError.database(code: 14, message: "unable to open"), StoreError.busy,
+    SystemError.missing(path: "/d"), SystemError.exists(path: "/f"),
+    SystemError.symlink(path: "/l"),
+    SystemError.wrongOwner(path: "/o"),
+    SystemError.unsafePermissions(path: "/p", mode: 0o755, expected: 0o700),
+    SystemError.notARegularFile(path: "/n"), SystemError.io(path: "/i", errno: EACCES),
+    SystemError.standardOutput(errno: ENOSPC), SystemError.noPrivateMemoryDirectory,
+    DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
+    DraftError.ambiguous(prefix: "a"),
+    DraftError.io(path: "/d", errno: ENOSPC),
+    AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
+    AppError.passphraseFileUnsafe(path: "/p", mode: 0o644),
+    AppError.passphraseDescriptorUnreadable(fd: 3), AppError.passphraseCommandFailed(status: 1),
+    AppError.emptyPassphrase, AppError.passphraseTooLong(maximum: 1024),
+    AppError.passphraseTooShort(minimum: 8), AppError.passphraseMismatch,
+    AppError.noNewPassphraseSource, AppError.missingFlags(["--intention"]),
+    AppError.nothingToChange,
+    AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.cancelled, AppError.noHome,
+    AppError.lifecycle(.alreadyComplete, id: "3f2a"), AppError.editorTextUnreadable,
+    AppError.editorFailed(status: 1), AppError.nothingToUndo, AppError.confirmationNeeded,
+    AppError.importRefused(place: "line 3", reason: "is not JSON"),
+    AppError.importVersion(found: 9, supported: 1), AppError.outputExists(path: "/o"),
+    AppError.outputUnwritable(path: "/o", errno: ENOSPC),
+    AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
+    AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
+    AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
+    AppError.internalError("test"),
+  ]
+
+  /// Each row ends with the exit code its kind of failure is documented to have.
+  @Test(arguments: 0..<rows.count) func exitCode(row: Int) throws {
+    let error = Self.rows[row]
+    #expect(Diagnosis(error).exitCode == Self.expectedCode(error), "\(error)")
+  }
+
+  /// Each row has words in journal's style: a lowercase start (or a quoted name), no
+  /// trailing period, a hint in the same style, and nothing of what was typed.
+  @Test(arguments: 0..<rows.count) func words(row: Int) throws {
+    let diagnosis = Diagnosis(Self.rows[row])
+    for text in [diagnosis.message] + (diagnosis.hint.map { [$0] } ?? []) {
+      #expect(!text.isEmpty)
+      // Lowercase, unless it starts with a name that is spelt so ("HOME", "JOURNAL_…").
+      let first = text.prefix { $0 != " " }
+      let styled = text.first.map { $0.isLowercase || $0.isNumber || $0 == "\"" } == true
+      #expect(styled || first == first.uppercased(), "\(text)")
+      #expect(!text.hasSuffix("."), "\(text)")
+      #expect(!text.contains("\n"), "\(text)")
+      #expect(!text.contains("SECRET"), "\(text)")
+    }
+  }
+
+  /// The table holds a sample of every case of every enum the switches below name.
+  @Test func everyCaseHasARow() {
+    var names: [String: Set<String>] = [:]
+    for error in Self.rows {
+      let type = String(describing: Swift.type(of: error))
+      let label = Mirror(reflecting: error).children.first?.label ?? String(describing: error)
+      names[type, default: []].insert(label)
+    }
+    #expect(names["ValidationError"]?.count == 12)
+    #expect(names["LifecycleError"]?.count == 3)
+    #expect(names["CryptoError"]?.count == 8)
+    #expect(names["StoreError"]?.count == 10)
+    #expect(names["SystemError"]?.count == 9)
+    #expect(names["DraftError"]?.count == 4)
+    #expect(names["AppError"]?.count == 30)
+  }
+
+  /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
+  /// never a usage hint.
+  @Test func unknownErrorIsInternal() {
     struct Unexpected: Error {}
-    #expect(Diagnosis(Unexpected()).exitCode == .internalError)
+    let diagnosis = Diagnosis(Unexpected())
+    #expect(diagnosis.exitCode == .internalError)
+    #expect(diagnosis.message == "internal error (Unexpected)")
+    #expect(
+      diagnosis.hint == "this is a bug in journal; please report it, without any journal content")
+  }
+
+  /// The exit-code table of Docs/USER-GUIDE.md lists exactly the codes journal has.
+  @Test func userGuideTableMatchesTheCode() throws {
+    let guide = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Docs/USER-GUIDE.md")
+    let text = try String(contentsOf: guide, encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "## Exit codes").dropFirst().first)
+    let codes = section.split(separator: "\n").prefix { !$0.hasPrefix("## ") }
+      .compactMap { line -> Int32? in
+        let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        return cells.first.flatMap { Int32($0) }
+      }
+    #expect(codes == ExitCode.allCases.map(\.rawValue))
+  }
+
+  static func expectedCode(_ error: any Error) -> ExitCode {
+    switch error {
+    case let error as ValidationError: expected(error)
+    case let error as LifecycleError: expected(error)
+    case let error as CryptoError: expected(error)
+    case let error as StoreError: expected(error)
+    case let error as SystemError: expected(error)
+    case let error as DraftError: expected(error)
+    case let error as AppError: expected(error)
+    default: .internalError
+    }
+  }
+
+  static func expected(_ error: ValidationError) -> ExitCode {
+    switch error {
+    case .missingFields, .moodNotANumber, .moodOutOfRange, .unreadableDate, .dateTooFarAhead,
+      .dateTooFarBack, .emptyIntention, .unknownTreatment, .emptyCustomTreatment,
+      .customTreatmentTooLong, .textTooLong, .controlCharacters:
+      .usage
+    }
+  }
+
+  static func expected(_ error: LifecycleError) -> ExitCode {
+    switch error {
+    case .notSavedYet, .alreadySaved, .alreadyComplete: .notAllowed
+    }
+  }
+
+  static func expected(_ error: CryptoError) -> ExitCode {
+    switch error {
+    case .sodiumUnavailable: .internalError
+    case .secureMemoryUnavailable, .keyDerivationFailed: .ioError
+    case .wrongPassphrase: .wrongPassphrase
+    case .kdfLimitsOutOfRange, .vaultMismatch, .integrity, .malformedPlaintext: .damaged
+    }
+  }
+
+  static func expected(_ error: StoreError) -> ExitCode {
+    switch error {
+    case .vaultMissing: .noVault
+    case .vaultExists: .notAllowed
+    case .notAVault, .damagedRecord: .damaged
+    case .newerFormat: .newerFormat
+    case .noMatch, .ambiguous: .notFound
+    case .io, .database, .busy: .ioError
+    }
+  }
+
+  static func expected(_ error: SystemError) -> ExitCode {
+    switch error {
+    case .missing, .io, .standardOutput: .ioError
+    case .exists: .notAllowed
+    case .symlink, .wrongOwner, .unsafePermissions, .notARegularFile, .noPrivateMemoryDirectory:
+      .unsafeFiles
+    }
+  }
+
+  static func expected(_ error: DraftError) -> ExitCode {
+    switch error {
+    case .inUse: .notAllowed
+    case .noMatch, .ambiguous: .notFound
+    case .io: .ioError
+    }
+  }
+
+  static func expected(_ error: AppError) -> ExitCode {
+    switch error {
+    case .noPassphraseSource, .passphraseFileUnreadable, .passphraseDescriptorUnreadable,
+      .passphraseCommandFailed, .emptyPassphrase, .passphraseTooLong, .noNewPassphraseSource:
+      .passphraseUnavailable
+    case .passphraseFileUnsafe, .configUnsafe: .unsafeFiles
+    case .passphraseTooShort, .passphraseMismatch, .missingFlags, .nothingToChange,
+      .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
+      .importRefused, .badSetting, .configLine:
+      .usage
+    case .cancelled: .cancelled
+    case .lifecycle: .notAllowed
+    case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
+    case .nothingToUndo: .notFound
+    case .importVersion: .newerFormat
+    case .outputExists: .notAllowed
+    case .internalError: .internalError
+    }
   }
 
   /// A treatment name typed wrongly is private: the message lists the known ones instead.
@@ -31,19 +216,5 @@ struct DiagnosisTests {
     #expect(!diagnosis.message.contains("secret brew"))
     #expect(!(diagnosis.hint ?? "").contains("secret brew"))
     #expect(diagnosis.hint?.contains("psilocybin") == true)
-  }
-
-  /// The style of every message: lowercase first letter, no trailing period.
-  @Test func messageStyle() {
-    let samples: [any Error] = [
-      ValidationError.missingFields([.intention]), ValidationError.dateTooFarAhead,
-      CryptoError.wrongPassphrase, StoreError.noMatch(prefix: "ab"), AppError.nothingToChange,
-      AppError.lifecycle(.alreadyComplete, id: "3f2a"), StoreError.damagedRecord(id: "3f2a"),
-    ]
-    for error in samples {
-      let message = Diagnosis(error).message
-      #expect(message.first?.isLowercase == true || message.first == "\"", "\(message)")
-      #expect(!message.hasSuffix("."), "\(message)")
-    }
   }
 }

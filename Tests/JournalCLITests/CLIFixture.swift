@@ -66,3 +66,10 @@ final class CLIFixture {
     try queue.close()
   }
 }
+
+extension CLIFixture {
+  /// The short id of the only session, as `list --json` reports it.
+  func sessionPrefix() -> String {
+    sessions().first?["short_id"] as? String ?? "none"
+  }
+}

@@ -338,12 +338,14 @@ import Testing
     #expect(f.run("list", extra: ["JOURNAL_VAULT": vault].merging(command) { $1 }).stdout.count > 0)
   }
 
-  /// A flag journal does not know is a usage error in journal's own words.
+  /// A flag journal does not know is a usage error in journal's own words, which say where
+  /// it is rather than repeat it.
   @Test func unknownFlag() {
     let f = CLIFixture()
     let result = f.run("list", "--colour")
     #expect(result.status == 2)
-    #expect(result.stderr.hasPrefix("journal: error: unknown option '--colour'\n"))
+    #expect(
+      result.stderr.hasPrefix("journal: error: an option is not known (word 2 after journal)\n"))
     #expect(
       result.stderr.hasSuffix(
         "journal: hint: run \"journal help\" to see the commands and their flags\n"))

@@ -4,6 +4,7 @@ import Glibc
 import JournalCore
 import JournalCrypto
 import JournalStore
+import JournalSystem
 import JournalTestSupport
 import Testing
 
@@ -67,18 +68,18 @@ struct VaultTests {
     let f = try StoreFixture()
     let directory = FileSafety.parentDirectory(of: f.path)
     chmod(directory, 0o755)
-    #expect(throws: StoreError.unsafePermissions(path: directory, mode: 0o755, expected: 0o700)) {
+    #expect(throws: SystemError.unsafePermissions(path: directory, mode: 0o755, expected: 0o700)) {
       try Vault.open(at: f.path)
     }
     chmod(directory, 0o700)
     chmod(f.path, 0o644)
-    #expect(throws: StoreError.unsafePermissions(path: f.path, mode: 0o644, expected: 0o600)) {
+    #expect(throws: SystemError.unsafePermissions(path: f.path, mode: 0o644, expected: 0o600)) {
       try Vault.open(at: f.path)
     }
     chmod(f.path, 0o600)
     let link = f.directory.file("journal/link.db")
     symlink(f.path, link)
-    #expect(throws: StoreError.symlink(path: link)) { try Vault.open(at: link) }
+    #expect(throws: SystemError.symlink(path: link)) { try Vault.open(at: link) }
     let planted = f.directory.file("journal/planted.db")
     symlink(f.directory.file("elsewhere"), planted)
     #expect(throws: StoreError.vaultExists(path: planted)) {

@@ -1,14 +1,13 @@
 import Foundation
-import JournalApp
 import JournalCrypto
 
 /// Reads a new passphrase: twice on the terminal, or once from a file or descriptor.
-enum NewPassphrase {
+public enum NewPassphrase {
   /// Fewer characters than this is refused: Argon2id slows guessing, it cannot save a
   /// passphrase a dictionary holds.
-  static let minimumLength = 8
+  public static let minimumLength = 8
 
-  static func read(
+  public static func read(
     source: PassphraseSource?, terminal: (any Terminal)?, noSource: AppError
   ) throws -> SecureBytes {
     let passphrase: SecureBytes

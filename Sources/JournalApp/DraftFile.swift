@@ -1,18 +1,17 @@
 import Foundation
-import JournalApp
 import JournalCore
 import JournalDrafts
 
 /// The draft file behind a guided `journal new`: offered back after an interruption,
 /// written after every answer, removed once the session is saved.
-final class DraftFile {
+public final class DraftFile {
   private let store: DraftStore
   private let terminal: TTY
   private let now: () -> Date
   private var handle: DraftHandle?
   private var stored: StoredDraft?
   /// The fields a resumed draft already holds.
-  private(set) var answered: Set<Field> = []
+  public private(set) var answered: Set<Field> = []
   private var warned = false
 
   private init(store: DraftStore, terminal: TTY, now: @escaping () -> Date) {
@@ -23,7 +22,7 @@ final class DraftFile {
 
   /// Recovers earlier drafts (offering each), and returns the file for this form. If one is
   /// resumed, `draft` becomes it (fields given as flags still win).
-  static func begin(
+  public static func begin(
     draft: inout SessionDraft, runtime: Runtime, journal: JournalVault, terminal: TTY,
     forms: Forms
   ) throws -> DraftFile {
@@ -56,7 +55,7 @@ final class DraftFile {
 
   /// Writes the draft after an answer. A failure is said once, in one line, and the form
   /// goes on: the answers are still in memory.
-  func keep(_ draft: SessionDraft) {
+  public func keep(_ draft: SessionDraft) {
     let time = now()
     do {
       if let handle, var stored {
@@ -80,7 +79,7 @@ final class DraftFile {
   }
 
   /// Removes the draft once its session is saved.
-  func finish() {
+  public func finish() {
     terminal.setInterruptNote(nil)
     try? handle?.remove()
     handle = nil

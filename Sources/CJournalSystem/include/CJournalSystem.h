@@ -1,5 +1,5 @@
-#ifndef JOURNAL_CSYSTEM_H
-#define JOURNAL_CSYSTEM_H
+#ifndef JOURNAL_CJOURNALSYSTEM_H
+#define JOURNAL_CJOURNALSYSTEM_H
 
 /// Turns off core dumps (RLIMIT_CORE = 0) and marks the process non-dumpable, which also
 /// refuses ptrace attachment by other processes of the same user. Returns 0 on success.

@@ -1,4 +1,4 @@
-import CSystem
+import CJournalSystem
 import Glibc
 
 /// Process-wide protections, applied first thing in `main`.

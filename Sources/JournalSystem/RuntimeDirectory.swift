@@ -1,6 +1,5 @@
-import CSystem
+import CJournalSystem
 import Glibc
-import JournalStore
 
 /// journal's private, memory-backed directory for things that must never touch a disk:
 /// the editor's buffer and the unlock agent's socket. `$XDG_RUNTIME_DIR/journal` when that
@@ -18,8 +17,8 @@ public enum RuntimeDirectory {
       try FileSafety.privateDirectory(base, create: true)
       return base
     }
-    throw AppError.noPrivateMemoryDirectory
+    throw SystemError.noPrivateMemoryDirectory
   }
 
-  static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }
+  public static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }
 }

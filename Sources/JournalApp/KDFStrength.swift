@@ -1,11 +1,10 @@
-import ArgumentParser
 import JournalCrypto
 
 /// The Argon2id strengths a person can choose.
-enum KDFChoice: String, ExpressibleByArgument, CaseIterable {
+public enum KDFStrength: String, CaseIterable, Sendable {
   case interactive, moderate, sensitive
 
-  var limits: KDFLimits {
+  public var limits: KDFLimits {
     switch self {
     case .interactive: .interactive
     case .moderate: .moderate

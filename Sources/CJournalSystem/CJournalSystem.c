@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CSystem.h"
+#include "CJournalSystem.h"
 
 #include <sys/prctl.h>
 #include <sys/resource.h>

@@ -1,21 +1,40 @@
 import Foundation
-import JournalApp
 import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore
+import JournalSystem
 
 /// What a command needs from the world: the context, the terminal (if any), the vault.
-struct Runtime {
-  let options: GlobalOptions
-  let context: AppContext
-  let terminal: TTY?
+public struct Runtime {
+  /// What every command may be told on its command line.
+  public struct Options: Sendable {
+    public var vault: String?
+    public var passphraseFile: String?
+    public var passphraseFd: Int32?
+    public var plain: Bool
+    public var noInput: Bool
+
+    public init(
+      vault: String?, passphraseFile: String?, passphraseFd: Int32?, plain: Bool, noInput: Bool
+    ) {
+      self.vault = vault
+      self.passphraseFile = passphraseFile
+      self.passphraseFd = passphraseFd
+      self.plain = plain
+      self.noInput = noInput
+    }
+  }
+
+  public let options: Options
+  public let context: AppContext
+  public let terminal: TTY?
   /// How stdout looks: plain or not, colour, the width to wrap to (nil for a pipe).
-  let presentation: Presentation
+  public let presentation: Presentation
 
   /// Reads the settings file into the environment (the environment wins), then opens the
   /// terminal unless input is off.
-  init(_ options: GlobalOptions) throws {
+  public init(_ options: Options) throws {
     let environment = try ConfigFile.apply(to: ProcessInfo.processInfo.environment)
     self.options = options
     self.context = .live(environment: environment)
@@ -30,11 +49,11 @@ struct Runtime {
     ExternalEditor.wipeLeftoverBuffers(environment: environment)
   }
 
-  func vaultPath() throws -> String {
+  public func vaultPath() throws -> String {
     try VaultLocation.resolve(flag: options.vault, environment: context.environment)
   }
 
-  var passphraseSource: PassphraseSource? {
+  public var passphraseSource: PassphraseSource? {
     PassphraseSource.choose(
       file: options.passphraseFile, descriptor: options.passphraseFd,
       environment: context.environment, hasTerminal: terminal != nil)
@@ -42,7 +61,7 @@ struct Runtime {
 
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   /// With integration prompts on, today's are shown once it is open.
-  func openVault() throws -> JournalVault {
+  public func openVault() throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
     let agent = AgentClient(environment: context.environment)
@@ -70,7 +89,7 @@ struct Runtime {
 
   /// The terminal the guided forms talk to: the TTY itself, or one whose long texts open
   /// the person's editor (`--editor`, or JOURNAL_EDITOR=1).
-  func formTerminal(_ tty: TTY, editor: Bool) throws -> any Terminal {
+  public func formTerminal(_ tty: TTY, editor: Bool) throws -> any Terminal {
     let setting = try Setting.flag("JOURNAL_EDITOR", environment: context.environment) ?? false
     guard editor || setting else { return tty }
     return EditorTerminal(
@@ -78,12 +97,12 @@ struct Runtime {
   }
 
   /// The vault's draft files, in their directory (JOURNAL_DRAFTS_DIR or the default).
-  func drafts(_ journal: JournalVault) throws -> DraftStore {
+  public func drafts(_ journal: JournalVault) throws -> DraftStore {
     try journal.drafts(in: try DraftLocation.directory(environment: context.environment))
   }
 
   /// The draft files, after dropping the unreadable, the stale and those already saved.
-  func recoverDrafts(_ journal: JournalVault) throws -> (DraftStore, DraftRecovery) {
+  public func recoverDrafts(_ journal: JournalVault) throws -> (DraftStore, DraftRecovery) {
     let store = try drafts(journal)
     let recovery = try DraftRecovery.run(
       store: store, journal: journal, now: context.now(),
@@ -93,7 +112,7 @@ struct Runtime {
   }
 
   /// The reminder use cases on a vault (no passphrase needed).
-  func reminders(_ vault: Vault) throws -> ReminderService {
+  public func reminders(_ vault: Vault) throws -> ReminderService {
     let schedule = try ReminderSettings.schedule(
       environment: context.environment, timeZone: context.timeZone)
     let now = context.now
@@ -102,7 +121,7 @@ struct Runtime {
 
   /// Opens the vault without the passphrase (for undo, backup and reminders), purging
   /// closed deletions and showing the reminder line like every command.
-  func openLocked() throws -> Vault {
+  public func openLocked() throws -> Vault {
     let vault = try Vault.open(at: try vaultPath())
     try vault.purgeExpired(now: context.now())
     announce(vault)
@@ -110,29 +129,30 @@ struct Runtime {
   }
 
   /// The one gentle line shown at every run while sessions wait for reflection.
-  func announce(_ vault: Vault) {
+  public func announce(_ vault: Vault) {
     guard let service = try? reminders(vault), let line = try? service.banner() else { return }
     Report.note(line)
   }
 
+  /// Process-wide protections, first thing in `main`: files private by default, no core
+  /// dumps, no ptrace (see Hardening).
+  public static func hardenProcess() { Hardening.apply() }
+
   /// Reads all of standard input as UTF-8 text (for a field given as "-").
-  static func readStandardInput() throws -> String {
+  public static func readStandardInput() throws -> String {
     guard let data = try? FileHandle.standardInput.readToEnd() ?? Data(),
       let text = String(data: data, encoding: .utf8)
     else { throw AppError.stdinUnreadable }
     return text
   }
 
-  /// Writes to stdout.
-  static func output(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+  /// Writes to stdout; a failed write (a full disk) throws.
+  public static func output(_ text: String) throws {
+    try StandardStreams.output(text)
   }
 
-  /// Writes UTF-8 bytes to stdout.
-  static func output(_ bytes: [UInt8]) {
-    FileHandle.standardOutput.write(Data(bytes))
+  /// Writes UTF-8 bytes to stdout; a failed write (a full disk) throws.
+  public static func output(_ bytes: [UInt8]) throws {
+    try StandardStreams.output(bytes)
   }
-
-  /// The renderer for stdout.
-  var render: Render { Render(timeZone: context.timeZone, presentation: presentation) }
 }

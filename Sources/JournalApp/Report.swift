@@ -1,0 +1,43 @@
+import JournalCore
+import JournalSystem
+
+/// Writes messages to stderr in the `journal: error:` / `journal: hint:` form, and turns a
+/// failure of a command into its exit code.
+public enum Report {
+  public static func error(_ message: String, hint: String? = nil) {
+    line("journal: error: " + message)
+    if let hint { line("journal: hint: " + hint) }
+  }
+
+  public static func note(_ message: String) { line("journal: " + message) }
+
+  public static func hint(_ message: String) { line("journal: hint: " + message) }
+
+  public static func line(_ text: String) {
+    StandardStreams.errorLine(text)
+  }
+
+  /// Sessions a command could not read while it went on with the others, in the one
+  /// wording list, export, verify and trends share.
+  public static func damaged(_ ids: [SessionID]) {
+    for id in ids { error(#"session "\#(id.short)" is damaged and cannot be read"#) }
+    if !ids.isEmpty {
+      hint("the other sessions are unaffected; restore the damaged ones from a backup")
+    }
+  }
+
+  /// Reports a failure of a running command and returns its exit code. Every error of
+  /// journal's own has words (Diagnosable); any other is a bug and says so.
+  public static func failure(_ error: any Error) -> Int32 {
+    if let done = error as? ExitCodeOnly { return done.code.rawValue }
+    let diagnosis = Diagnosis(error)
+    if Diagnosis.isOrdinary(error) {
+      // Stopping a form or finding nothing to undo is not a fault: no "error:" for it.
+      note(diagnosis.message)
+      if let hint = diagnosis.hint { self.hint(hint) }
+    } else {
+      self.error(diagnosis.message, hint: diagnosis.hint)
+    }
+    return diagnosis.exitCode.rawValue
+  }
+}

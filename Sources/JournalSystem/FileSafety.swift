@@ -1,0 +1,108 @@
+import Glibc
+import SystemPackage
+
+/// Checks that journal's directories and files are private to the user, and creates them so.
+///
+/// Directories must be 0700 and files 0600, both owned by the user: checked with lstat, never
+/// assumed, and a symbolic link is refused rather than followed (in a shared directory an
+/// attacker could plant one pointing at their own file).
+public enum FileSafety {
+  /// Checks `path` is a private directory, creating it (and missing parents) 0700 when asked.
+  public static func privateDirectory(_ path: String, create: Bool) throws(SystemError) {
+    var info = try status(path)
+    if info == nil {
+      guard create else { throw .missing(path: path) }
+      let parent = parentDirectory(of: path)
+      if parent != path, try status(parent) == nil { try makeParents(parent) }
+      try makeDirectory(path)
+      info = try status(path)
+    }
+    guard let info else { throw .missing(path: path) }
+    switch info.type {
+    case .directory: break
+    case .symbolicLink: throw .symlink(path: path)
+    default: throw .notARegularFile(path: path)
+    }
+    try checkPrivate(info, path: path, expected: 0o700)
+  }
+
+  /// Checks `path` is a private regular file. Returns false when it does not exist.
+  @discardableResult
+  public static func privateFile(_ path: String) throws(SystemError) -> Bool {
+    guard let info = try status(path) else { return false }
+    switch info.type {
+    case .regular: break
+    case .symbolicLink: throw .symlink(path: path)
+    default: throw .notARegularFile(path: path)
+    }
+    try checkPrivate(info, path: path, expected: 0o600)
+    return true
+  }
+
+  /// Creates an empty file 0600, failing if anything (a file or a planted symlink) is there.
+  public static func createExclusively(_ path: String) throws(SystemError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      if errno == EEXIST { throw .exists(path: path) }
+      throw .io(path: path, errno: errno)
+    }
+    // Set explicitly: the umask could only have removed bits, but say what we mean.
+    fchmod(fd, 0o600)
+    close(fd)
+  }
+
+  /// The directory part of a path ("." for a bare file name).
+  public static func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let parent = String(path[..<slash])
+    return parent.isEmpty ? "/" : parent
+  }
+
+  /// Writes all of `bytes` to a new file's descriptor and fsyncs it; on failure closes it,
+  /// removes `path`, and returns the errno. Nil when all is written and on disk.
+  public static func writeAndSync(_ fd: Int32, _ bytes: [UInt8], removingOnFailure path: String)
+    -> Int32?
+  {
+    let descriptor = FileDescriptor(rawValue: fd)
+    var failure: Int32?
+    do {
+      _ = try bytes.withUnsafeBytes { try descriptor.writeAll($0) }
+      if fsync(fd) != 0 { failure = errno }
+    } catch {
+      failure = (error as? Errno)?.rawValue ?? EIO
+    }
+    close(fd)
+    if failure != nil { unlink(path) }
+    return failure
+  }
+
+  /// lstat of `path`, nil when nothing is there.
+  private static func status(_ path: String) throws(SystemError) -> Stat? {
+    do {
+      return try Stat(FilePath(path), followTargetSymlink: false)
+    } catch {
+      if error == .noSuchFileOrDirectory { return nil }
+      throw .io(path: path, errno: error.rawValue)
+    }
+  }
+
+  private static func checkPrivate(_ info: Stat, path: String, expected: UInt32)
+    throws(SystemError)
+  {
+    guard info.userID.rawValue == getuid() else { throw .wrongOwner(path: path) }
+    let mode = UInt32(info.permissions.rawValue)
+    guard mode & 0o077 == 0 else {
+      throw .unsafePermissions(path: path, mode: mode & 0o777, expected: expected)
+    }
+  }
+
+  private static func makeParents(_ path: String) throws(SystemError) {
+    let parent = parentDirectory(of: path)
+    if parent != path, try status(parent) == nil { try makeParents(parent) }
+    try makeDirectory(path)
+  }
+
+  private static func makeDirectory(_ path: String) throws(SystemError) {
+    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .io(path: path, errno: errno) }
+  }
+}

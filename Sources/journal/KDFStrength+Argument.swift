@@ -1,0 +1,4 @@
+import ArgumentParser
+import JournalApp
+
+extension KDFStrength: ExpressibleByArgument {}

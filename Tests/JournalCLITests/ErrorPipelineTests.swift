@@ -1,0 +1,85 @@
+import Foundation
+import JournalTestSupport
+import Testing
+
+/// One error pipeline: every failure ends in one clear line, a documented exit code, and no
+/// value the person typed.
+@Suite(.serialized) struct ErrorPipelineTests {
+  /// Standard output on a full disk ends with the disk exit code and one line, not a trap.
+  @Test func fullDiskOnStandardOutput() throws {
+    // Given a journal with a session
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    for command in ["export --format json", "list", "list --json", "show --json"] {
+      // When the output goes to /dev/full
+      let arguments = command == "show --json" ? "show \(f.sessionPrefix()) --json" : command
+      let result = f.cli.runProgram(
+        ["/bin/sh", "-c", "exec \"$0\" \(arguments) > /dev/full", CLI.binary])
+      // Then journal says so in one line and exits 11
+      #expect(result.status == 11, "\(command): \(result)")
+      #expect(
+        result.stderr.hasSuffix(
+          "journal: error: standard output could not be written: No space left on device\n"
+            + "journal: hint: check free space where the output goes; nothing in the journal "
+            + "was changed\n"), "\(command): \(result)")
+    }
+  }
+
+  /// Unquoted words after an option are not repeated in the message (cron mail, journald):
+  /// the message names the option that needs quotes.
+  @Test func unquotedValueIsNotEchoed() {
+    let f = CLIFixture().initialise()
+    let result = f.run("new", "--intention", "to", "rest", "by", "the", "sea", "--mood-before", "5")
+    #expect(result.status == 2)
+    #expect(
+      result.stderr == """
+        journal: error: the value of --intention has spaces and needs quotes
+        journal: hint: write --intention "…", with the whole value inside the quotes
+
+        """)
+  }
+
+  /// No refusal of the command line repeats a typed value, whatever the kind.
+  @Test func noParseErrorRepeatsAValue() {
+    let f = CLIFixture().initialise()
+    let secret = "seaside-secret"
+    let attempts: [[String]] = [
+      ["new", "--intention", "x", "--mood-before", secret],
+      ["init", "--kdf", secret],
+      ["list", secret],
+      ["list", "--\(secret)"],
+      ["list", "--json=\(secret)"],
+      [secret],
+    ]
+    for arguments in attempts {
+      let result = f.cli.run(arguments)
+      #expect(result.status == 2, "\(arguments): \(result)")
+      #expect(!result.stderr.contains("seaside"), "\(arguments): \(result.stderr)")
+      #expect(result.stderr.hasPrefix("journal: error: "), "\(arguments): \(result.stderr)")
+      #expect(result.stdout.isEmpty)
+    }
+  }
+
+  /// Help through "journal help <command>" and "--help" still prints to stdout and succeeds.
+  @Test func helpStillWorks() {
+    let f = CLIFixture()
+    for arguments in [["help", "init"], ["init", "--help"], ["--help"]] {
+      let result = f.cli.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result)")
+      #expect(result.stdout.contains("USAGE: journal"), "\(arguments)")
+      #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+    }
+  }
+
+  /// One session exported is "1 session", not "1 sessions".
+  @Test func exportCountsInWords() {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let output = f.home.path + "/out.json"
+    let result = f.run("export", "--format", "json", "--output", output)
+    #expect(result.status == 0)
+    #expect(result.stderr.hasSuffix(#"journal: wrote 1 session to "\#(output)""# + "\n"))
+    let verify = f.run("verify")
+    #expect(verify.stderr.hasSuffix("journal: the 1 session is intact\n"), "\(verify)")
+  }
+}
