@@ -4,22 +4,21 @@ import JournalCrypto
 import JournalDrafts
 import JournalStore
 
-public typealias ImportCount = SessionStore.ImportCount
-
 /// The use cases on an unlocked vault. Prints nothing and never exits: the command line
 /// decides what a person sees.
 public final class JournalVault {
   public let path: String
   private let vault: Vault
   private let keys: VaultKeys
-  private let store: SessionStore
+  /// Where sessions are kept: the use cases below talk to the seam, never to SQLite.
+  private let store: any SessionStorage
   private let context: AppContext
 
   private init(path: String, vault: Vault, keys: VaultKeys, context: AppContext) throws {
     self.path = path
     self.vault = vault
     self.keys = keys
-    self.store = try vault.sessions(keys: keys, random: context.random)
+    self.store = try VaultStorage(vault: vault, keys: keys, random: context.random)
     self.context = context
   }
 
@@ -66,7 +65,7 @@ public final class JournalVault {
   /// Saves a complete draft as a new session (status: needs reflection).
   public func save(_ draft: SessionDraft) throws -> Session {
     let session = try Session.saving(draft, now: context.now())
-    try store.upsert(session)
+    try store.save(session)
     return session
   }
 
@@ -112,7 +111,7 @@ public final class JournalVault {
   public func list(
     needsReflection: Bool
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    try store.summaries(status: needsReflection ? .needsReflection : nil)
+    try store.summaries(needsReflection: needsReflection)
   }
 
   /// Checks that the session is waiting for reflection before asking for any.
@@ -156,8 +155,7 @@ public final class JournalVault {
   }
 
   /// Brings sessions in, all or nothing (see SessionStore.importSessions).
-  public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> SessionStore.ImportCount
-  {
+  public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
     try store.importSessions(sessions, dryRun: dryRun)
   }
 
@@ -191,9 +189,9 @@ public final class JournalVault {
 
   /// Moves sessions to the trash as one deletion, undoable for `window` seconds.
   @discardableResult
-  public func delete(_ ids: [SessionID], window: TimeInterval) throws -> Vault.Deletion {
+  public func delete(_ ids: [SessionID], window: TimeInterval) throws -> Deletion {
     let now = context.now()
-    return try vault.trash(ids.map(\.hex), now: now, purgeAfter: now.addingTimeInterval(window))
+    return try store.delete(ids, now: now, purgeAfter: now.addingTimeInterval(window))
   }
 
   /// Restores the most recent deletion if its window is open. Needs no passphrase: undo has
@@ -207,12 +205,13 @@ public final class JournalVault {
 
   /// Purges closed deletions now (after a countdown ends).
   public func purgeExpired() throws {
-    try vault.purgeExpired(now: context.now())
+    try store.purgeExpired(now: context.now())
   }
 
-  /// Restores this deletion (the countdown's "u"), if its window is still open.
-  public func undo(_ deletion: Vault.Deletion) throws -> Vault.Restored? {
-    try vault.undo(batch: deletion.batch, now: context.now())
+  /// Restores this deletion (the countdown's "u"), if its window is still open; the ids
+  /// restored, or nil when the window had closed.
+  public func undo(_ deletion: Deletion) throws -> [SessionID]? {
+    try store.restore(deletion, now: context.now())
   }
 
   // MARK: - Passphrase
@@ -228,6 +227,9 @@ public final class JournalVault {
 
   /// The unlocked keys (for handing to the agent).
   public var unlockedKeys: VaultKeys { keys }
+
+  /// Where the sessions are kept, for a use case that works on the storage seam itself.
+  public var storage: any SessionStorage { store }
 
   /// The vault file underneath, for the keyless use cases (reminders).
   public var file: Vault { vault }

@@ -119,6 +119,12 @@ extension Vault {
     try read { db in try String.fetchAll(db, sql: "SELECT id FROM trash ORDER BY id") }
   }
 
+  /// The ids of purged sessions, kept so that a later sync can tell a deletion from a
+  /// session it has not seen yet.
+  public func tombstones() throws -> [String] {
+    try read { db in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") }
+  }
+
   /// Copies the WAL into the database and empties it, so the WAL holds no old page images.
   func truncateWAL() throws {
     do {

@@ -98,7 +98,7 @@ extension Journal {
 struct Countdown {
   let terminal: TTY
   let journal: JournalVault
-  let deletion: Vault.Deletion
+  let deletion: Deletion
   let what: String
 
   func run() throws {

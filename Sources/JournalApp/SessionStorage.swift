@@ -1,0 +1,71 @@
+import Foundation
+import JournalCore
+
+/// Where the use cases keep sessions: the storage seam the application owns.
+///
+/// `JournalVault` talks to this protocol only; the local vault (`VaultStorage`, GRDB over one
+/// SQLite file) is its one implementation today, and sync is meant to be the second user of
+/// the same seam, not another extension of the store. Every method either does all it says
+/// or throws having changed nothing (each is one transaction in the vault).
+public protocol SessionStorage: AnyObject {
+  /// Summaries newest first, optionally only those waiting for reflection, and the ids of
+  /// rows that could not be opened.
+  func summaries(needsReflection: Bool) throws -> (sessions: [SessionSummary], damaged: [SessionID])
+
+  /// The whole session with this id.
+  func session(_ id: SessionID) throws -> Session
+
+  /// Every readable session, and the ids of rows that could not be opened.
+  func allSessions() throws -> (sessions: [Session], damaged: [SessionID])
+
+  /// The one session whose id starts with `prefix` (lowercase hex).
+  func resolve(_ prefix: String) throws -> SessionID
+
+  /// Saves `session` under its id, new or replacing.
+  func save(_ session: Session) throws
+
+  /// Reads the session, lets `change` edit it, and saves the result, in one transaction.
+  func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session
+
+  /// Brings sessions in, all or nothing; the later edit of two copies wins.
+  func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount
+
+  /// Moves sessions to the trash as one deletion, purged after `purgeAfter`.
+  func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion
+
+  /// Restores `deletion` (or the latest, when nil) if its window is still open at `now`;
+  /// nil when there is nothing to restore.
+  func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]?
+
+  /// Purges deletions whose window has closed; returns how many sessions went.
+  @discardableResult
+  func purgeExpired(now: Date) throws -> Int
+
+  /// The ids of sessions purged for good.
+  func tombstones() throws -> [SessionID]
+
+  /// What changed after `point`: sessions saved since (by their `updated` time) and
+  /// sessions purged (all tombstones: a purge keeps no time).
+  func changes(since point: Date) throws -> StorageChanges
+}
+
+/// One deletion: its batch and when its window closes.
+public struct Deletion: Sendable, Equatable {
+  public let batch: Int64
+  public let purgeAfter: Date
+
+  public init(batch: Int64, purgeAfter: Date) {
+    self.batch = batch
+    self.purgeAfter = purgeAfter
+  }
+}
+
+/// What `SessionStorage.changes(since:)` found.
+public struct StorageChanges: Sendable, Equatable {
+  /// Sessions saved after the point, oldest change first.
+  public let saved: [SessionID]
+  /// Sessions purged for good.
+  public let purged: [SessionID]
+  /// Rows that could not be opened to tell when they changed.
+  public let damaged: [SessionID]
+}

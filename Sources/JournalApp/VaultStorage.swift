@@ -1,0 +1,60 @@
+import Foundation
+import JournalCore
+import JournalCrypto
+import JournalStore
+
+public typealias ImportCount = SessionStore.ImportCount
+
+/// The local vault as `SessionStorage`: sealed rows in one SQLite file (GRDB), the trash and
+/// the tombstones beside them.
+final class VaultStorage: SessionStorage {
+  private let vault: Vault
+  private let store: SessionStore
+
+  init(vault: Vault, keys: VaultKeys, random: some RandomSource) throws {
+    self.vault = vault
+    self.store = try vault.sessions(keys: keys, random: random)
+  }
+
+  func summaries(needsReflection: Bool) throws -> (sessions: [SessionSummary], damaged: [SessionID])
+  {
+    try store.summaries(status: needsReflection ? .needsReflection : nil)
+  }
+
+  func session(_ id: SessionID) throws -> Session { try store.session(id) }
+
+  func allSessions() throws -> (sessions: [Session], damaged: [SessionID]) {
+    try store.allSessions()
+  }
+
+  func resolve(_ prefix: String) throws -> SessionID { try store.resolve(prefix) }
+
+  func save(_ session: Session) throws { try store.upsert(session) }
+
+  func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session {
+    try store.update(id, change)
+  }
+
+  func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
+    try store.importSessions(sessions, dryRun: dryRun)
+  }
+
+  func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
+    let deletion = try vault.trash(ids.map(\.hex), now: now, purgeAfter: purgeAfter)
+    return Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
+  }
+
+  func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]? {
+    try vault.undo(batch: deletion?.batch, now: now).map { $0.ids.compactMap(SessionID.init) }
+  }
+
+  func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }
+
+  func tombstones() throws -> [SessionID] { try vault.tombstones().compactMap(SessionID.init) }
+
+  func changes(since point: Date) throws -> StorageChanges {
+    let (summaries, damaged) = try store.summaries(status: nil)
+    let saved = summaries.filter { $0.updated > point }.sorted { $0.updated < $1.updated }
+    return StorageChanges(saved: saved.map(\.id), purged: try tombstones(), damaged: damaged)
+  }
+}
