@@ -47,35 +47,13 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let now = runtime.context.now()
-      let dates = DateInput(timeZone: runtime.context.timeZone)
-      var filter = ExportFilter(status: status?.status)
-      if let since { filter.since = try dates.parseInstant(since, now: now) }
-      if let until {
-        let instant = try dates.parseInstant(until, now: now)
-        // A bare day means the whole day.
-        let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = runtime.context.timeZone
-        let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
-        // A day is not always 24 h (daylight saving): the end is the next midnight.
-        filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
-      }
-      if let treatment {
-        let key = treatment.lowercased()
-        guard key == "other" || Treatment(key: key, customName: nil) != nil else {
-          throw JournalCore.ValidationError.unknownTreatment(treatment)
-        }
-        filter.treatment = key
-      }
-      let journal = try runtime.openVault()
-      let (sessions, damaged) = try journal.export(filter)
+      let filter = try ExportSessions.filter(
+        since: since, until: until, status: status?.status, treatment: treatment, runtime)
+      let (text, count, damaged) = try ExportSessions.export(filter, as: format, runtime)
       Report.note("the export is not encrypted: keep it somewhere private, and delete it when done")
-      let text = JournalApp.Export.render(
-        sessions, as: format, exported: now, timeZone: runtime.context.timeZone)
       if let output {
         try OutputFile.write(text, to: output)
-        Report.note(#"wrote \#(counted(sessions.count, "session")) to "\#(output)""#)
+        Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#)
       } else {
         try Runtime.output(text)
       }
@@ -107,17 +85,9 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      // Read at most one byte past the limit, so an enormous file is refused, not loaded.
-      let limit = ImportParser.maximumBytes + 1
-      let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
-      guard let handle, let data = try? handle.read(upToCount: limit) ?? Data() else {
-        throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
-      }
-      let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
-      let (kind, sessions) = try parser.parse(data)
-      let journal = try runtime.openVault()
-      let count = try journal.importSessions(sessions, dryRun: dryRun)
-      let source = kind == .jrnl ? "jrnl export" : "journal export"
+      let imported = try ExportSessions.importFile(file, dryRun: dryRun, runtime)
+      let count = imported.count
+      let source = imported.fromJrnl ? "jrnl export" : "journal export"
       let verb = dryRun ? "would add" : "added"
       Report.note(
         "\(source): \(verb) \(count.added), \(dryRun ? "would update" : "updated") \(count.updated), "

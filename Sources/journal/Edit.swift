@@ -22,19 +22,8 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let changes = try fields.changes(runtime.context.fields)
-      if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
-      let journal = try runtime.openVault()
-      let sessionID = try journal.resolve(id)
-      let session: Session
-      if changes.isEmpty, let terminal = runtime.terminal {
-        session = try Forms(terminal: terminal, context: runtime.context).edit(
-          try journal.session(sessionID)
-        ) { try journal.apply($0, to: sessionID) }
-      } else {
-        session = try journal.apply(changes, to: sessionID)
-      }
-      Report.note(
-        "saved session \(try journal.displayID(sessionID)) (\(session.status.label))")
+      let revised = try ReviseSession.edit(id, changes: changes, runtime)
+      Report.note("saved session \(revised.shownID) (\(revised.session.status.label))")
     }
   }
 }

@@ -36,28 +36,8 @@ extension Journal {
       ]
       let given = flags.compactMap { field, text in text.map { (field, $0) } }
       let changes = try FieldFlags.changes(given, runtime.context.fields)
-      if changes.isEmpty && runtime.terminal == nil {
-        throw AppError.missingFlags(Field.later.map(\.flag))
-      }
-      let journal = try runtime.openVault()
-      let sessionID = try journal.resolve(id)
-      var session = try journal.beginReflection(sessionID)
-      let shown = try journal.displayID(sessionID)
-      if changes.isEmpty, let terminal = runtime.terminal {
-        let forms = Forms(
-          terminal: try runtime.formTerminal(terminal, editor: editor), context: runtime.context)
-        session = try forms.fillLater(session) {
-          try journal.apply($0, to: sessionID)
-        }
-      } else {
-        // Reflection last, so a failure on an earlier field never completes the session.
-        let ordered =
-          changes.filter { $0.field != .reflection }
-          + changes.filter { $0.field == .reflection }
-        for change in ordered {
-          session = try journal.apply(change, to: sessionID)
-        }
-      }
+      let revised = try ReviseSession.reflect(id, changes: changes, editor: editor, runtime)
+      let (session, shown) = (revised.session, revised.shownID)
       if session.status == .complete {
         Report.note("session \(shown) is complete")
       } else if runtime.terminal != nil {

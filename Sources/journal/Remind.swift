@@ -42,7 +42,6 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let service = try runtime.reminders(try runtime.openLocked())
       let choice: ReminderChoice
       if let after {
         guard let interval = Duration.parse(after) else {
@@ -58,9 +57,8 @@ extension Journal {
       } else {
         choice = .none
       }
-      let sessionID = try service.resolve(id)
-      let short = String(sessionID.prefix(8))
-      if let due = try service.set(sessionID, choice) {
+      let (short, due) = try ReminderCommands.set(id, choice, runtime)
+      if let due {
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         Report.note("session \(short) will remind you \(format.dateTime(due))")
       } else {
@@ -85,9 +83,8 @@ extension Journal {
 
       func run() throws {
         let runtime = try Runtime(options)
-        let vault = try runtime.openLocked()
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
-        let reminders = try vault.reminders()
+        let reminders = try ReminderCommands.pending(runtime)
         if reminders.isEmpty { Report.note("no reminders are set") }
         for reminder in reminders {
           let hours = reminder.repeatInterval / 3600
@@ -96,7 +93,7 @@ extension Journal {
             ? "daily"
             : "every \(hours == hours.rounded() ? "\(Int(hours)) h" : "\(Int(reminder.repeatInterval / 60)) min")"
           try Runtime.output(
-            "\(reminder.id.prefix(8))  \(format.dateTime(reminder.due))  repeats \(repeats)\n")
+            "\(reminder.shortID)  \(format.dateTime(reminder.due))  repeats \(repeats)\n")
         }
       }
     }
@@ -110,10 +107,7 @@ extension Journal {
 
       func run() throws {
         let runtime = try Runtime(options)
-        let vault = try Vault.open(at: try runtime.vaultPath())
-        try vault.purgeExpired(now: runtime.context.now())
-        let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
-        try runtime.reminders(vault).run(notifier: notifier)
+        try ReminderCommands.deliverDue(runtime) { Report.note($0) }
       }
     }
 
@@ -156,60 +150,18 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = try Runtime(options)
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let vault = try runtime.vaultPath()
-        let command = "\(shellQuoted(binary)) reminders run --vault \(shellQuoted(vault))"
-        let environment = runtime.context.environment
-        let hasSystemd =
-          ExternalEditor.locate("systemctl", path: environment["PATH"] ?? "/usr/bin:/bin") != nil
-          && FileManager.default.fileExists(atPath: "/run/systemd/system")
-        guard hasSystemd, let home = environment["HOME"] else {
+        switch try ReminderInstall.run(try Runtime(options)) {
+        case .cron(let line):
           Report.note("systemd is not running here; add this line to your crontab (crontab -e):")
           Report.note(
             "cron has no desktop session: put JOURNAL_NOTIFY_COMMAND=… at the top of the crontab")
-          try Runtime.output("*/15 * * * * \(command)\n")
-          return
+          try Runtime.output(line + "\n")
+        case .systemd(let directory, let enable):
+          Report.note(
+            "wrote \(directory)/journal-reminders.service and .timer; to turn them on, run:")
+          try Runtime.output(enable + "\n")
         }
-        let base =
-          environment["XDG_CONFIG_HOME"].map { $0 + "/systemd/user" } ?? home
-          + "/.config/systemd/user"
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        let service = """
-          [Unit]
-          Description=journal: reminders to reflect
-
-          [Service]
-          Type=oneshot
-          ExecStart=\(command.replacingOccurrences(of: "%", with: "%%"))
-
-          """
-        let timer = """
-          [Unit]
-          Description=journal: look for due reminders every 15 minutes
-
-          [Timer]
-          OnCalendar=*:0/15
-          Persistent=true
-
-          [Install]
-          WantedBy=timers.target
-
-          """
-        try service.write(
-          toFile: base + "/journal-reminders.service", atomically: true, encoding: .utf8)
-        try timer.write(
-          toFile: base + "/journal-reminders.timer", atomically: true, encoding: .utf8)
-        Report.note("wrote \(base)/journal-reminders.service and .timer; to turn them on, run:")
-        try Runtime.output(
-          "systemctl --user daemon-reload && systemctl --user enable --now journal-reminders.timer\n"
-        )
       }
     }
   }
-}
-
-/// A word safe to paste into a shell or a systemd command line.
-func shellQuoted(_ text: String) -> String {
-  "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
 }

@@ -1,0 +1,70 @@
+import Foundation
+import JournalCore
+
+/// `journal export` and `journal import`: sessions out as plaintext, and back in.
+public enum ExportSessions {
+  /// The filter the command line's texts ask for: dates as `DateInput` reads them (a bare day
+  /// for `until` means the whole of that day), a status, a treatment key.
+  public static func filter(
+    since: String?, until: String?, status: SessionStatus?, treatment: String?,
+    _ runtime: Runtime
+  ) throws -> ExportFilter {
+    let now = runtime.context.now()
+    let dates = DateInput(timeZone: runtime.context.timeZone)
+    var filter = ExportFilter(status: status)
+    if let since { filter.since = try dates.parseInstant(since, now: now) }
+    if let until {
+      let instant = try dates.parseInstant(until, now: now)
+      let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = runtime.context.timeZone
+      let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
+      // A day is not always 24 h (daylight saving): the end is the next midnight.
+      filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
+    }
+    if let treatment {
+      let key = treatment.lowercased()
+      guard key == "other" || Treatment(key: key, customName: nil) != nil else {
+        throw ValidationError.unknownTreatment(treatment)
+      }
+      filter.treatment = key
+    }
+    return filter
+  }
+
+  /// The sessions the filter takes, rendered in `format`, and the ids of rows that could not
+  /// be opened.
+  public static func export(
+    _ filter: ExportFilter, as format: ExportFormat, _ runtime: Runtime
+  ) throws -> (text: String, count: Int, damaged: [SessionID]) {
+    let journal = try runtime.openVault()
+    let (sessions, damaged) = try journal.export(filter)
+    let text = Export.render(
+      sessions, as: format, exported: runtime.context.now(), timeZone: runtime.context.timeZone)
+    return (text, sessions.count, damaged)
+  }
+
+  /// What an import found.
+  public struct Imported {
+    public let fromJrnl: Bool
+    public let count: ImportCount
+  }
+
+  /// Reads `file` ("-" for standard input), all or nothing, and brings its sessions in
+  /// (or, with `dryRun`, only counts what would change).
+  public static func importFile(_ file: String, dryRun: Bool, _ runtime: Runtime) throws
+    -> Imported
+  {
+    // Read at most one byte past the limit, so an enormous file is refused, not loaded.
+    let limit = ImportParser.maximumBytes + 1
+    let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+    guard let handle, let data = try? handle.read(upToCount: limit) ?? Data() else {
+      throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
+    }
+    let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
+    let (kind, sessions) = try parser.parse(data)
+    let journal = try runtime.openVault()
+    return Imported(
+      fromJrnl: kind == .jrnl, count: try journal.importSessions(sessions, dryRun: dryRun))
+  }
+}

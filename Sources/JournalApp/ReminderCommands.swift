@@ -1,0 +1,38 @@
+import Foundation
+import JournalCore
+import JournalStore
+
+/// The use cases of `journal remind` and `journal reminders`. None needs the passphrase.
+public enum ReminderCommands {
+  /// One pending reminder, without content: whose, when, how often.
+  public struct Pending: Sendable {
+    public let shortID: String
+    public let due: Date
+    public let repeatInterval: TimeInterval
+  }
+
+  /// Sets (or, for `.none`, cancels) the reminder of the session starting with `text`.
+  /// Returns the session's short id and when the reminder falls due (nil when cancelled).
+  public static func set(_ text: String, _ choice: ReminderChoice, _ runtime: Runtime) throws
+    -> (shortID: String, due: Date?)
+  {
+    let service = try runtime.reminders(try runtime.openLocked())
+    let id = try service.resolve(text)
+    return (String(id.prefix(8)), try service.set(id, choice))
+  }
+
+  /// The reminders set, soonest first as the vault keeps them.
+  public static func pending(_ runtime: Runtime) throws -> [Pending] {
+    try runtime.openLocked().reminders().map {
+      Pending(shortID: String($0.id.prefix(8)), due: $0.due, repeatInterval: $0.repeatInterval)
+    }
+  }
+
+  /// Delivers the reminders that are due, once; `note` says what could not be delivered.
+  public static func deliverDue(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
+    let vault = try Vault.open(at: try runtime.vaultPath())
+    try vault.purgeExpired(now: runtime.context.now())
+    let notifier = Notifier(environment: runtime.context.environment, report: note)
+    try runtime.reminders(vault).run(notifier: notifier)
+  }
+}
