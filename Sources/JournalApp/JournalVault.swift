@@ -56,8 +56,7 @@ public final class JournalVault {
 
   /// Checks, before any passphrase is asked, that `init` has somewhere to go.
   public static func refuseExisting(_ path: String) throws {
-    var info = stat()
-    if lstat(path, &info) == 0 { throw StoreError.vaultExists(path: path) }
+    try Vault.refuseExisting(at: path)
   }
 
   // MARK: - Sessions
@@ -71,10 +70,7 @@ public final class JournalVault {
 
   /// The session whose id starts with what the person typed.
   public func resolve(_ text: String) throws -> SessionID {
-    guard let prefix = SessionID.normalisedPrefix(text) else {
-      throw StoreError.noMatch(prefix: text)
-    }
-    return try store.resolve(prefix)
+    try store.resolve(text)
   }
 
   /// The id as people should type it: the short form, or the whole id in the rare case that

@@ -64,15 +64,7 @@ public struct ReminderService {
 
   /// The full id of the one session starting with `text`.
   public func resolve(_ text: String) throws -> String {
-    guard let prefix = SessionID.normalisedPrefix(text) else {
-      throw StoreError.noMatch(prefix: text)
-    }
-    let ids = try vault.sessionIDs(startingWith: prefix)
-    guard let first = ids.first else { throw StoreError.noMatch(prefix: prefix) }
-    guard ids.count == 1 else {
-      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
-    }
-    return first
+    try vault.resolve(text).hex
   }
 
   /// Sets a session's reminder. Returns when it falls due (nil for `.none`, which cancels).

@@ -18,8 +18,8 @@ public protocol SessionStorage: AnyObject {
   /// Every readable session, and the ids of rows that could not be opened.
   func allSessions() throws -> (sessions: [Session], damaged: [SessionID])
 
-  /// The one session whose id starts with `prefix` (lowercase hex).
-  func resolve(_ prefix: String) throws -> SessionID
+  /// The one session whose id starts with what the person typed.
+  func resolve(_ text: String) throws -> SessionID
 
   /// Saves `session` under its id, new or replacing.
   func save(_ session: Session) throws

@@ -27,7 +27,7 @@ final class VaultStorage: SessionStorage {
     try store.allSessions()
   }
 
-  func resolve(_ prefix: String) throws -> SessionID { try store.resolve(prefix) }
+  func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
 
   func save(_ session: Session) throws { try store.upsert(session) }
 

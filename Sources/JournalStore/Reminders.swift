@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import JournalCore
 
 /// Reminders to reflect, kept in the clear (session id, due time, repeat, last fired) so
 /// that they can fire without the passphrase. No reminder holds anything of the session
@@ -31,13 +32,24 @@ extension Vault {
     }
   }
 
-  /// Ids of sessions starting with `prefix` (at most a few), from the clear column.
-  public func sessionIDs(startingWith prefix: String) throws -> [String] {
-    try read { db in
+  /// The one session whose id starts with what the person typed (any case, dashes
+  /// allowed), from the clear id column: no key is needed.
+  public func resolve(_ text: String) throws -> SessionID {
+    guard let prefix = SessionID.normalisedPrefix(text) else {
+      throw StoreError.noMatch(prefix: text)
+    }
+    let ids = try read { db in
       try String.fetchAll(
         db, sql: "SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
         arguments: [prefix, prefix + "g"])
     }
+    guard let first = ids.first, let id = SessionID(first) else {
+      throw StoreError.noMatch(prefix: prefix)
+    }
+    guard ids.count == 1 else {
+      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
+    }
+    return id
   }
 
   /// Sets (or replaces) the reminder of a session waiting for reflection.

@@ -64,20 +64,9 @@ public final class SessionStore {
     try read { db in try self.fetch(id, db) }
   }
 
-  /// The one session whose id starts with `prefix` (already normalised hex).
-  public func resolve(_ prefix: String) throws -> SessionID {
-    let ids = try read { db in
-      try String.fetchAll(
-        db, sql: "SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-        arguments: [prefix, prefix + "g"])
-    }
-    guard let first = ids.first, let id = SessionID(first) else {
-      throw StoreError.noMatch(prefix: prefix)
-    }
-    guard ids.count == 1 else {
-      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
-    }
-    return id
+  /// The one session whose id starts with what the person typed (see `Vault.resolve`).
+  public func resolve(_ text: String) throws -> SessionID {
+    try vault.resolve(text)
   }
 
   /// Every session's summary, newest first, and the ids of rows that failed to open (by id).

@@ -62,6 +62,12 @@ public final class Vault {
     }
   }
 
+  /// Refuses, before any passphrase is asked, when anything is already at `path`.
+  public static func refuseExisting(at path: String) throws {
+    var info = stat()
+    if lstat(path, &info) == 0 { throw StoreError.vaultExists(path: path) }
+  }
+
   /// Opens the vault at `path` and reads its key header. No key is needed for this.
   public static func open(at path: String) throws -> Vault {
     var info = stat()
