@@ -55,12 +55,20 @@ let package = Package(
       dependencies: ["JournalCore", "JournalCrypto", "JournalSystem"],
       swiftSettings: strict
     ),
-    // Use cases, passphrase sources, the terminal, and the one error → exit-code map.
+    // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
+    // and the renderings of sessions, lists and trends.
+    .target(
+      name: "JournalTerminal",
+      dependencies: ["JournalCore", "JournalCrypto"],
+      swiftSettings: strict
+    ),
+    // Use cases, settings, the storage seam, passphrase sources, and the one error → exit-code
+    // map.
     .target(
       name: "JournalApp",
       dependencies: [
         "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
-        "CJournalSystem",
+        "JournalTerminal", "CJournalSystem",
       ],
       swiftSettings: strict
     ),
@@ -68,7 +76,7 @@ let package = Package(
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalCore", "JournalSystem",
+        "JournalApp", "JournalTerminal", "JournalCore", "JournalSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict
@@ -77,7 +85,9 @@ let package = Package(
     .target(name: "CTestSupport"),
     .target(
       name: "JournalTestSupport",
-      dependencies: ["JournalCore", "JournalCrypto", "JournalApp", "CTestSupport"],
+      dependencies: [
+        "JournalCore", "JournalCrypto", "JournalApp", "JournalTerminal", "CTestSupport",
+      ],
       swiftSettings: strict
     ),
     // One entry point per parser of untrusted bytes, for the fuzzers (Fuzz/) and the corpus
@@ -117,7 +127,7 @@ let package = Package(
     .testTarget(
       name: "JournalAppTests",
       dependencies: [
-        "JournalDrafts", "JournalSystem",
+        "JournalDrafts", "JournalSystem", "JournalTerminal",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict

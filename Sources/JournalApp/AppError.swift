@@ -30,8 +30,6 @@ public enum AppError: Error, Equatable, Sendable {
   case stdinUsedTwice
   /// Standard input could not be read, or was not UTF-8.
   case stdinUnreadable
-  /// The person stopped (Ctrl-C, Ctrl-D at a prompt, "no" at a confirmation).
-  case cancelled
   /// Neither HOME nor XDG_DATA_HOME is set, so there is no default vault location.
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).

@@ -4,6 +4,7 @@ import JournalCrypto
 import JournalDrafts
 import JournalStore
 import JournalSystem
+import JournalTerminal
 
 /// What to tell a person about an error: one line, an optional hint, and the exit code.
 ///
@@ -33,8 +34,7 @@ public struct Diagnosis: Equatable, Sendable {
   /// Whether `error` is an ordinary event rather than a fault: the person stopped, or there
   /// was nothing to undo. Reported without the word "error".
   public static func isOrdinary(_ error: any Error) -> Bool {
-    guard let error = error as? AppError else { return false }
-    return error == .cancelled || error == .nothingToUndo
+    (error as? TerminalError) == .stopped || (error as? AppError) == .nothingToUndo
   }
 
   /// A bug: something that should not happen did. `detail` names where, never content.
@@ -239,6 +239,17 @@ public struct Diagnosis: Equatable, Sendable {
     }
   }
 
+  static func terminal(_ error: TerminalError) -> Diagnosis {
+    switch error {
+    case .stopped:
+      return Diagnosis(message: "stopped; nothing further was changed", exitCode: .cancelled)
+    case .secretTooLong(let maximum):
+      return Diagnosis(
+        message: "the passphrase is longer than \(maximum) bytes",
+        hint: "type the passphrase alone, or give it in a file", exitCode: .passphraseUnavailable)
+    }
+  }
+
   static func draft(_ error: DraftError) -> Diagnosis {
     switch error {
     case .inUse(let id):
@@ -319,8 +330,6 @@ public struct Diagnosis: Equatable, Sendable {
     case .stdinUnreadable:
       return Diagnosis(
         message: "standard input could not be read as UTF-8 text", exitCode: .usage)
-    case .cancelled:
-      return Diagnosis(message: "stopped; nothing further was changed", exitCode: .cancelled)
     case .noHome:
       return Diagnosis(
         message: "HOME is not set, so there is no default journal location",
@@ -413,6 +422,10 @@ extension StoreError: Diagnosable {
 
 extension SystemError: Diagnosable {
   public var diagnosis: Diagnosis { .system(self) }
+}
+
+extension TerminalError: Diagnosable {
+  public var diagnosis: Diagnosis { .terminal(self) }
 }
 
 extension DraftError: Diagnosable {

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalDrafts
+import JournalTerminal
 
 /// The draft file behind a guided `journal new`: offered back after an interruption,
 /// written after every answer, removed once the session is saved.

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalDrafts
+import JournalTerminal
 
 /// What `journal new` finds of earlier, unfinished drafts: the ones to offer, and a calm
 /// one-line notice for each one dropped or left alone.

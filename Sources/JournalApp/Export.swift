@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalTerminal
 
 /// The plaintext exports: JSON (every field; what `import` reads back), Markdown (to read
 /// and print), and CSV (for spreadsheets, safe against formula injection).

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import JournalCrypto
 import JournalSystem
+import JournalTerminal
 
 /// Long texts written in the person's own editor ($VISUAL, $EDITOR), through a plaintext
 /// buffer that lives only in memory-backed, private storage and is wiped afterwards.

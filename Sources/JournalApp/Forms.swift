@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalDrafts
+import JournalTerminal
 
 /// The guided forms: which field is asked, in which words, and what happens to a bad answer
 /// (its message, then the same question again). They talk only through a `Terminal`.

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalTerminal
 
 /// Gentle prompts to revisit a session's intention a day, a week and a month after it.
 /// Off unless the `integration-prompts` setting is on. Shown on that day in the line every

@@ -1,4 +1,5 @@
 import JournalCore
+import JournalTerminal
 
 /// `journal new`: a session from flags and, in a terminal, the guided form with its draft
 /// file; saved, then the reminder question and the later fields.

@@ -1,6 +1,7 @@
 import Glibc
 import JournalCrypto
 import JournalSystem
+import JournalTerminal
 
 /// Where a passphrase comes from. Never the command line: argv is visible to every user on
 /// the machine through /proc and ends up in shell history.

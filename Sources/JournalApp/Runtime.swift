@@ -4,6 +4,7 @@ import JournalCrypto
 import JournalDrafts
 import JournalStore
 import JournalSystem
+import JournalTerminal
 
 /// What a command needs from the world: the context, the terminal (if any), the vault.
 public struct Runtime {
@@ -40,7 +41,7 @@ public struct Runtime {
     self.context = .live(environment: environment)
     let quiet =
       try options.noInput || Setting.flag("JOURNAL_NO_INPUT", environment: environment) ?? false
-    let plain = try Presentation.isPlain(flag: options.plain, environment: environment)
+    let plain = try Setting.isPlain(flag: options.plain, environment: environment)
     self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
     self.presentation = Presentation(
       plain: plain,

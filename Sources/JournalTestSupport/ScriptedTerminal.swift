@@ -1,9 +1,10 @@
 import Foundation
 import JournalApp
 import JournalCrypto
+import JournalTerminal
 
 /// A terminal that answers from a script and keeps a transcript. Asked for more answers
-/// than scripted, it ends the form as Ctrl-D would (`AppError.cancelled`) and records that
+/// than scripted, it ends the form as Ctrl-D would (`TerminalError.stopped`) and records that
 /// it ran out, so a test can assert on it.
 public final class ScriptedTerminal: Terminal {
   public enum Answer {
@@ -60,10 +61,10 @@ public final class ScriptedTerminal: Terminal {
   private func next() throws -> Answer {
     guard !answers.isEmpty else {
       ranOut = true
-      throw AppError.cancelled
+      throw TerminalError.stopped
     }
     let answer = answers.removeFirst()
-    if case .interrupt = answer { throw AppError.cancelled }
+    if case .interrupt = answer { throw TerminalError.stopped }
     return answer
   }
 

@@ -3,6 +3,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalStore
+import JournalTerminal
 
 extension Journal {
   /// `journal delete <id>…`: confirm, delete, and offer a moment to undo.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
+import JournalTerminal
 
 extension Journal {
   /// `journal drafts`: unfinished drafts, and discarding one.

@@ -1,4 +1,5 @@
 import JournalApp
+import JournalTerminal
 
 extension Runtime {
   /// The runtime for a command given `options` on its command line.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalTerminal
 
 extension Journal {
   /// `journal list`: every session, newest first.

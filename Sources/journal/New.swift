@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalTerminal
 
 extension Journal {
   /// `journal new`: logs a session. Guided in a terminal; with flags, in one line.

@@ -5,6 +5,7 @@ import JournalApp
 import JournalCore
 import JournalStore
 import JournalSystem
+import JournalTerminal
 
 extension Journal {
   /// `journal remind <id>`: set or cancel a reminder to reflect.

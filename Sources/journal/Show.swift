@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalTerminal
 
 extension Journal {
   /// `journal show <id>`: the whole session.

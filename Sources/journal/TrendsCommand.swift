@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalTerminal
 
 extension Journal {
   /// `journal trends`: mood before and after, over time and per treatment.
@@ -18,7 +19,7 @@ extension Journal {
       let runtime = try Runtime(options)
       let journal = try runtime.openVault()
       let (sessions, damaged) = try journal.list(needsReflection: false)
-      let trends = JournalApp.Trends(sessions, timeZone: runtime.context.timeZone)
+      let trends = JournalTerminal.Trends(sessions, timeZone: runtime.context.timeZone)
       if json {
         try Runtime.output(Render.json(trends: trends))
       } else if sessions.isEmpty {

@@ -5,6 +5,7 @@ import JournalApp
 import JournalCrypto
 import JournalStore
 import JournalSystem
+import JournalTerminal
 
 extension Journal {
   /// `journal unlock`: type the passphrase once, stay unlocked for a while.

@@ -5,6 +5,7 @@ import JournalCrypto
 import JournalDrafts
 import JournalStore
 import JournalSystem
+import JournalTerminal
 import Testing
 
 /// Every error case of every module, with the exit code it must end with: one row a case.
@@ -38,6 +39,7 @@ struct DiagnosisTests {
     SystemError.unsafePermissions(path: "/p", mode: 0o755, expected: 0o700),
     SystemError.notARegularFile(path: "/n"), SystemError.io(path: "/i", errno: EACCES),
     SystemError.standardOutput(errno: ENOSPC), SystemError.noPrivateMemoryDirectory,
+    TerminalError.stopped, TerminalError.secretTooLong(maximum: 1024),
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC),
@@ -48,7 +50,7 @@ struct DiagnosisTests {
     AppError.passphraseTooShort(minimum: 8), AppError.passphraseMismatch,
     AppError.noNewPassphraseSource, AppError.missingFlags(["--intention"]),
     AppError.nothingToChange,
-    AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.cancelled, AppError.noHome,
+    AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.noHome,
     AppError.lifecycle(.alreadyComplete, id: "3f2a"), AppError.editorTextUnreadable,
     AppError.editorFailed(status: 1), AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
@@ -96,7 +98,8 @@ struct DiagnosisTests {
     #expect(names["StoreError"]?.count == 10)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
-    #expect(names["AppError"]?.count == 30)
+    #expect(names["TerminalError"]?.count == 2)
+    #expect(names["AppError"]?.count == 29)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -133,6 +136,7 @@ struct DiagnosisTests {
     case let error as StoreError: expected(error)
     case let error as SystemError: expected(error)
     case let error as DraftError: expected(error)
+    case let error as TerminalError: expected(error)
     case let error as AppError: expected(error)
     default: .internalError
     }
@@ -182,6 +186,13 @@ struct DiagnosisTests {
     }
   }
 
+  static func expected(_ error: TerminalError) -> ExitCode {
+    switch error {
+    case .stopped: .cancelled
+    case .secretTooLong: .passphraseUnavailable
+    }
+  }
+
   static func expected(_ error: DraftError) -> ExitCode {
     switch error {
     case .inUse: .notAllowed
@@ -200,7 +211,6 @@ struct DiagnosisTests {
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
       .importRefused, .badSetting, .configLine:
       .usage
-    case .cancelled: .cancelled
     case .lifecycle: .notAllowed
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .nothingToUndo: .notFound

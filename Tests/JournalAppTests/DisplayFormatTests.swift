@@ -1,5 +1,6 @@
 import Foundation
 import JournalApp
+import JournalTerminal
 import Testing
 
 struct DisplayFormatTests {

@@ -2,6 +2,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalDrafts
+import JournalTerminal
 import JournalTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import JournalApp
 import JournalCore
+import JournalTerminal
 import JournalTestSupport
 import Testing
 
@@ -51,7 +52,7 @@ struct FormsTests {
     let session = try f.saved()
     let terminal = ScriptedTerminal([.line("8"), .text("it was gentle"), .interrupt])
     // When
-    #expect(throws: AppError.cancelled) {
+    #expect(throws: TerminalError.stopped) {
       try Forms(terminal: terminal, context: f.context).fillLater(session) {
         try f.journal.apply($0, to: session.id)
       }

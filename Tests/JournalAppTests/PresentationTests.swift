@@ -1,6 +1,7 @@
 import Foundation
 import JournalApp
 import JournalCore
+import JournalTerminal
 import JournalTestSupport
 import Testing
 
@@ -20,12 +21,12 @@ struct PresentationTests {
   func plainIsChosenByFlagSettingOrTerminal(flag: Bool, environment: [String: String], plain: Bool)
     throws
   {
-    #expect(try Presentation.isPlain(flag: flag, environment: environment) == plain)
+    #expect(try Setting.isPlain(flag: flag, environment: environment) == plain)
   }
 
   @Test func aPlainSettingThatIsNotYesOrNoIsRefused() {
     #expect(throws: AppError.self) {
-      try Presentation.isPlain(flag: false, environment: ["JOURNAL_PLAIN": "sometimes"])
+      try Setting.isPlain(flag: false, environment: ["JOURNAL_PLAIN": "sometimes"])
     }
   }
 

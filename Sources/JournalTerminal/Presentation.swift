@@ -26,14 +26,6 @@ public struct Presentation: Sendable, Equatable {
   /// Plain, no colour, unwrapped: what a pipe gets.
   public static let plainText = Presentation(plain: true, colour: false, width: nil)
 
-  /// Whether plain mode is asked for by the flag, the setting or the terminal type.
-  public static func isPlain(flag: Bool, environment: [String: String]) throws(AppError) -> Bool {
-    if flag { return true }
-    if try Setting.flag("JOURNAL_PLAIN", environment: environment) == true { return true }
-    let term = environment["TERM"] ?? ""
-    return term.isEmpty || term == "dumb"
-  }
-
   /// Whether colour is allowed at all (`NO_COLOR` unset or empty).
   public static func colourAllowed(environment: [String: String]) -> Bool {
     environment["NO_COLOR"].map(\.isEmpty) ?? true
@@ -47,18 +39,5 @@ public struct Presentation: Sendable, Equatable {
     var size = winsize()
     guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
     return Int(size.ws_col)
-  }
-}
-
-/// Reading yes/no settings from the environment (and so from the settings file).
-public enum Setting {
-  /// `1/true/yes/on` or `0/false/no/off`; nil when unset or empty.
-  public static func flag(_ name: String, environment: [String: String]) throws(AppError) -> Bool? {
-    guard let value = environment[name]?.lowercased(), !value.isEmpty else { return nil }
-    switch value {
-    case "1", "true", "yes", "on": return true
-    case "0", "false", "no", "off": return false
-    default: throw .badSetting(name: name, expected: "on or off")
-    }
   }
 }

@@ -76,7 +76,7 @@ public final class TTY: Terminal {
           guard length < buffer.count else {
             // Drain the rest of the line so it is not read as the next answer.
             while try readByte() != 0x0A {}
-            throw AppError.passphraseTooLong(maximum: Self.maximumSecretBytes)
+            throw TerminalError.secretTooLong(maximum: Self.maximumSecretBytes)
           }
           buffer[length] = byte
           length += 1
@@ -173,7 +173,7 @@ public final class TTY: Terminal {
           switch key {
           case 0x04:  // Ctrl-D: end the slider's line, so the message after it starts clean
             write("\n")
-            throw AppError.cancelled
+            throw TerminalError.stopped
           case 0x1B:  // ESC [ C / D / A / B: the arrow keys
             let intro = keys.next()
             guard intro == 0x5B || intro == 0x4F, let code = keys.next() else { continue }
@@ -218,8 +218,8 @@ public final class TTY: Terminal {
     while true {
       let count = Glibc.read(fd, &byte, 1)
       if count == 1 { return byte }
-      if count == 0 { throw AppError.cancelled }
-      if errno != EINTR { throw AppError.cancelled }
+      if count == 0 { throw TerminalError.stopped }
+      if errno != EINTR { throw TerminalError.stopped }
     }
   }
 
@@ -227,8 +227,8 @@ public final class TTY: Terminal {
     while true {
       let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if count > 0 { return count }
-      if count == 0 { throw AppError.cancelled }
-      if errno != EINTR { throw AppError.cancelled }
+      if count == 0 { throw TerminalError.stopped }
+      if errno != EINTR { throw TerminalError.stopped }
     }
   }
 

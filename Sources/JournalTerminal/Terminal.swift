@@ -6,7 +6,7 @@ import JournalCrypto
 public protocol Terminal: AnyObject {
   /// Writes text as is (prompts, progress, the "Later" group heading).
   func write(_ text: String)
-  /// Asks for one line; returns it without its newline. Throws `AppError.cancelled` on
+  /// Asks for one line; returns it without its newline. Throws `TerminalError.stopped` on
   /// Ctrl-D (end of input) or Ctrl-C.
   func readLine(prompt: String) throws -> String
   /// Asks for a secret without echoing it; the answer goes straight into guarded memory.

@@ -1,14 +1,13 @@
 import Foundation
-import JournalApp
 import JournalCore
 
 /// Turns sessions into what stdout carries: aligned text for people, JSON for programs.
-struct Render {
+public struct Render {
   let format: DisplayFormat
   let presentation: Presentation
   var colour: Bool { presentation.colour }
 
-  init(timeZone: TimeZone, presentation: Presentation) {
+  public init(timeZone: TimeZone, presentation: Presentation) {
     self.format = DisplayFormat(timeZone: timeZone)
     self.presentation = presentation
   }
@@ -19,7 +18,7 @@ struct Render {
   /// `write` as UTF-8 a chunk (about 64 KiB) at a time: a list of 100,000 sessions is several
   /// megabytes that need never be in memory at once. A terminal too narrow for that line gets
   /// two lines a session instead; nothing is cut.
-  func list(_ sessions: [SessionSummary], write: ([UInt8]) throws -> Void) rethrows {
+  public func list(_ sessions: [SessionSummary], write: ([UInt8]) throws -> Void) rethrows {
     // Each row's treatment as an index into `names`, found once, with no hashing for the
     // named treatments; only the treatments listed count towards the column's width.
     var names = Treatment.known
@@ -103,7 +102,7 @@ struct Render {
   }
 
   /// The whole session, grouped Before / Setting / Reflection.
-  func detail(_ s: Session, shownID: String) -> String {
+  public func detail(_ s: Session, shownID: String) -> String {
     let dot = presentation.plain ? ", " : " · "
     var out = "Session \(shownID)  \(badge(s.status))\n"
     out += wrap(
@@ -175,7 +174,7 @@ struct Render {
 
   static let schemaVersion = 1
 
-  static func json(list: [SessionSummary], damaged: [SessionID]) -> String {
+  public static func json(list: [SessionSummary], damaged: [SessionID]) -> String {
     encode([
       "schema_version": schemaVersion,
       "sessions": list.map(summaryObject),
@@ -183,7 +182,7 @@ struct Render {
     ])
   }
 
-  static func json(session: Session) -> String {
+  public static func json(session: Session) -> String {
     var object = summaryObject(session.summary)
     object["dose"] = session.dose ?? NSNull()
     object["intention"] = session.intention
@@ -193,7 +192,7 @@ struct Render {
     return encode(["schema_version": schemaVersion, "session": object])
   }
 
-  static func json(trends: Trends) -> String {
+  public static func json(trends: Trends) -> String {
     func object(_ row: Trends.Row) -> [String: Any] {
       [
         "name": row.name, "sessions": row.sessions,
@@ -228,7 +227,7 @@ struct Render {
     ]
   }
 
-  static func encode(_ object: [String: Any]) -> String {
+  public static func encode(_ object: [String: Any]) -> String {
     guard
       let data = try? JSONSerialization.data(
         withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]),
