@@ -68,8 +68,8 @@ public final class DraftFile {
         let stored = StoredDraft(draft: draft, started: time, updated: time)
         handle = try store.create(stored)
         self.stored = stored
-        armInterruptNote()
       }
+      armInterruptNote()
     } catch {
       guard !warned else { return }
       warned = true
@@ -86,10 +86,27 @@ public final class DraftFile {
     handle = nil
   }
 
+  /// What an interruption leaves, said exactly: the fields in the draft file now.
   private func armInterruptNote() {
+    guard let draft = stored?.draft else { return }
     terminal.setInterruptNote(
-      "\njournal: your draft is kept; \"journal new\" will offer it again\n")
+      "\njournal: your draft is kept with \(Self.describe(draft)); "
+        + "\"journal new\" will offer it again\n")
   }
+
+  /// "the date, the treatment and 3 lines of the intention".
+  static func describe(_ draft: SessionDraft) -> String {
+    let parts = Field.now.filter { draft.answered.contains($0) }.map { field -> String in
+      guard field == .intention, let intention = draft.intention else {
+        return "the \(field.label)"
+      }
+      let lines = intention.split(separator: "\n", omittingEmptySubsequences: false).count
+      return lines == 1 ? "the intention" : "\(lines) lines of the intention"
+    }
+    guard let last = parts.last else { return "nothing answered yet" }
+    return parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last
+  }
+
 }
 
 extension SessionDraft {

@@ -24,7 +24,16 @@ public struct Forms {
   ) throws {
     terminal.writeLine("Now — before the session")
     for field in Field.now where !given.contains(field) {
-      let change = try ask(field, current: nil)
+      // A long text is kept in the draft line by line as it is typed, so an interruption
+      // (Ctrl-C, a closed terminal, a kill) loses at most the line being typed, and with
+      // Ctrl-C or a closed terminal not even that.
+      let started = draft
+      let change = try ask(field, current: nil) { partial in
+        guard let change = try? context.fields.change(field, partial) else { return }
+        var kept = started
+        guard (try? kept.apply(change)) != nil else { return }
+        onAnswer(kept)
+      }
       if let change {
         try draft.apply(change)
         onAnswer(draft)
@@ -103,10 +112,10 @@ public struct Forms {
   /// Asks for one field until the answer is valid. Returns nil when the answer keeps the
   /// current value (or, for optional fields, leaves them empty).
   private func ask(
-    _ field: Field, current: Session?, editing: Bool = false
+    _ field: Field, current: Session?, editing: Bool = false, keep: (String) -> Void = { _ in }
   ) throws -> Session.Change? {
     while true {
-      let answer = try read(field, current: current, editing: editing)
+      let answer = try read(field, current: current, editing: editing, keep: keep)
       let trimmed = answer.trimmingWhitespace()
       if trimmed.isEmpty {
         if let fallback = defaultAnswer(field, current: current) { return fallback }
@@ -144,7 +153,9 @@ public struct Forms {
     }
   }
 
-  private func read(_ field: Field, current: Session?, editing: Bool) throws -> String {
+  private func read(
+    _ field: Field, current: Session?, editing: Bool, keep keepText: (String) -> Void
+  ) throws -> String {
     let keep = current.flatMap { shown(field, of: $0) }.map { " [\($0)]" } ?? ""
     switch field {
     case .date:
@@ -161,7 +172,7 @@ public struct Forms {
       return try terminal.readText(
         prompt: wrapped(
           "  Intention — what you bring to this session\(longHint(current?.intention))")
-          + "\n")
+          + "\n", keep: keepText)
     case .moodBefore:
       return try terminal.readMood(
         MoodQuestion(
@@ -174,8 +185,9 @@ public struct Forms {
           optional: true, clearable: editing && current?.moodAfter != nil))
     case .reflection:
       return try terminal.readText(
-        prompt: wrapped("  Reflection — what stays with you\(longHint(current?.reflection))") + "\n"
-      )
+        prompt: wrapped("  Reflection — what stays with you\(longHint(current?.reflection))")
+          + "\n",
+        keep: keepText)
     case .environment:
       return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
     case .music:

@@ -33,7 +33,16 @@ public final class TTY: Terminal {
     let presentation = Presentation(
       plain: plain, colour: Presentation.colourAllowed(environment: environment),
       width: Presentation.width(of: fd, environment: environment))
+    TerminalRestore.terminalFD = fd
+    TerminalRestore.installHandlers()
     return TTY(fd: fd, presentation: presentation)
+  }
+
+  /// Drops whatever was typed or pasted into the terminal and not read: called as journal
+  /// ends, so that none of it reaches the shell (where a pasted line would run, and land in
+  /// its history).
+  public static func discardPendingInput() {
+    TerminalRestore.discardPendingInput()
   }
 
   /// The terminal's file descriptor, for a program that takes it over (the editor).
@@ -50,18 +59,61 @@ public final class TTY: Terminal {
   }
 
   public func readLine(prompt: String) throws -> String {
+    try endingOnSignal {
+      try withMode(keys: true) { try lineInMode(prompt: prompt) }
+    }
+  }
+
+  private func lineInMode(prompt: String) throws -> String {
+    // The prompt only once the mode is set: text typed or pasted as soon as it shows is
+    // read by us, not by the kernel's line editor.
     write(prompt)
     var line: [UInt8] = []
-    while true {
-      let byte = try readByte()
-      if byte == 0x0A { break }
-      line.append(byte)
+    var joined = false
+    reading: while true {
+      guard let key = try nextKey() else { continue }
+      switch key {
+      case .enter:
+        // Enter answers, even with more typed ahead behind it (answers typed while journal
+        // was busy are each their own). A paste is marked by the terminal (bracketed
+        // paste) and comes as one key; without that, nothing pasted reaches the shell at
+        // least: input left at the end is discarded.
+        break reading
+      case .paste(let bytes):
+        let (text, lines) = Self.oneLine(bytes)
+        line += text
+        joined = joined || lines > 1
+        echo(String(decoding: text, as: UTF8.self))
+      case .text(let bytes):
+        line += bytes
+        echo(String(decoding: bytes, as: UTF8.self))
+      case .tab:
+        line.append(0x20)
+        echo(" ")
+      case .backspace:
+        if removeLastCharacter(&line, from: 0) { echo("\u{08} \u{08}") }
+      case .clearLine:
+        if !line.isEmpty { echoClear() }
+        line.removeAll()
+      case .endOfInput, .interrupt:
+        write("\n")
+        throw TerminalError.stopped
+      case .escape, .up, .down, .left, .right, .other:
+        continue
+      }
     }
+    write("\n")
+    if joined { write("  (the pasted lines were joined into one)\n") }
     if line.last == 0x0D { line.removeLast() }
     return String(decoding: line, as: UTF8.self)
   }
 
   public func readSecret(prompt: String) throws -> SecureBytes {
+    // A secret never passes through the key queue (ordinary memory): it is read byte by byte
+    // into guarded memory, with the kernel's own line editing and no echo. Keys typed ahead
+    // of the prompt are dropped, so none of them becomes part of the passphrase.
+    keys.removeAll()
+    decoder = KeyDecoder()
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
     try withMode({
@@ -87,67 +139,73 @@ public final class TTY: Terminal {
     return try secret.prefix(length)
   }
 
-  public func readText(prompt: String) throws -> String {
+  /// Reads text over several lines, ended by Ctrl-D or a line holding only ".", handing
+  /// `keep` the text so far after every line, and once more, with the unfinished line, when
+  /// a signal (Ctrl-C, a closed terminal, SIGTERM) ends the process: whatever `keep` saves
+  /// is all that was typed. Pasted text (bracketed) is text: its newlines and a pasted line
+  /// holding only "." never end the field.
+  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
     var text: [UInt8] = []
     var lineStart = 0
-    // Character at a time, our own echo: a canonical-mode line is capped at 4095 bytes by
-    // the kernel, and a pasted paragraph can be longer.
-    try withMode({
-      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
-    }) {
-      // The prompt only once the mode is set: text pasted as soon as it shows must not meet
-      // the canonical line limit (or be echoed twice).
-      write(prompt)
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      var escape = false
-      reading: while true {
-        let count = try readChunk(&chunk)
-        var echo: [UInt8] = []
-        for byte in chunk[0..<count] {
-          if escape {
-            // Skip escape sequences (arrow keys): ESC [ … final byte in 0x40–0x7E.
-            if (0x40...0x7E).contains(byte) && byte != 0x5B { escape = false }
-            continue
-          }
-          switch byte {
-          case 0x04:  // Ctrl-D
+    do {
+      try withMode(keys: true) {
+        write(prompt)
+        reading: while true {
+          guard let key = try nextKey() else { continue }
+          switch key {
+          case .endOfInput:
             break reading
-          case 0x0D, 0x0A:
+          case .interrupt:
+            throw Interrupted(signal: SIGINT)
+          case .enter:
             if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
-              text.removeLast()
-              echo += [0x0D, 0x0A]
-              writeAll(&echo)
-              break reading
+              if !pasteMarked && hasMoreWaiting {
+                // Without bracketed paste, a pasted "." line looks typed; with more pasted
+                // text behind it, it is part of the paste, and the field goes on.
+                write("\r\n  (a line holding only \".\" inside pasted text was kept as text)\r\n")
+              } else {
+                text.removeLast()
+                echo("\r\n")
+                break reading
+              }
             }
             text.append(0x0A)
             lineStart = text.count
-            echo += [0x0D, 0x0A]
-          case 0x7F, 0x08:  // Backspace: remove one character of the current line.
-            guard text.count > lineStart else { continue }
-            while let last = text.last, text.count > lineStart, last & 0xC0 == 0x80 {
-              text.removeLast()
+            echo("\r\n")
+            keep(String(decoding: text.dropLast(), as: UTF8.self))
+          case .paste(let bytes):
+            let clean = Self.printable(bytes)
+            text += clean
+            if let last = clean.lastIndex(of: 0x0A) {
+              lineStart = text.count - (clean.count - last - 1)
             }
-            if text.count > lineStart { text.removeLast() }
-            echo += [0x08, 0x20, 0x08]
-          case 0x15:  // Ctrl-U: clear the current line.
+            echo(
+              String(decoding: clean, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n"))
+            keep(String(decoding: text, as: UTF8.self))
+          case .text(let bytes):
+            text += bytes
+            echo(String(decoding: bytes, as: UTF8.self))
+          case .tab:
+            text.append(0x09)
+            echo("\t")
+          case .backspace:
+            if removeLastCharacter(&text, from: lineStart) { echo("\u{08} \u{08}") }
+          case .clearLine:
             let removed = text.count - lineStart
             text.removeLast(removed)
             // Plain mode moves no cursor: the cleared line stays on screen, marked, and
             // typing goes on below it.
             if removed > 0 {
-              echo += presentation.plain ? Array(" ^U\r\n".utf8) : [0x0D, 0x1B, 0x5B, 0x4B]
+              if presentation.plain { echo(" ^U\r\n") } else { echoClear() }
             }
-          case 0x1B:
-            escape = true
-          case 0x09, 0x20...0xFF:
-            text.append(byte)
-            echo.append(byte)
-          default:
+          case .escape, .up, .down, .left, .right, .other:
             continue
           }
         }
-        writeAll(&echo)
       }
+    } catch let interrupted as Interrupted {
+      keep(String(decoding: text, as: UTF8.self))
+      TerminalRestore.reraise(interrupted.signal)
     }
     write("\n")
     return String(decoding: text, as: UTF8.self)
@@ -159,56 +217,192 @@ public final class TTY: Terminal {
   public func readMood(_ question: MoodQuestion) throws -> String {
     guard !presentation.plain else { return try readMoodPlainly(question) }
     var slider = MoodSlider(question: question)
-    return try withMode({
-      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
-    }) {
-      writeWrapped("  " + slider.help, indent: "    ")
-      write(slider.line(width: presentation.width ?? 80, colour: presentation.colour))
-      var buffer = [UInt8](repeating: 0, count: 64)
-      while true {
-        let count = try readChunk(&buffer)
-        var keys = buffer[0..<count].makeIterator()
-        var finished = false
-        while let key = keys.next(), !finished {
+    return try endingOnSignal {
+      try withMode(keys: true) {
+        writeWrapped("  " + slider.help, indent: "    ")
+        write(slider.line(width: presentation.width ?? 80, colour: presentation.colour))
+        while true {
+          guard let key = try nextKey() else { continue }
+          var finished = false
           switch key {
-          case 0x04:  // Ctrl-D: end the slider's line, so the message after it starts clean
+          case .endOfInput, .interrupt:
+            // End the slider's line, so the message after it starts clean.
             write("\n")
             throw TerminalError.stopped
-          case 0x1B:  // ESC [ C / D / A / B: the arrow keys
-            let intro = keys.next()
-            guard intro == 0x5B || intro == 0x4F, let code = keys.next() else { continue }
-            switch code {
-            case 0x43, 0x41: slider.step(1)
-            case 0x44, 0x42: slider.step(-1)
-            default: continue
-            }
-          default: finished = slider.press(key)
+          case .right, .up: slider.step(1)
+          case .left, .down: slider.step(-1)
+          case .enter: finished = slider.press(0x0D)
+          case .tab: finished = slider.press(0x09)
+          case .backspace: finished = slider.press(0x7F)
+          case .text(let bytes) where bytes.count == 1: finished = slider.press(bytes[0])
+          case .paste(let bytes):
+            // A pasted number is taken as typed; the rest of a paste is not a mood.
+            for byte in bytes where (0x30...0x39).contains(byte) { finished = slider.press(byte) }
+          case .text, .clearLine, .escape, .other: continue
           }
-        }
-        write(
-          "\r\u{1B}[K" + slider.line(width: presentation.width ?? 80, colour: presentation.colour))
-        if finished {
-          write("\n")
-          return slider.answer
+          write(
+            "\r\u{1B}[K" + slider.line(width: presentation.width ?? 80, colour: presentation.colour)
+          )
+          if finished {
+            write("\n")
+            return slider.answer
+          }
         }
       }
     }
   }
 
   /// Waits up to `timeout` seconds for one key press, without echo or Enter. Returns the
-  /// bytes of the key (an arrow key is several), or nil when the time ran out.
+  /// bytes of one key (an arrow key is several), or nil when the time ran out. Every key of
+  /// a read is handed out in turn; an Enter that came in the same read right after the key
+  /// belongs to it (a key and Enter typed together) and is used up with it.
   public func waitForKey(timeout: Double) throws -> [UInt8]? {
-    try withMode({
-      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
-    }) {
-      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let milliseconds = Int32(max(0, min(timeout, 3600)) * 1000)
-      let ready = poll(&descriptor, 1, milliseconds)
-      guard ready > 0 else { return nil }
-      var buffer = [UInt8](repeating: 0, count: 16)
-      let count = try readChunk(&buffer)
-      return Array(buffer[0..<count])
+    try endingOnSignal {
+      try withMode(keys: true) {
+        guard let key = try nextKey(timeout: timeout) else { return nil }
+        if key != .enter, keys.first == .enter { keys.removeFirst() }
+        switch key {
+        case .text(let bytes): return bytes
+        case .enter: return [0x0D]
+        case .tab: return [0x09]
+        case .backspace: return [0x7F]
+        case .clearLine: return [0x15]
+        case .endOfInput: return [0x04]
+        case .interrupt: throw Interrupted(signal: SIGINT)
+        case .escape: return [0x1B]
+        case .up: return [0x1B, 0x5B, 0x41]
+        case .down: return [0x1B, 0x5B, 0x42]
+        case .right: return [0x1B, 0x5B, 0x43]
+        case .left: return [0x1B, 0x5B, 0x44]
+        case .paste(let bytes): return bytes.first.map { [$0] } ?? []
+        case .other: return []
+        }
+      }
     }
+  }
+
+  /// Runs a reader that keeps nothing of an unfinished answer: a signal ends the process
+  /// at once, as it would have without us.
+  private func endingOnSignal<R>(_ body: () throws -> R) throws -> R {
+    do {
+      return try body()
+    } catch let interrupted as Interrupted {
+      TerminalRestore.reraise(interrupted.signal)
+    }
+  }
+
+  // MARK: - Keys
+
+  /// A signal that arrived while waiting for a key: the reader keeps what it must, then the
+  /// signal ends the process as it would have.
+  struct Interrupted: Error {
+    let signal: Int32
+  }
+
+  /// Whether the terminal marks pastes (bracketed paste), as every terminal that is not a
+  /// plain one does; a plain terminal gets no escape sequences at all.
+  private var pasteMarked: Bool { !presentation.plain }
+
+  /// Keys decoded from earlier reads and not used yet.
+  private var keys: [KeyDecoder.Key] = []
+  private var decoder = KeyDecoder()
+
+  /// The next key, reading more when none is waiting; nil when `timeout` runs out first.
+  private func nextKey(timeout: Double? = nil) throws -> KeyDecoder.Key? {
+    while keys.isEmpty {
+      guard try fill(timeout: timeout) else { return nil }
+    }
+    return keys.removeFirst()
+  }
+
+  /// Whether more input is already here behind the key just used: typed ahead, or the rest
+  /// of a paste.
+  private var hasMoreWaiting: Bool {
+    !keys.isEmpty || decoder.isMidway || (try? ready(timeout: 0)) == true
+  }
+
+  /// Reads what the terminal has (waiting up to `timeout`, nil: for ever) and decodes it.
+  /// False when the time ran out with nothing read.
+  private func fill(timeout: Double?) throws -> Bool {
+    guard try ready(timeout: timeout) else { return false }
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let count = try readChunk(&chunk)
+    decoder.feed(chunk[0..<count], into: &keys)
+    // A lone Esc: an arrow key's other bytes come in the same write, so a short wait
+    // tells Esc from the start of a sequence.
+    if keys.isEmpty, decoder.isMidway, try !ready(timeout: 0.03) {
+      decoder.flush(into: &keys)
+    }
+    return true
+  }
+
+  /// Waits until the terminal has input (true) or `timeout` runs out (false). A signal that
+  /// ends journal (SIGINT, SIGHUP, SIGTERM) wakes it and is thrown as `Interrupted`.
+  private func ready(timeout: Double?) throws -> Bool {
+    TerminalRestore.catching = true
+    defer { TerminalRestore.catching = false }
+    let milliseconds = timeout.map { Int32(max(0, min($0, 3600)) * 1000) } ?? -1
+    while true {
+      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
+      var descriptors = [
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: TerminalRestore.wakeFD, events: Int16(POLLIN), revents: 0),
+      ]
+      let count = poll(&descriptors, TerminalRestore.wakeFD >= 0 ? 2 : 1, milliseconds)
+      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return false }
+      if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { return true }
+    }
+  }
+
+  /// Removes the last character of `bytes` after `start` (all of a multi-byte one).
+  private func removeLastCharacter(_ bytes: inout [UInt8], from start: Int) -> Bool {
+    guard bytes.count > start else { return false }
+    while let last = bytes.last, bytes.count > start, last & 0xC0 == 0x80 { bytes.removeLast() }
+    if bytes.count > start { bytes.removeLast() }
+    return true
+  }
+
+  /// Pasted bytes for a one-line answer: newlines become spaces, other control bytes go.
+  /// Also says how many lines the paste had.
+  static func oneLine(_ bytes: [UInt8]) -> ([UInt8], lines: Int) {
+    var out: [UInt8] = []
+    var lines = 1
+    for byte in printable(bytes) {
+      if byte == 0x0A {
+        lines += 1
+        if !out.isEmpty && out.last != 0x20 { out.append(0x20) }
+      } else {
+        out.append(byte)
+      }
+    }
+    while out.last == 0x20 { out.removeLast() }
+    return (out, lines)
+  }
+
+  /// Pasted bytes as text: CR LF and CR become LF, tabs stay, other control bytes go.
+  static func printable(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var previous: UInt8 = 0
+    for byte in bytes {
+      defer { previous = byte }
+      switch byte {
+      case 0x0D: out.append(0x0A)
+      case 0x0A: if previous != 0x0D { out.append(0x0A) }
+      case 0x09, 0x20...0x7E, 0x80...0xFF: out.append(byte)
+      default: continue
+      }
+    }
+    return out
+  }
+
+  private func echo(_ text: String) { write(text) }
+
+  /// Clears the line being typed on screen (plain mode marks it instead).
+  private func echoClear() {
+    write(presentation.plain ? " ^U\r\n" : "\r\u{1B}[K")
   }
 
   // MARK: - Bytes
@@ -247,6 +441,19 @@ public final class TTY: Terminal {
 
   // MARK: - Modes
 
+  /// Runs `body` with keys read one at a time, unechoed (journal echoes what it keeps), and
+  /// bracketed paste on where the terminal is more than a plain one.
+  private func withMode<R>(keys: Bool, _ body: () throws -> R) throws -> R {
+    let paste = pasteMarked
+    return try withMode({
+      $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
+    }) {
+      if paste { write(TerminalRestore.pasteOn) }
+      defer { if paste { write(TerminalRestore.pasteOff) } }
+      return try body()
+    }
+  }
+
   private func withMode<R>(_ change: (inout termios) -> Void, _ body: () throws -> R) throws -> R {
     var original = termios()
     guard tcgetattr(fd, &original) == 0 else { return try body() }
@@ -270,12 +477,32 @@ private func setMinimumRead(_ state: inout termios) {
   }
 }
 
-/// Restores the terminal's mode when a signal ends the process mid-prompt.
+/// What happens to the terminal when a signal (Ctrl-C, a closed window, SIGTERM, SIGQUIT)
+/// ends the process: its mode is restored, bracketed paste turned off, input not yet read
+/// is discarded (so none of it reaches the shell), and the interrupt note is written; then
+/// the signal ends the process as it would have.
+///
+/// While a key is awaited (`catching`), the handler only records the signal and wakes the
+/// waiting `poll` through a pipe; the reader keeps what was typed, then calls `reraise`.
 enum TerminalRestore {
   nonisolated(unsafe) private static var fd: Int32 = -1
   nonisolated(unsafe) private static var state = termios()
   nonisolated(unsafe) private static var armed = false
   nonisolated(unsafe) private static var installed = false
+  /// Set while a reader waits for a key.
+  nonisolated(unsafe) static var catching = false
+  nonisolated(unsafe) private static var caught: sig_atomic_t = 0
+  nonisolated(unsafe) private static var wakeRead: Int32 = -1
+  nonisolated(unsafe) private static var wakeWrite: Int32 = -1
+  /// The terminal whose pending input is discarded at the end (the last one opened).
+  nonisolated(unsafe) static var terminalFD: Int32 = -1
+
+  static let pasteOn = "\u{1B}[?2004h"
+  static let pasteOff = "\u{1B}[?2004l"
+  nonisolated(unsafe) private static var pasteOffBytes: [UInt8] = Array(pasteOff.utf8)
+
+  /// Readable once a signal has been caught while `catching`.
+  static var wakeFD: Int32 { wakeRead }
 
   static func arm(fd: Int32, state: termios) {
     Self.fd = fd
@@ -285,6 +512,24 @@ enum TerminalRestore {
   }
 
   static func disarm() { armed = false }
+
+  /// The signal caught while a reader waited, if any (and forgets it).
+  static func takeCaught() -> Int32? {
+    guard caught != 0 else { return nil }
+    defer { caught = 0 }
+    var drain = [UInt8](repeating: 0, count: 8)
+    _ = Glibc.read(wakeRead, &drain, drain.count)
+    return caught
+  }
+
+  /// Ends the process by `signalNumber`, after restoring the terminal and writing the note.
+  static func reraise(_ signalNumber: Int32) -> Never {
+    restore()
+    signal(signalNumber, SIG_DFL)
+    raise(signalNumber)
+    // A signal that was blocked or ignored by whoever started us: end as if it had ended us.
+    exit(128 + signalNumber)
+  }
 
   nonisolated(unsafe) private static var note: UnsafeMutablePointer<UInt8>?
   nonisolated(unsafe) private static var noteLength = 0
@@ -304,27 +549,51 @@ enum TerminalRestore {
     installHandlers()
   }
 
-  private static func installHandlers() {
+  static func installHandlers() {
     guard !installed else { return }
     installed = true
-    for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
-      signal(signalNumber, restoreAndReraise)
+    var fds: [Int32] = [0, 0]
+    if pipe(&fds) == 0 {
+      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+      for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+      wakeRead = fds[0]
+      wakeWrite = fds[1]
     }
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+      signal(signalNumber, handle)
+    }
+  }
+
+  /// Discards input not read yet, so it never reaches the shell.
+  static func discardPendingInput() {
+    if terminalFD >= 0 { tcflush(terminalFD, TCIFLUSH) }
+  }
+
+  fileprivate static func handleSignal(_ signalNumber: Int32) {
+    if catching {
+      caught = signalNumber
+      var byte: UInt8 = 1
+      _ = Glibc.write(wakeWrite, &byte, 1)
+      return
+    }
+    restore()
+    signal(signalNumber, SIG_DFL)
+    raise(signalNumber)
   }
 
   fileprivate static func restore() {
     if armed {
       tcsetattr(fd, TCSANOW, &state)
+      _ = pasteOffBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       var newline: UInt8 = 0x0A
       _ = Glibc.write(fd, &newline, 1)
     }
+    discardPendingInput()
     if let note { _ = Glibc.write(noteFD, note, noteLength) }
   }
 }
 
-// Only async-signal-safe calls: tcsetattr, write, signal, raise.
-private func restoreAndReraise(_ signalNumber: Int32) {
-  TerminalRestore.restore()
-  signal(signalNumber, SIG_DFL)
-  raise(signalNumber)
+// Only async-signal-safe calls: tcsetattr, tcflush, write, signal, raise.
+private func handle(_ signalNumber: Int32) {
+  TerminalRestore.handleSignal(signalNumber)
 }

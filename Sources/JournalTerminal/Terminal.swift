@@ -12,8 +12,10 @@ public protocol Terminal: AnyObject {
   /// Asks for a secret without echoing it; the answer goes straight into guarded memory.
   func readSecret(prompt: String) throws -> SecureBytes
   /// Asks for text of any length over several lines, ended by Ctrl-D or a line holding
-  /// only ".". Returns the text without the ending.
-  func readText(prompt: String) throws -> String
+  /// only ".". Returns the text without the ending. `keep` is handed the text so far as it
+  /// grows (after each line, and what was typed when a signal ends the process), for a
+  /// caller that saves it where an interruption cannot take it.
+  func readText(prompt: String, keep: (String) -> Void) throws -> String
   /// Asks for a mood. Returns what a typed answer would be: the number, "" to keep the
   /// current value (or leave an optional one empty), "-" to clear it. The plain version,
   /// a numbered prompt with a word for each value, is the default.
@@ -24,6 +26,11 @@ public protocol Terminal: AnyObject {
 
 extension Terminal {
   public func writeLine(_ text: String = "") { write(text + "\n") }
+
+  /// Asks for text over several lines, keeping nothing of it on the way.
+  public func readText(prompt: String) throws -> String {
+    try readText(prompt: prompt) { _ in }
+  }
 
   /// Writes `text` wrapped to the terminal's width, each line after the first indented.
   public func writeWrapped(_ text: String, indent: String = "  ") {

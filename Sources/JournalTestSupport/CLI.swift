@@ -243,3 +243,14 @@ public final class Spawned: @unchecked Sendable {
       stderr: String(decoding: err, as: UTF8.self))
   }
 }
+
+extension CLI {
+  /// Starts bash running `script` on a pseudo-terminal, with `$J` the journal binary: for
+  /// what a shell sees after journal ends.
+  public func shell(_ script: String, extra: [String: String] = [:]) -> Spawned {
+    var environment = self.environment.merging(extra) { $1 }
+    environment["J"] = Self.binary
+    return Spawned(
+      arguments: ["/bin/bash", "--norc", "-c", script], environment: environment, terminal: true)
+  }
+}

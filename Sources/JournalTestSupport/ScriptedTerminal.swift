@@ -45,7 +45,7 @@ public final class ScriptedTerminal: Terminal {
     }
   }
 
-  public func readText(prompt: String) throws -> String {
+  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
     transcript += prompt
     switch try next() {
     case .text(let text):

@@ -1,22 +1,30 @@
 import ArgumentParser
 import Foundation
 import JournalApp
+import JournalTerminal
 
 // Before anything else: no core dumps, no ptrace, and files private by default.
 Runtime.hardenProcess()
+
+/// Ends journal: whatever was typed or pasted and not read is dropped first, so that none
+/// of it reaches the shell (where a pasted line would run and land in its history).
+func finish(_ code: Int32) -> Never {
+  TTY.discardPendingInput()
+  exit(code)
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 var command: any ParsableCommand
 do {
   command = try Journal.parseAsRoot(arguments)
 } catch {
-  exit(ParseFailure.report(error, arguments: arguments))
+  finish(ParseFailure.report(error, arguments: arguments))
 }
 do {
   try command.run()
-  exit(JournalApp.ExitCode.success.rawValue)
+  finish(JournalApp.ExitCode.success.rawValue)
 } catch {
   // `journal help <command>` asks for help from inside run(): ArgumentParser's own.
   let own = String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
-  exit(own ? ParseFailure.report(error, arguments: arguments) : Report.failure(error))
+  finish(own ? ParseFailure.report(error, arguments: arguments) : Report.failure(error))
 }

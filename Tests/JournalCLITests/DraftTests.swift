@@ -76,7 +76,7 @@ import Testing
     #expect(result.status == 130)
     #expect(
       process.screenText.contains(
-        "journal: your draft is kept; \"journal new\" will offer it again"))
+        "journal: your draft is kept with the date; \"journal new\" will offer it again"))
   }
 
   /// A draft open in another journal is left alone, and that journal is told so; the draft

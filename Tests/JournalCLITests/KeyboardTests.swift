@@ -1,0 +1,176 @@
+import Foundation
+import JournalTestSupport
+import Testing
+
+/// The keyboard as a terminal delivers it: a paste in one write (with and without bracketed
+/// paste markers), a key and Enter in one read, Ctrl-C, a closed window and a kill in the
+/// middle of a field; and nothing typed or pasted into journal reaches the shell after it.
+@Suite(.serialized) struct KeyboardTests {
+  static let colourTerminal = ["TERM": "xterm-256color", "COLUMNS": "80"]
+  static let paste = (start: "\u{1B}[200~", end: "\u{1B}[201~")
+
+  /// What bash reads from the terminal once journal has ended: the script prints it
+  /// between brackets, or "[]" when nothing was left.
+  static let readWhatIsLeft = #"IFS= read -r -t 2 left; printf 'LEFT[%s]\n' "$left""#
+
+  /// A three-line paste (bracketed) at a one-line prompt is one answer, its lines joined and
+  /// said so; nothing spills into the next question or the shell.
+  @Test func bracketedPasteIntoOneLineField() {
+    // Given a session and `reflect` run from a shell, on a terminal that marks pastes
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.shell(
+      #"stty -echo; "$J" reflect \#(id); "# + Self.readWhatIsLeft, extra: Self.colourTerminal)
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("\u{04}")
+    #expect(process.expect("Environment — where, and with whom "))
+    // When three lines are pasted at Environment, and Enter pressed after them
+    process.write(Self.paste.start + "by the sea\nwith Ana\nlater: rain\n" + Self.paste.end)
+    #expect(process.expect("by the sea with Ana later: rain"))
+    #expect(!process.screenText.contains("Music notes"), "a pasted newline answered")
+    process.write("\r")
+    #expect(process.expect("(the pasted lines were joined into one)"))
+    #expect(process.expect("Music notes "))
+    process.write("\r")
+    let result = process.wait()
+    // Then the environment holds all three lines as one, music is empty, the shell got nothing
+    #expect(result.status == 0, "\(result)")
+    let session = f.show(id)
+    #expect(session["environment"] as? String == "by the sea with Ana later: rain")
+    #expect(session["music"] is NSNull)
+    #expect(result.stdout.hasSuffix("LEFT[]\n"), "\(result.stdout)")
+  }
+
+  /// Without bracketed paste (a plain terminal), pasted lines answer the questions in turn,
+  /// as typed-ahead answers would, but whatever is left when journal ends is dropped: the
+  /// shell never runs it.
+  @Test func unmarkedPasteNeverReachesTheShell() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.shell(
+      #"stty -echo; "$J" reflect \#(id); "# + Self.readWhatIsLeft, extra: ["TERM": "dumb"])
+    #expect(process.expect("Mood after, 1 to 10 "))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("\u{04}")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("by the sea\nwith Ana\nrm -rf ~/later\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.show(id)["environment"] as? String == "by the sea")
+    #expect(f.show(id)["music"] as? String == "with Ana")
+    #expect(result.stdout.hasSuffix("LEFT[]\n"), "\(result.stdout)")
+  }
+
+  /// A key and Enter arriving in one read: the key answers, and the Enter goes with it
+  /// rather than answering the next question.
+  @Test func keyAndEnterInOneRead() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("to arrive\r.\r")
+    #expect(process.expect("5 😐 neutral"))
+    process.write("\r")
+    #expect(process.expect("No thanks [3] "))
+    // When "2" and Enter come in one write
+    process.write("2\r")
+    #expect(process.expect("Tomorrow"))
+    #expect(process.expect("Add them now? [y/N] "))
+    usleep(200_000)
+    #expect(
+      !process.screenText.contains("Add them any time"), "the Enter answered the next question")
+    process.write("n\r")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    // Then the reminder is set for tomorrow
+    let reminders = f.run("reminders", "list")
+    #expect(reminders.stdout.contains("repeats daily"), "\(reminders)")
+  }
+
+  /// How a field is interrupted.
+  enum Interruption: String, CaseIterable {
+    case ctrlC, hangup, kill9
+  }
+
+  /// Typing the intention, interrupted mid-line: the lines already typed are in the draft
+  /// (with Ctrl-C and a closed terminal, the unfinished line too), the message says exactly
+  /// what was kept, and the next `journal new` resumes with them.
+  @Test(arguments: Interruption.allCases)
+  func intentionSurvivesInterruption(_ how: Interruption) {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("to meet the fear\rand to rest aft")
+    #expect(process.expect("and to rest aft"))
+    switch how {
+    case .ctrlC: process.write("\u{03}")
+    case .hangup: process.signal(SIGHUP)
+    case .kill9: process.signal(SIGKILL)
+    }
+    let stopped = process.wait()
+    #expect(stopped.status != 0)
+    let expected = how == .kill9 ? "to meet the fear" : "to meet the fear\nand to rest aft"
+    if how == .ctrlC {
+      #expect(
+        process.screenText.contains(
+          "journal: your draft is kept with the date, the treatment and 2 lines of the "
+            + "intention; \"journal new\" will offer it again"), "\(process.screenText)")
+    }
+    // When the draft is resumed
+    let resumed = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    #expect(resumed.expect("Resume it, discard it, or keep it for later? [R/d/k] "))
+    resumed.write("r\r")
+    // The dose was left empty, so it is asked again; the intention is not.
+    #expect(resumed.expect("Dose (optional) "))
+    resumed.write("\r")
+    #expect(resumed.expect("5 😐 neutral"))
+    #expect(!resumed.screenText.contains("Intention"))
+    resumed.write("\r")
+    #expect(resumed.expect("No thanks [3] "))
+    resumed.write("\r")
+    #expect(resumed.expect("Add them now? [y/N] "))
+    resumed.write("\r")
+    let result = resumed.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String == expected)
+  }
+
+  /// Without bracketed paste, a pasted line holding only "." with more text behind it does
+  /// not end the intention: the whole paste is kept, and the screen says so.
+  @Test func pastedDotLineIsText() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: ["TERM": "dumb"])
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\n\n\n")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("a list:\n.\nand more\n")
+    #expect(process.expect("inside pasted text was kept as text"))
+    process.write(".\n")
+    #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
+    process.write("5\n")
+    #expect(process.expect("No thanks [3] "))
+    process.write("\n")
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String
+        == "a list:\n.\nand more")
+  }
+}
