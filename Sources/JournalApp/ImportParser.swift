@@ -99,7 +99,7 @@ public struct ImportParser {
       }
     }
     func time(_ field: String) throws -> Date {
-      guard let text = try string(field, required: true), let date = parseISO(text) else {
+      guard let text = try string(field, required: true), let date = ISO8601.parse(text) else {
         throw refuse(field, "is not an ISO 8601 date")
       }
       return date
@@ -164,26 +164,6 @@ public struct ImportParser {
       music: try text(.music, "music", multiline: true),
       moodAfter: try mood("mood_after", required: false),
       reflection: reflection, created: created, updated: updated, status: status)
-  }
-
-  static func parseISO(_ text: String) -> Date? {
-    // ICU's parser crashes (SIGFPE) on a long fraction of a second, which the import fuzzer
-    // found: only a plain ASCII date of sane length reaches it, with the fraction cut to
-    // milliseconds (Python writes microseconds).
-    var bytes = Array(text.utf8)
-    guard bytes.count <= 40, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-    if let dot = bytes.firstIndex(of: 0x2E) {
-      var end = dot + 1
-      while end < bytes.count, (0x30...0x39).contains(bytes[end]) { end += 1 }
-      guard end - dot > 1 else { return nil }
-      if end - dot > 4 { bytes.removeSubrange((dot + 4)..<end) }
-    }
-    let text = String(decoding: bytes, as: UTF8.self)
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter.date(from: text)
   }
 
   // MARK: - jrnl

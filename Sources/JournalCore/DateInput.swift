@@ -50,7 +50,7 @@ public struct DateInput: Sendable {
     if words.count == 1, text.contains(":"), !text.contains("-") {
       return try at(time: text, on: now)
     }
-    if let iso = Self.iso8601(text) { return iso }
+    if let iso = ISO8601.parse(text) { return iso }
     let parts = text.split(whereSeparator: { $0 == " " || $0 == "t" }).map(String.init)
     guard parts.count == 1 || parts.count == 2 else { throw .unreadableDate }
     let ymd = parts[0].split(separator: "-", omittingEmptySubsequences: false)
@@ -111,18 +111,5 @@ public struct DateInput: Sendable {
       throw .unreadableDate
     }
     return date
-  }
-
-  private static func iso8601(_ text: String) -> Date? {
-    guard
-      text.hasSuffix("z")
-        || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil,
-      text.contains("t")
-    else { return nil }
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    if let date = formatter.date(from: text.uppercased()) { return date }
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter.date(from: text.uppercased())
   }
 }

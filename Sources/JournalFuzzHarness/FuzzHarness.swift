@@ -17,6 +17,7 @@ public enum FuzzHarness {
   /// The targets, by the name of their fuzzer and corpus directory.
   public static let targets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
     "record": record, "draft": draft, "header": header, "import": importFile, "agent": agent,
+    "date": date,
   ]
 
   /// A fixed key and id: the harness must be deterministic for libFuzzer.
@@ -32,6 +33,24 @@ public enum FuzzHarness {
     }
   }()
   static let id = SessionID(randomBytes: [UInt8](repeating: 0x5A, count: 16))
+
+  // MARK: - Dates (ISO8601, DateInput)
+
+  /// The bytes as a typed or imported date: the one ISO 8601 reader, and every form
+  /// `DateInput` reads (`--date`, `--since`, `--until`, `remind --at`).
+  public static func date(_ data: UnsafeRawBufferPointer) {
+    let text = String(decoding: data, as: UTF8.self)
+    _ = ISO8601.parse(text)
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+    for zone in dateZones {
+      let input = DateInput(timeZone: zone)
+      _ = try? input.parse(text, now: now)
+      _ = try? input.parseInstant(text, now: now)
+    }
+  }
+
+  static let dateZones = ["UTC", "Pacific/Chatham", "America/St_Johns"].compactMap(
+    TimeZone.init(identifier:))
 
   // MARK: - Record envelope (RecordCipher) and plaintext layout (RecordCodec)
 
@@ -196,6 +215,11 @@ public enum FuzzHarness {
     let export = Export.json([session], exported: when)
     func frame(_ kind: UInt8, _ payload: [UInt8]) -> [UInt8] { AgentProtocol.frame(kind, payload) }
     return [
+      "date": [
+        "2026-11-21T18:30:00Z", "2026-11-21T18:30:00.123456+01:00", "2026-11-21 18:30",
+        "yesterday 20:00", "18:30", "2026-02-29",
+        "2026-01-01T00:00:00." + String(repeating: "9", count: 70) + "Z",
+      ].map { Array($0.utf8) },
       "record": [
         [0] + summary, [0] + body,
         [1] + (try cipher.seal(summary, id: id.bytes, column: .summary)), [1] + body,

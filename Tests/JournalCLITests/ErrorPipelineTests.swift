@@ -82,4 +82,30 @@ import Testing
     let verify = f.run("verify")
     #expect(verify.stderr.hasSuffix("journal: the 1 session is intact\n"), "\(verify)")
   }
+
+  /// A date with a 70-digit fraction of a second (ICU's SIGFPE, exit 136 before) is read by
+  /// journal's own parser wherever a date is typed: --date, --since and remind --at.
+  @Test func longFractionInEveryDateFlag() {
+    let f = CLIFixture().initialise()
+    let long = "2026-01-01T00:00:00." + String(repeating: "7", count: 70) + "Z"
+    let short = "2026-01-01T00:00:00." + String(repeating: "7", count: 30) + "Z"
+    // Over the cap: one clear line, exit 2, no crash
+    let refused = f.run("new", "--intention", "x", "--mood-before", "5", "--date", long)
+    #expect(refused.status == 2, "\(refused)")
+    #expect(refused.stderr.hasPrefix("journal: error: the date could not be read\n"))
+    // Within it: read, to the millisecond
+    let saved = f.run("new", "--intention", "x", "--mood-before", "5", "--date", short)
+    #expect(saved.status == 0, "\(saved)")
+    let id = saved.stdout.trimmingCharacters(in: .newlines)
+    #expect((f.show(id)["date"] as? String)?.hasPrefix("2026-01-01T00:00:00.777") == true)
+    for arguments in [
+      ["list", "--json"], ["export", "--since", long], ["export", "--until", long],
+    ] {
+      let result = f.cli.run(arguments)
+      #expect(result.status == (arguments[0] == "list" ? 0 : 2), "\(arguments): \(result)")
+    }
+    let remind = f.run("remind", id, "--at", long)
+    #expect(remind.status == 2, "\(remind)")
+    #expect(remind.stderr.hasPrefix("journal: error: the date could not be read\n"))
+  }
 }

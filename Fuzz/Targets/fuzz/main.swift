@@ -2,7 +2,7 @@ import CLibFuzzer
 import Glibc
 import JournalFuzzHarness
 
-/// The parser to fuzz, named by JOURNAL_FUZZ_TARGET: record, draft, header, import or agent
+/// The parser to fuzz, named by JOURNAL_FUZZ_TARGET: record, draft, header, import, agent or date
 /// (`FuzzHarness.targets`). One executable for all of them: libFuzzer's entry point is a
 /// single C symbol.
 nonisolated(unsafe) let target: (UnsafeRawBufferPointer) -> Void = {
