@@ -91,7 +91,7 @@ let package = Package(
       swiftSettings: strict
     ),
     // One entry point per parser of untrusted bytes, for the fuzzers (Fuzz/) and the corpus
-    // replay in JournalReliabilityTests. Uses @testable imports: debug builds only.
+    // replay in JournalReliabilityTests. Public API only, so release builds build it too.
     .target(
       name: "JournalFuzzHarness",
       dependencies: [

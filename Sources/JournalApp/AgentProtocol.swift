@@ -13,10 +13,10 @@ import JournalSystem
 public enum AgentProtocol {
   static let magic: [UInt8] = Array("JRNA".utf8)
   static let version: UInt8 = 1
-  static let headerBytes = 8
+  public static let headerBytes = 8
   static let maximumPayload = 64
 
-  enum Command: UInt8 {
+  public enum Command: UInt8 {
     /// Payload: the vault id (16). Answer: the data key (32).
     case keys = 1
     /// No payload. Answer: idle seconds left (4, LE) ‖ lifetime seconds left (4, LE).
@@ -35,7 +35,7 @@ public enum AgentProtocol {
     case refused = 4
   }
 
-  static func frame(_ kind: UInt8, _ payload: [UInt8]) -> [UInt8] {
+  public static func frame(_ kind: UInt8, _ payload: [UInt8]) -> [UInt8] {
     magic + [version, kind, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
   }
 
@@ -46,7 +46,7 @@ public enum AgentProtocol {
 
   // MARK: - Sockets
 
-  static func address(_ path: String) -> sockaddr_un? {
+  public static func address(_ path: String) -> sockaddr_un? {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -59,7 +59,7 @@ public enum AgentProtocol {
   }
 
   /// Reads exactly `count` bytes within `timeout` seconds; nil on timeout, EOF or error.
-  static func read(_ fd: Int32, count: Int, timeout: Double) -> [UInt8]? {
+  public static func read(_ fd: Int32, count: Int, timeout: Double) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: count)
     var offset = 0
     let deadline = Date().addingTimeInterval(timeout)
@@ -95,7 +95,7 @@ public enum AgentProtocol {
     }
   }
 
-  static func write(_ fd: Int32, _ bytes: [UInt8]) {
+  public static func write(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
       let sent = bytes.withUnsafeBytes {

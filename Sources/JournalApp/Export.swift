@@ -72,7 +72,7 @@ public enum Export {
     ]
   }
 
-  static func json(_ sessions: [Session], exported: Date) -> String {
+  public static func json(_ sessions: [Session], exported: Date) -> String {
     let document: [String: Any] = [
       "format": formatName, "version": version, "exported": DisplayFormat.iso8601(exported),
       "sessions": sessions.map(object),

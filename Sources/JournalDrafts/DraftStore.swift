@@ -25,9 +25,9 @@ public final class DraftStore {
 
   /// The largest draft file read: far above five fields at their limits, far below memory.
   static let maximumFileBytes = 8 * 1024 * 1024
-  static let magic = Array("JRNLDRFT".utf8)
-  static let formatVersion: UInt8 = 1
-  static let headerBytes = magic.count + 1 + 16 + 16
+  public static let magic = Array("JRNLDRFT".utf8)
+  public static let formatVersion: UInt8 = 1
+  public static let headerBytes = magic.count + 1 + 16 + 16
 
   public init(directory: String, keys: VaultKeys, random: some RandomSource) throws {
     try FileSafety.privateDirectory(directory, create: true)
@@ -112,7 +112,7 @@ public final class DraftStore {
 
   // MARK: - Files
 
-  func path(_ id: SessionID, _ suffix: String) -> String {
+  public func path(_ id: SessionID, _ suffix: String) -> String {
     directory + "/" + prefix + id.hex + suffix
   }
 
@@ -145,7 +145,7 @@ public final class DraftStore {
   private struct NewerDraft: Error { let version: Int }
 
   /// Reads and opens a draft file; nil when it is gone.
-  func read(_ id: SessionID) throws -> StoredDraft? {
+  public func read(_ id: SessionID) throws -> StoredDraft? {
     let draftPath = path(id, ".draft")
     let fd = Glibc.open(draftPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {

@@ -1,38 +1,22 @@
 import Foundation
 import JournalCore
 
-/// The plaintext layout of a session's two encrypted columns (SECURITY.md, "Record layout").
-///
-/// Each is a version byte (1) followed by fields as tag (1 byte) ‖ length (4 bytes,
-/// little-endian) ‖ value. Times are milliseconds since 1970-01-01 UTC as signed 64-bit
-/// little-endian; moods one byte; texts UTF-8. Unknown tags, repeated tags and trailing
-/// bytes are errors: a reader must not guess.
-enum RecordCodec {
+/// The plaintext layout of a session's two encrypted columns (SECURITY.md, "Record layout"):
+/// which of FieldCodec's tags each holds. Public for the fuzz harness and the independent
+/// checks; the store is its only writer.
+public enum RecordCodec {
   static let version: UInt8 = 1
-
-  enum Tag: UInt8 {
-    case date = 1, treatment = 2, treatmentName = 3, moodBefore = 4, moodAfter = 5
-    case status = 6, created = 7, updated = 8
-    case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
-  }
-
-  struct Malformed: Error {}
-
-  /// The tags a column may hold, one bit a tag (a set of tags, without hashing per field).
-  struct Tags {
-    let bits: UInt32
-
-    init(_ tags: [Tag]) { bits = tags.reduce(0) { $0 | 1 << $1.rawValue } }
-
-    func contains(_ tag: Tag) -> Bool { bits & 1 << tag.rawValue != 0 }
-  }
+  typealias Tag = FieldCodec.Tag
+  typealias Tags = FieldCodec.Tags
+  typealias Fields = FieldCodec.Fields
+  typealias Malformed = FieldCodec.Malformed
 
   static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
   ])
   static let bodyTags = Tags([.dose, .intention, .environment, .music, .reflection])
 
-  static func encodeSummary(_ s: Session) -> [UInt8] {
+  public static func encodeSummary(_ s: Session) -> [UInt8] {
     var out: [UInt8] = [version]
     put(.date, time: s.date, into: &out)
     put(.treatment, text: s.treatment.key, into: &out)
@@ -45,7 +29,7 @@ enum RecordCodec {
     return out
   }
 
-  static func encodeBody(_ s: Session) -> [UInt8] {
+  public static func encodeBody(_ s: Session) -> [UInt8] {
     var out: [UInt8] = [version]
     out.reserveCapacity(16 + s.intention.utf8.count + (s.reflection?.utf8.count ?? 0))
     if let dose = s.dose { put(.dose, text: dose, into: &out) }
@@ -56,7 +40,7 @@ enum RecordCodec {
     return out
   }
 
-  static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
+  public static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
   {
     let fields = try split(bytes, allowed: summaryTags)
     guard let date = try time(fields[.date]), let treatment = try treatment(fields),
@@ -110,11 +94,11 @@ enum RecordCodec {
     }
   }
 
-  struct Body {
-    var dose, intention, environment, music, reflection: String?
+  public struct Body {
+    public var dose, intention, environment, music, reflection: String?
   }
 
-  static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
+  public static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
     let fields = try split(bytes, allowed: bodyTags)
     let body = Body(
       dose: try text(fields[.dose]), intention: try text(fields[.intention]),
@@ -127,70 +111,30 @@ enum RecordCodec {
   // MARK: - Fields
 
   private static func put(_ tag: Tag, bytes: some Collection<UInt8>, into out: inout [UInt8]) {
-    out.append(tag.rawValue)
-    let length = UInt32(bytes.count)
-    withUnsafeBytes(of: length.littleEndian) { out.append(contentsOf: $0) }
-    out.append(contentsOf: bytes)
+    FieldCodec.put(tag, bytes: bytes, into: &out)
   }
 
   private static func put(_ tag: Tag, text: String, into out: inout [UInt8]) {
-    put(tag, bytes: text.utf8, into: &out)
+    FieldCodec.put(tag, text: text, into: &out)
   }
 
   private static func put(_ tag: Tag, time: Date, into out: inout [UInt8]) {
-    let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
-    withUnsafeBytes(of: millis.littleEndian) { put(tag, bytes: $0, into: &out) }
+    FieldCodec.put(tag, time: time, into: &out)
   }
 
-  /// The fields of a plaintext, by tag. A flat table rather than a dictionary: `list` splits
-  /// one summary per session.
-  struct Fields {
-    private var slots = InlineArray<21, UnsafeRawBufferPointer?>(repeating: nil)
-
-    subscript(tag: Tag) -> UnsafeRawBufferPointer? {
-      get { slots[Int(tag.rawValue)] }
-      set { slots[Int(tag.rawValue)] = newValue }
-    }
-  }
-
-  private static func split(
-    _ bytes: UnsafeRawBufferPointer, allowed: Tags
-  ) throws -> Fields {
-    guard bytes.first == version else { throw Malformed() }
-    var fields = Fields()
-    var offset = 1
-    while offset < bytes.count {
-      guard bytes.count - offset >= 5, let tag = Tag(rawValue: bytes[offset]),
-        allowed.contains(tag), fields[tag] == nil
-      else { throw Malformed() }
-      let count =
-        Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) << 16
-        | Int(bytes[offset + 4]) << 24
-      offset += 5
-      guard bytes.count - offset >= count else { throw Malformed() }
-      fields[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-      offset += count
-    }
-    return fields
+  private static func split(_ bytes: UnsafeRawBufferPointer, allowed: Tags) throws -> Fields {
+    try FieldCodec.split(bytes, version: version, allowed: allowed)
   }
 
   private static func text(_ slice: UnsafeRawBufferPointer?) throws -> String? {
-    guard let slice else { return nil }
-    guard let text = String(validating: slice, as: UTF8.self) else { throw Malformed() }
-    return text
+    try FieldCodec.text(slice)
   }
 
   private static func time(_ slice: UnsafeRawBufferPointer?) throws -> Date? {
-    guard let slice else { return nil }
-    guard slice.count == 8 else { throw Malformed() }
-    var millis: Int64 = 0
-    withUnsafeMutableBytes(of: &millis) { $0.copyMemory(from: slice) }
-    return Date(timeIntervalSince1970: Double(Int64(littleEndian: millis)) / 1000)
+    try FieldCodec.time(slice)
   }
 
   private static func mood(_ slice: UnsafeRawBufferPointer?) throws -> Mood? {
-    guard let slice else { return nil }
-    guard slice.count == 1, let mood = Mood(Int(slice[0])) else { throw Malformed() }
-    return mood
+    try FieldCodec.mood(slice)
   }
 }

@@ -8,11 +8,19 @@ struct FuzzCorpusTests {
   static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../Fuzz/Corpus").standardized.path
 
-  /// Every corpus file of every target runs through its parser without a crash. (The agent
-  /// target starts an agent, with its signal handlers, in the process: it is replayed by
-  /// Scripts/torture's fuzz run, not inside the test runner.)
+  /// The errors a parser may refuse an input with: journal's own, each with words and an
+  /// exit code. Anything else (a Foundation error, a bug's) would reach a person as an
+  /// internal error.
+  static let documentedRefusals: Set<String> = [
+    "Malformed", "ValidationError", "AppError", "CryptoError", "StoreError", "DraftError",
+  ]
+
+  /// Every corpus file of every target runs through its parser without a crash, and every
+  /// refusal is a documented one. (The agent target starts an agent, with its signal
+  /// handlers, in the process: it is replayed by Scripts/torture's fuzz run, not here.)
   @Test func replay() throws {
     var inputs = 0
+    var verdicts: [String: Int] = [:]
     for (name, target) in FuzzHarness.targets where name != "agent" {
       let directory = Self.corpus + "/" + name
       let files = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -20,10 +28,23 @@ struct FuzzCorpusTests {
       for file in files {
         let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
         data.withUnsafeBytes { target($0) }
+        switch data.withUnsafeBytes({ FuzzHarness.verdict(name, $0) }) {
+        case .refused(let type):
+          #expect(Self.documentedRefusals.contains(type), "\(name)/\(file): refused by \(type)")
+          verdicts["refused", default: 0] += 1
+        case .accepted: verdicts["accepted", default: 0] += 1
+        case nil: break
+        }
         inputs += 1
       }
     }
-    Torture.report("fuzz corpus replay", ["inputs": inputs])
+    #expect(verdicts["accepted", default: 0] > 0 && verdicts["refused", default: 0] > 0)
+    Torture.report(
+      "fuzz corpus replay",
+      [
+        "inputs": inputs, "accepted": verdicts["accepted", default: 0],
+        "refused": verdicts["refused", default: 0],
+      ])
   }
 
   /// With JOURNAL_FUZZ_WRITE_SEEDS=1, writes the seeds made by journal's own writers into
@@ -39,6 +60,11 @@ struct FuzzCorpusTests {
           try Data(seed).write(to: URL(fileURLWithPath: directory + "/seed-\(index)"))
         }
         if name != "agent" { seed.withUnsafeBytes { FuzzHarness.targets[name]?($0) } }
+        // What journal's own writers make, its own readers accept.
+        let verdict = seed.withUnsafeBytes { FuzzHarness.verdict(name, $0) }
+        #expect(
+          verdict == nil || verdict == .accepted,
+          "\(name) seed \(index): \(String(describing: verdict))")
       }
     }
   }

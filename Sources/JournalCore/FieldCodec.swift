@@ -1,0 +1,112 @@
+import Foundation
+
+/// The one TLV layout of every sealed plaintext (SECURITY.md, "Record layout" and "Draft
+/// files"): a version byte, then fields as tag (1 byte) ‖ length (4 bytes, little-endian) ‖
+/// value. Times are milliseconds since 1970-01-01 UTC as signed 64-bit little-endian; moods
+/// one byte; texts UTF-8. Unknown tags, tags a layout does not allow, repeated tags and
+/// lengths past the end are errors: a reader must not guess.
+///
+/// The session's two columns (RecordCodec) and a draft (DraftCodec) are layouts over it:
+/// which tags each holds, and which are required.
+public enum FieldCodec {
+  /// The tags, one numbering for every layout (a draft's "started" is the record's created).
+  public enum Tag: UInt8, Sendable {
+    case date = 1, treatment = 2, treatmentName = 3, moodBefore = 4, moodAfter = 5
+    case status = 6, created = 7, updated = 8
+    case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
+  }
+
+  /// A plaintext that does not follow the layout. Carries nothing of its content.
+  public struct Malformed: Error, Equatable {
+    public init() {}
+  }
+
+  /// The tags a layout may hold, one bit a tag (a set without hashing per field).
+  public struct Tags: Sendable {
+    let bits: UInt32
+
+    public init(_ tags: [Tag]) { bits = tags.reduce(0) { $0 | 1 << $1.rawValue } }
+
+    public func contains(_ tag: Tag) -> Bool { bits & 1 << tag.rawValue != 0 }
+  }
+
+  /// The fields of a plaintext, by tag: slices of the bytes split. A flat table rather than
+  /// a dictionary: `list` splits one summary per session.
+  public struct Fields {
+    private var slots = InlineArray<21, UnsafeRawBufferPointer?>(repeating: nil)
+
+    public subscript(tag: Tag) -> UnsafeRawBufferPointer? {
+      get { slots[Int(tag.rawValue)] }
+      set { slots[Int(tag.rawValue)] = newValue }
+    }
+  }
+
+  // MARK: - Writing
+
+  public static func put(_ tag: Tag, bytes: some Collection<UInt8>, into out: inout [UInt8]) {
+    out.append(tag.rawValue)
+    let length = UInt32(bytes.count)
+    withUnsafeBytes(of: length.littleEndian) { out.append(contentsOf: $0) }
+    out.append(contentsOf: bytes)
+  }
+
+  public static func put(_ tag: Tag, text: String, into out: inout [UInt8]) {
+    put(tag, bytes: text.utf8, into: &out)
+  }
+
+  public static func put(_ tag: Tag, time: Date, into out: inout [UInt8]) {
+    let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
+    withUnsafeBytes(of: millis.littleEndian) { put(tag, bytes: $0, into: &out) }
+  }
+
+  public static func put(_ tag: Tag, mood: Mood, into out: inout [UInt8]) {
+    put(tag, bytes: [UInt8(mood.value)], into: &out)
+  }
+
+  // MARK: - Reading
+
+  /// Splits `bytes` (which must start with `version`) into fields, allowing only `allowed`.
+  public static func split(
+    _ bytes: UnsafeRawBufferPointer, version: UInt8, allowed: Tags
+  ) throws(Malformed) -> Fields {
+    guard bytes.first == version else { throw Malformed() }
+    var fields = Fields()
+    var offset = 1
+    while offset < bytes.count {
+      guard bytes.count - offset >= 5, let tag = Tag(rawValue: bytes[offset]),
+        allowed.contains(tag), fields[tag] == nil
+      else { throw Malformed() }
+      let count =
+        Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) << 16
+        | Int(bytes[offset + 4]) << 24
+      offset += 5
+      guard bytes.count - offset >= count else { throw Malformed() }
+      fields[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+      offset += count
+    }
+    return fields
+  }
+
+  /// A text field: valid UTF-8, or an error.
+  public static func text(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> String? {
+    guard let slice else { return nil }
+    guard let text = String(validating: slice, as: UTF8.self) else { throw Malformed() }
+    return text
+  }
+
+  /// A time field: exactly 8 bytes.
+  public static func time(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> Date? {
+    guard let slice else { return nil }
+    guard slice.count == 8 else { throw Malformed() }
+    var millis: Int64 = 0
+    withUnsafeMutableBytes(of: &millis) { $0.copyMemory(from: slice) }
+    return Date(timeIntervalSince1970: Double(Int64(littleEndian: millis)) / 1000)
+  }
+
+  /// A mood field: exactly one byte, 1 to 10.
+  public static func mood(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> Mood? {
+    guard let slice else { return nil }
+    guard slice.count == 1, let mood = Mood(Int(slice[0])) else { throw Malformed() }
+    return mood
+  }
+}
