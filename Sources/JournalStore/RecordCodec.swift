@@ -40,8 +40,9 @@ public enum RecordCodec {
     return out
   }
 
-  public static func decodeSummary(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> SessionSummary
-  {
+  public static func decodeSummary(
+    _ bytes: UnsafeRawBufferPointer, id: SessionID
+  ) throws -> SessionSummary {
     let fields = try split(bytes, allowed: summaryTags)
     guard let date = try time(fields[.date]), let treatment = try treatment(fields),
       let before = try mood(fields[.moodBefore]),
