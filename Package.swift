@@ -55,6 +55,12 @@ let package = Package(
       dependencies: ["JournalCore", "JournalCrypto", "JournalSystem"],
       swiftSettings: strict
     ),
+    // The unlock agent: its server, client and wire format, and its lifetime state machine.
+    .target(
+      name: "JournalAgent",
+      dependencies: ["JournalCore", "JournalCrypto", "JournalSystem", "CJournalSystem"],
+      swiftSettings: strict
+    ),
     // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
     // and the renderings of sessions, lists and trends.
     .target(
@@ -68,7 +74,7 @@ let package = Package(
       name: "JournalApp",
       dependencies: [
         "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
-        "JournalTerminal", "CJournalSystem",
+        "JournalTerminal", "JournalAgent", "CJournalSystem",
       ],
       swiftSettings: strict
     ),
@@ -96,6 +102,7 @@ let package = Package(
       name: "JournalFuzzHarness",
       dependencies: [
         "JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStore",
+        "JournalAgent",
       ],
       swiftSettings: strict
     ),
@@ -120,6 +127,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "JournalAgentTests",
+      dependencies: ["JournalAgent", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "JournalDraftsTests",
       dependencies: ["JournalDrafts", "JournalCrypto", "JournalCore", "JournalTestSupport"],
       swiftSettings: strict
@@ -127,7 +139,7 @@ let package = Package(
     .testTarget(
       name: "JournalAppTests",
       dependencies: [
-        "JournalDrafts", "JournalSystem", "JournalTerminal",
+        "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict

@@ -1,4 +1,5 @@
 import Glibc
+import JournalAgent
 import JournalCore
 import JournalCrypto
 import JournalDrafts
@@ -250,6 +251,24 @@ public struct Diagnosis: Equatable, Sendable {
     }
   }
 
+  static func agent(_ error: AgentError) -> Diagnosis {
+    switch error {
+    case .socket(let path, let code):
+      return Diagnosis(
+        message:
+          #"the unlock agent cannot use its socket "\#(path)": \#(String(cString: strerror(code)))"#,
+        hint: "the journal stays locked; the passphrase still opens it", exitCode: .ioError)
+    case .socketPathTooLong(let path):
+      return Diagnosis(
+        message: #"the unlock agent's socket path "\#(path)" is too long"#,
+        hint: "set XDG_RUNTIME_DIR to a shorter private directory", exitCode: .ioError)
+    case .notStarted:
+      return Diagnosis(
+        message: "the unlock agent did not start",
+        hint: "the journal stays locked; the passphrase still opens it", exitCode: .ioError)
+    }
+  }
+
   static func draft(_ error: DraftError) -> Diagnosis {
     switch error {
     case .inUse(let id):
@@ -426,6 +445,10 @@ extension SystemError: Diagnosable {
 
 extension TerminalError: Diagnosable {
   public var diagnosis: Diagnosis { .terminal(self) }
+}
+
+extension AgentError: Diagnosable {
+  public var diagnosis: Diagnosis { .agent(self) }
 }
 
 extension DraftError: Diagnosable {

@@ -28,6 +28,12 @@ public enum ReminderCommands {
     }
   }
 
+  /// How many sessions wait for reflection, from the clear status column (no key, nothing
+  /// decrypted, no purge: fast enough for a shell prompt).
+  public static func waitingCount(_ runtime: Runtime) throws -> Int {
+    try Vault.open(at: try runtime.vaultPath()).waitingCount()
+  }
+
   /// Delivers the reminders that are due, once; `note` says what could not be delivered.
   public static func deliverDue(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
     let vault = try Vault.open(at: try runtime.vaultPath())

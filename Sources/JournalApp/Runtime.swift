@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalAgent
 import JournalCrypto
 import JournalDrafts
 import JournalStore

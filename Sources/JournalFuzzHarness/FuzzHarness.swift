@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JournalApp
+import JournalAgent
 import JournalCore
 import JournalCrypto
 import JournalDrafts

@@ -1,4 +1,5 @@
 import Foundation
+import JournalAgent
 import JournalApp
 import JournalCore
 import JournalCrypto
@@ -40,6 +41,8 @@ struct DiagnosisTests {
     SystemError.notARegularFile(path: "/n"), SystemError.io(path: "/i", errno: EACCES),
     SystemError.standardOutput(errno: ENOSPC), SystemError.noPrivateMemoryDirectory,
     TerminalError.stopped, TerminalError.secretTooLong(maximum: 1024),
+    AgentError.socket(path: "/s", errno: EADDRINUSE), AgentError.socketPathTooLong(path: "/s"),
+    AgentError.notStarted,
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC),
@@ -99,6 +102,7 @@ struct DiagnosisTests {
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
+    #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 29)
   }
 
@@ -137,6 +141,7 @@ struct DiagnosisTests {
     case let error as SystemError: expected(error)
     case let error as DraftError: expected(error)
     case let error as TerminalError: expected(error)
+    case let error as AgentError: expected(error)
     case let error as AppError: expected(error)
     default: .internalError
     }
@@ -183,6 +188,12 @@ struct DiagnosisTests {
     case .exists: .notAllowed
     case .symlink, .wrongOwner, .unsafePermissions, .notARegularFile, .noPrivateMemoryDirectory:
       .unsafeFiles
+    }
+  }
+
+  static func expected(_ error: AgentError) -> ExitCode {
+    switch error {
+    case .socket, .socketPathTooLong, .notStarted: .ioError
     }
   }
 

@@ -44,14 +44,8 @@ import Testing
     #expect(f.run("lock").stderr == "journal: already locked\n")
   }
 
-  /// The idle timeout locks by itself; the socket goes with it.
-  @Test func idleTimeout() {
-    let runtime = Runtime()
-    let f = fixture(runtime)
-    #expect(f.run("unlock", "--for", "1s").status == 0)
-    #expect(eventually { f.run("unlock", "--status").stdout == "locked\n" })
-    #expect(!FileManager.default.fileExists(atPath: runtime.socket))
-  }
+  // The idle timeout and the maximum lifetime are tested by moving a clock
+  // (JournalAgentTests.AgentServerTests), not by waiting here.
 
   /// Another vault is never opened with the unlocked vault's key.
   @Test func otherVault() {

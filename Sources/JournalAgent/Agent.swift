@@ -2,7 +2,6 @@ import CJournalSystem
 import Foundation
 import Glibc
 import JournalCrypto
-import JournalStore
 import JournalSystem
 
 /// The unlock agent: one process per user holding one vault's data key in guarded memory,
@@ -11,32 +10,69 @@ import JournalSystem
 public final class Agent {
   private let vaultID: [UInt8]
   private let dataKey: SecureBytes
-  private let idleTimeout: TimeInterval
-  private let deadline: Date
-  private var idleDeadline: Date
+  private var lifetime: AgentLifetime
+  private let now: @Sendable () -> Date
   private let socketPath: String
   private var listener: Int32 = -1
 
+  /// An agent for `dataKey`, living by `now` (the real clock; tests hand it one they move).
   public init(
     vaultID: [UInt8], dataKey: SecureBytes, idleTimeout: TimeInterval, lifetime: TimeInterval,
-    socketPath: String
+    socketPath: String, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.vaultID = vaultID
     self.dataKey = dataKey
-    self.idleTimeout = idleTimeout
-    self.deadline = Date().addingTimeInterval(lifetime)
-    self.idleDeadline = Date().addingTimeInterval(min(idleTimeout, lifetime))
+    self.now = now
+    self.lifetime = AgentLifetime(started: now(), idle: idleTimeout, maximum: lifetime)
     self.socketPath = socketPath
+  }
+
+  /// `journal agent-serve`: reads the vault id (16 bytes) and the data key (32) from standard
+  /// input straight into guarded memory (never argv, never an ordinary buffer), binds the
+  /// socket, says "ready" on standard output, lets go of the terminal's descriptors, and
+  /// serves until its time is up.
+  public static func serveFromStandardInput(
+    idle: TimeInterval, lifetime: TimeInterval, environment: [String: String]
+  ) throws {
+    let material = try SecureBytes(count: 48)
+    var filled = 0
+    material.withUnsafeMutableBytes { buffer in
+      while filled < buffer.count {
+        let count = read(
+          STDIN_FILENO, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        filled += count
+      }
+    }
+    guard filled == 48 else { throw AgentError.notStarted }
+    let vaultID = material.withUnsafeBytes { Array($0.prefix(16)) }
+    let dataKey = try SecureBytes(count: 32)
+    dataKey.withUnsafeMutableBytes { out in
+      material.withUnsafeBytes {
+        out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[16...]))
+      }
+    }
+    material.wipe()
+    let agent = Agent(
+      vaultID: vaultID, dataKey: dataKey, idleTimeout: idle, lifetime: lifetime,
+      socketPath: try AgentProtocol.socketPath(environment: environment))
+    try agent.bind()
+    AgentProtocol.writeAll(STDOUT_FILENO, Array("ready\n".utf8))
+    let null = open("/dev/null", O_RDWR)
+    for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { dup2(null, fd) }
+    close(null)
+    agent.serve()
   }
 
   /// Binds the socket (0600, in the private runtime directory), replacing a stale one.
   public func bind() throws {
     unlink(socketPath)
     guard var address = AgentProtocol.address(socketPath) else {
-      throw AppError.internalError("socket path too long")
+      throw AgentError.socketPathTooLong(path: socketPath)
     }
     listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard listener >= 0 else { throw StoreError.io(path: socketPath, errno: errno) }
+    guard listener >= 0 else { throw AgentError.socket(path: socketPath, errno: errno) }
     let previous = umask(0o177)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -45,7 +81,7 @@ public final class Agent {
     }
     umask(previous)
     guard bound == 0, listen(listener, 16) == 0 else {
-      throw StoreError.io(path: socketPath, errno: errno)
+      throw AgentError.socket(path: socketPath, errno: errno)
     }
     chmod(socketPath, 0o600)
   }
@@ -55,18 +91,20 @@ public final class Agent {
     StopSignal.install()
     defer { shutdown() }
     while !StopSignal.requested {
-      let now = Date()
-      let end = min(deadline, idleDeadline)
-      guard now < end else { return }
+      // Checked at every wake, before any request is answered: a key past its time is never
+      // handed out, however late the request or the wake-up.
+      let instant = now()
+      guard !lifetime.isOver(at: instant) else { return }
       // The signal handler also writes to a pipe watched here, so a signal arriving just
       // before poll still wakes it at once.
       var descriptors = [
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
         pollfd(fd: StopSignal.wakeFD, events: Int16(POLLIN), revents: 0),
       ]
-      let wait = Int32(min(end.timeIntervalSince(now), 60) * 1000) + 1
+      let wait = Int32(min(lifetime.deadline.timeIntervalSince(instant), 60) * 1000) + 1
       let ready = poll(&descriptors, 2, wait)
       guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
+      guard !lifetime.isOver(at: now()) else { return }
       let client = accept(listener, nil, nil)
       guard client >= 0 else { continue }
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
@@ -113,16 +151,11 @@ public final class Agent {
         AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.otherVault.rawValue, []))
         return true
       }
-      idleDeadline = min(deadline, Date().addingTimeInterval(idleTimeout))
-      var frame = dataKey.withUnsafeBytes {
-        AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, Array($0))
-      }
-      AgentProtocol.write(client, frame)
-      wipe(&frame)
+      lifetime.used(at: now())
+      // The key goes from guarded memory to the socket; no ordinary buffer ever holds it.
+      AgentProtocol.send(client, code: .ok, secret: dataKey)
     case .status:
-      let now = Date()
-      let idle = UInt32(max(0, min(idleDeadline, deadline).timeIntervalSince(now)))
-      let life = UInt32(max(0, deadline.timeIntervalSince(now)))
+      let (idle, life) = lifetime.remaining(at: now())
       let bytes =
         (0..<4).map { UInt8(truncatingIfNeeded: idle >> (8 * $0)) }
         + (0..<4).map { UInt8(truncatingIfNeeded: life >> (8 * $0)) }

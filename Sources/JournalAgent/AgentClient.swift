@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import JournalCrypto
-import JournalStore
 
 /// Asks the unlock agent for a vault's keys, its status, or to lock. Every failure (no
 /// agent, a stale socket, another vault, a refusal) is simply "no answer": the caller falls
@@ -14,14 +13,23 @@ public struct AgentClient {
     socketPath = path
   }
 
+  /// A client of the agent listening at `socketPath`.
+  public init(socketPath: String) {
+    self.socketPath = socketPath
+  }
+
   /// The vault's keys, if the agent holds them.
   public func keys(vaultID: [UInt8]) -> VaultKeys? {
-    guard let (code, payload) = request(.keys, vaultID), code == .ok,
-      payload.count == SecretBox.keyBytes,
-      let secret = try? SecureBytes(copying: payload)
+    // The key is read from the socket straight into guarded memory: no ordinary buffer,
+    // so nothing to wipe afterwards and no copy left behind.
+    guard
+      let secret = exchange(
+        .keys, vaultID,
+        answer: { fd, code, length -> SecureBytes? in
+          guard code == .ok, length == SecretBox.keyBytes else { return nil }
+          return AgentProtocol.receiveSecret(fd, count: length, timeout: 2)
+        })
     else { return nil }
-    var copy = payload
-    wipe(&copy)
     return try? VaultKeys.restore(vaultID: vaultID, dataKey: secret)
   }
 
@@ -46,6 +54,18 @@ public struct AgentClient {
   func request(_ command: AgentProtocol.Command, _ payload: [UInt8]) -> (
     AgentProtocol.Code, [UInt8]
   )? {
+    exchange(command, payload) { fd, code, length in
+      guard length > 0 else { return (code, []) }
+      guard let body = AgentProtocol.read(fd, count: length, timeout: 2) else { return nil }
+      return (code, body)
+    }
+  }
+
+  /// Sends one request and reads the answer's header; `answer` reads the payload.
+  func exchange<Answer>(
+    _ command: AgentProtocol.Command, _ payload: [UInt8],
+    answer: (Int32, AgentProtocol.Code, Int) -> Answer?
+  ) -> Answer? {
     // The socket must be ours: in our private directory, owned by us, a socket.
     var info = stat()
     guard lstat(socketPath, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid(),
@@ -67,8 +87,6 @@ public struct AgentClient {
     else { return nil }
     let length = Int(header[6]) | Int(header[7]) << 8
     guard length <= AgentProtocol.maximumPayload else { return nil }
-    guard length > 0 else { return (code, []) }
-    guard let body = AgentProtocol.read(fd, count: length, timeout: 2) else { return nil }
-    return (code, body)
+    return answer(fd, code, length)
   }
 }

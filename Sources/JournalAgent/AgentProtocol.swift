@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import JournalStore
+import JournalCrypto
 import JournalSystem
 
 /// The unlock agent's wire format (SECURITY.md, "The unlock agent"), version 1.
@@ -11,10 +11,10 @@ import JournalSystem
 /// Payloads are at most 64 bytes; anything longer, shorter, or of another version is
 /// answered with an error code and the connection closed.
 public enum AgentProtocol {
-  static let magic: [UInt8] = Array("JRNA".utf8)
-  static let version: UInt8 = 1
+  public static let magic: [UInt8] = Array("JRNA".utf8)
+  public static let version: UInt8 = 1
   public static let headerBytes = 8
-  static let maximumPayload = 64
+  public static let maximumPayload = 64
 
   public enum Command: UInt8 {
     /// Payload: the vault id (16). Answer: the data key (32).
@@ -25,7 +25,7 @@ public enum AgentProtocol {
     case lock = 3
   }
 
-  enum Code: UInt8 {
+  public enum Code: UInt8, Sendable {
     case ok = 0
     /// The agent holds the key of another vault.
     case otherVault = 1
@@ -36,7 +36,27 @@ public enum AgentProtocol {
   }
 
   public static func frame(_ kind: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    magic + [version, kind, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+    header(kind, count: payload.count) + payload
+  }
+
+  /// A frame's 8 header bytes, for a payload of `count` bytes.
+  public static func header(_ kind: UInt8, count: Int) -> [UInt8] {
+    magic + [version, kind, UInt8(count & 0xFF), UInt8(count >> 8)]
+  }
+
+  /// Sends an answer whose payload is a secret: the header, then the secret straight from
+  /// guarded memory (SecureBytes), never through an ordinary buffer.
+  public static func send(_ fd: Int32, code: Code, secret: SecureBytes) {
+    write(fd, header(code.rawValue, count: secret.count))
+    secret.withUnsafeBytes { sendAll(fd, $0) }
+  }
+
+  /// Reads a payload of exactly `count` bytes within `timeout` seconds straight into guarded
+  /// memory; nil on timeout, EOF or error (the partial secret is wiped with its buffer).
+  public static func receiveSecret(_ fd: Int32, count: Int, timeout: Double) -> SecureBytes? {
+    guard let secret = try? SecureBytes(count: count) else { return nil }
+    let complete = secret.withUnsafeMutableBytes { readExactly(fd, into: $0, timeout: timeout) }
+    return complete ? secret : nil
   }
 
   /// The socket's path, in the private runtime directory.
@@ -61,22 +81,28 @@ public enum AgentProtocol {
   /// Reads exactly `count` bytes within `timeout` seconds; nil on timeout, EOF or error.
   public static func read(_ fd: Int32, count: Int, timeout: Double) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: count)
+    let complete = buffer.withUnsafeMutableBytes { readExactly(fd, into: $0, timeout: timeout) }
+    return complete ? buffer : nil
+  }
+
+  /// Fills `buffer` from `fd` within `timeout` seconds; false on timeout, EOF or error.
+  static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, timeout: Double)
+    -> Bool
+  {
     var offset = 0
     let deadline = Date().addingTimeInterval(timeout)
-    while offset < count {
+    while offset < buffer.count {
       var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
       let ready = poll(&descriptor, 1, left)
       if ready < 0 && errno == EINTR { continue }
-      guard ready > 0 else { return nil }
-      let got = buffer.withUnsafeMutableBytes {
-        Glibc.read(fd, $0.baseAddress.map { $0 + offset }, count - offset)
-      }
+      guard ready > 0 else { return false }
+      let got = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
       if got < 0 && errno == EINTR { continue }
-      guard got > 0 else { return nil }
+      guard got > 0 else { return false }
       offset += got
     }
-    return buffer
+    return true
   }
 
   /// Writes all of `bytes` to a pipe or file.
@@ -95,12 +121,16 @@ public enum AgentProtocol {
     }
   }
 
+  /// Sends all of `bytes` on a socket (no SIGPIPE if the peer has gone).
   public static func write(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { sendAll(fd, $0) }
+  }
+
+  static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
     var offset = 0
-    while offset < bytes.count {
-      let sent = bytes.withUnsafeBytes {
-        send(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL))
-      }
+    while offset < buffer.count {
+      let sent = Glibc.send(
+        fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, Int32(MSG_NOSIGNAL))
       if sent < 0 && errno == EINTR { continue }
       guard sent > 0 else { return }
       offset += sent

@@ -1,0 +1,9 @@
+/// Failures of the unlock agent's own work: its socket and its start.
+public enum AgentError: Error, Equatable, Sendable {
+  /// The socket could not be made, bound or listened on (errno says why).
+  case socket(path: String, errno: Int32)
+  /// The socket's path is longer than a Unix socket address holds.
+  case socketPathTooLong(path: String)
+  /// The agent process could not be started, or did not say it was ready.
+  case notStarted
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import JournalAgent
+import JournalCrypto
+import JournalSystem
+
+/// `journal unlock`, `lock` and the lock half of `status`: the agent started, asked and
+/// stopped.
+public enum UnlockAgent {
+  /// How long the agent stays, as it was told and as it answers.
+  public struct Times: Sendable, Equatable {
+    public let idle: Int
+    public let lifetime: Int
+  }
+
+  /// Reads the idle time (`--for`, 10 min by default) and the maximum lifetime
+  /// (JOURNAL_AGENT_MAX_LIFETIME, 2 h by default); the idle time never exceeds the lifetime.
+  public static func times(idle text: String?, environment: [String: String]) throws -> (
+    idle: TimeInterval, lifetime: TimeInterval
+  ) {
+    let idle =
+      try text.map { text in
+        guard let value = Duration.parse(text), value > 0 else {
+          throw AppError.badSetting(
+            name: "--for", expected: #"a duration above zero, such as "30m""#)
+        }
+        return value
+      } ?? 600
+    let lifetime =
+      try environment["JOURNAL_AGENT_MAX_LIFETIME"].map { text in
+        guard let value = Duration.parse(text), value > 0 else {
+          throw AppError.badSetting(
+            name: "JOURNAL_AGENT_MAX_LIFETIME", expected: #"a duration such as "2h""#)
+        }
+        return value
+      } ?? 7200
+    return (min(idle, lifetime), lifetime)
+  }
+
+  /// Unlocks with the passphrase itself (never an agent's copy), stops any agent already
+  /// running, and starts a new one holding this vault's key. Returns its times.
+  public static func unlock(_ runtime: Runtime, idle text: String?) throws -> Times {
+    let environment = runtime.context.environment
+    let (idle, lifetime) = try times(idle: text, environment: environment)
+    let socketPath = try AgentProtocol.socketPath(environment: environment)
+    let journal = try JournalVault.open(at: try runtime.vaultPath(), context: runtime.context) {
+      guard let source = runtime.passphraseSource else { throw AppError.noPassphraseSource }
+      return try source.read(prompt: "Passphrase: ", terminal: runtime.terminal)
+    }
+    AgentClient(environment: environment)?.lock()
+    try start(keys: journal.unlockedKeys, idle: idle, lifetime: lifetime, socketPath: socketPath)
+    return Times(idle: Int(idle), lifetime: Int(lifetime))
+  }
+
+  /// Asks the agent to wipe its key and stop; whether one was running.
+  public static func lock(_ runtime: Runtime) -> Bool {
+    AgentClient(environment: runtime.context.environment)?.lock() ?? false
+  }
+
+  /// What the agent says of its time left; nil when locked.
+  public static func status(_ runtime: Runtime) -> Times? {
+    AgentClient(environment: runtime.context.environment)?.status().map {
+      Times(idle: $0.idle, lifetime: $0.lifetime)
+    }
+  }
+
+  /// Starts the agent as its own process (a new session, so closing the terminal does not
+  /// stop it) and hands it the vault id and key through a pipe, from guarded memory.
+  static func start(keys: VaultKeys, idle: Double, lifetime: Double, socketPath: String) throws {
+    var input: [Int32] = [0, 0]
+    var output: [Int32] = [0, 0]
+    guard pipe(&input) == 0, pipe(&output) == 0 else { throw AgentError.notStarted }
+    for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let started = Subprocess.start(
+      [binary, "agent-serve", "--idle", String(idle), "--lifetime", String(lifetime)],
+      redirects: [
+        .duplicate(input[0], onto: STDIN_FILENO), .duplicate(output[1], onto: STDOUT_FILENO),
+        .open("/dev/null", flags: O_WRONLY, onto: STDERR_FILENO),
+      ],
+      newSession: true)
+    close(input[0])
+    close(output[1])
+    defer { close(output[0]) }
+    guard started != nil else {
+      close(input[1])
+      throw AgentError.notStarted
+    }
+    AgentProtocol.writeAll(input[1], keys.vaultID)
+    keys.withDataKey { (key: UnsafeRawBufferPointer) in AgentProtocol.writeAll(input[1], key) }
+    close(input[1])
+    // Wait for "ready": the socket is bound before unlock returns.
+    var line = [UInt8](repeating: 0, count: 6)
+    let got = read(output[0], &line, 6)
+    guard got == 6, line == Array("ready\n".utf8) else { throw AgentError.notStarted }
+  }
+
+  /// The agent process's whole life (`journal agent-serve`).
+  public static func serve(idle: Double, lifetime: Double) throws {
+    try Agent.serveFromStandardInput(
+      idle: idle, lifetime: lifetime, environment: ProcessInfo.processInfo.environment)
+  }
+}

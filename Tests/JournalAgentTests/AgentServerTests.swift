@@ -1,0 +1,106 @@
+import Foundation
+import Glibc
+import JournalAgent
+import JournalCrypto
+import JournalTestSupport
+import Testing
+
+/// A real agent on a real socket, in this process, living by a clock the test moves: no
+/// waiting on the wall clock for its timeouts.
+@Suite(.serialized) struct AgentServerTests {
+  /// An agent serving on its own thread, with its clock and its client.
+  final class Running: @unchecked Sendable {
+    let directory = TemporaryDirectory()
+    let clock = TestClock(TestClock.reference)
+    let vaultID = [UInt8](repeating: 0x42, count: 16)
+    let key: [UInt8] = (0..<32).map { UInt8($0) }
+    let client: AgentClient
+    let socket: String
+    private let done = DispatchSemaphore(value: 0)
+
+    init(idle: TimeInterval, lifetime: TimeInterval) throws {
+      socket = directory.file("agent.sock")
+      let clock = self.clock
+      let agent = Agent(
+        vaultID: vaultID, dataKey: try SecureBytes(copying: key), idleTimeout: idle,
+        lifetime: lifetime, socketPath: socket, now: { clock.read() })
+      try agent.bind()
+      client = AgentClient(socketPath: socket)
+      let finished = done
+      let served = UncheckedBox(agent)
+      Thread {
+        served.value.serve()
+        finished.signal()
+      }.start()
+    }
+
+    /// The data key the agent hands out, or nil when it does not.
+    func askForKey() -> [UInt8]? {
+      client.keys(vaultID: vaultID)?.withDataKey { Array($0) }
+    }
+
+    /// Whether the agent's thread ended (within a few seconds: it wakes on the next request).
+    func ended() -> Bool { done.wait(timeout: .now() + 5) == .success }
+  }
+
+  /// The key is handed out while the agent lives, the idle time restarts with each request,
+  /// and once it has passed the key is never handed out again: the agent wipes it and ends.
+  @Test func idleTimeoutByTheClock() throws {
+    let agent = try Running(idle: 600, lifetime: 7200)
+    #expect(agent.askForKey() == agent.key)
+    agent.clock.advance(by: 599)
+    #expect(agent.askForKey() == agent.key)
+    agent.clock.advance(by: 599)
+    #expect(agent.client.status()?.idle == 1)
+    agent.clock.advance(by: 1)
+    #expect(agent.askForKey() == nil)
+    #expect(agent.ended())
+    #expect(!FileManager.default.fileExists(atPath: agent.socket))
+  }
+
+  /// However often it is asked, the agent ends at its maximum lifetime.
+  @Test func maximumLifetimeByTheClock() throws {
+    let agent = try Running(idle: 600, lifetime: 1000)
+    for _ in 0..<9 {
+      agent.clock.advance(by: 100)
+      #expect(agent.askForKey() == agent.key)
+    }
+    #expect(agent.client.status().map { [$0.idle, $0.lifetime] } == [100, 100])
+    agent.clock.advance(by: 100)
+    #expect(agent.askForKey() == nil)
+    #expect(agent.ended())
+  }
+
+  /// Another vault's id gets no key; lock ends the agent at once.
+  @Test func otherVaultAndLock() throws {
+    let agent = try Running(idle: 600, lifetime: 7200)
+    #expect(agent.client.keys(vaultID: [UInt8](repeating: 1, count: 16)) == nil)
+    #expect(agent.client.lock())
+    #expect(agent.ended())
+    #expect(agent.askForKey() == nil)
+  }
+
+  /// A secret crosses the socket from guarded memory into guarded memory: what is sent is
+  /// what arrives, as SecureBytes, and a short one is refused.
+  @Test func secretFramesStayInGuardedMemory() throws {
+    var pair: [Int32] = [0, 0]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    defer { pair.forEach { close($0) } }
+    let secret = try SecureBytes(copying: (0..<32).map { UInt8(255 - $0) })
+    AgentProtocol.send(pair[0], code: .ok, secret: secret)
+    let header = try #require(
+      AgentProtocol.read(pair[1], count: AgentProtocol.headerBytes, timeout: 1))
+    #expect(header == AgentProtocol.header(AgentProtocol.Code.ok.rawValue, count: 32))
+    let received: SecureBytes = try #require(
+      AgentProtocol.receiveSecret(pair[1], count: 32, timeout: 1))
+    #expect(received.withUnsafeBytes { Array($0) } == (0..<32).map { UInt8(255 - $0) })
+    AgentProtocol.writeAll(pair[0], [1, 2, 3])
+    #expect(AgentProtocol.receiveSecret(pair[1], count: 32, timeout: 0.2) == nil)
+  }
+}
+
+/// Hands a value to another thread that alone uses it from then on.
+struct UncheckedBox<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
