@@ -82,7 +82,7 @@ let package = Package(
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalTerminal", "JournalCore", "JournalSystem",
+        "JournalApp", "JournalTerminal", "JournalCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict

@@ -23,9 +23,19 @@ public struct AppContext: Sendable {
   }
 
   /// The real world: system clock and zone, libsodium's CSPRNG, the standard KDF policy.
+  ///
+  /// In debug builds only, `JOURNAL_DEBUG_NOW` (an ISO 8601 instant) fixes the clock, so
+  /// that end-to-end tests of dates ("a week ago", "tomorrow 09:00") do not depend on the
+  /// day they run. A release build does not read it at all: the code is not compiled in.
   public static func live(environment: [String: String]) -> AppContext {
-    AppContext(
-      now: .system, timeZone: .current, random: SystemRandom(), kdfPolicy: .standard,
+    var now = Now.system
+    #if DEBUG
+      if let text = environment["JOURNAL_DEBUG_NOW"], let fixed = ISO8601.parse(text) {
+        now = Now { fixed }
+      }
+    #endif
+    return AppContext(
+      now: now, timeZone: .current, random: SystemRandom(), kdfPolicy: .standard,
       environment: environment)
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalStore
+import JournalSystem
 
 /// The use cases of `journal remind` and `journal reminders`. None needs the passphrase.
 public enum ReminderCommands {
@@ -26,6 +27,28 @@ public enum ReminderCommands {
     try runtime.openLocked().reminders().map {
       Pending(shortID: String($0.id.prefix(8)), due: $0.due, repeatInterval: $0.repeatInterval)
     }
+  }
+
+  /// `journal reminders daemon`: delivers reminders as they fall due until SIGTERM, SIGINT
+  /// or SIGHUP; `note` says what could not be delivered.
+  public static func daemon(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
+    let path = try runtime.vaultPath()
+    let notifier = Notifier(environment: runtime.context.environment, report: note)
+    // New and cancelled reminders are noticed at the next look, at most this far apart.
+    let poll = Duration.parse(runtime.context.environment["JOURNAL_DAEMON_POLL"] ?? "") ?? 30
+    StopSignal.install()
+    note("delivering reminders; stop with Ctrl-C or SIGTERM")
+    try ReminderDaemon(
+      deliver: {
+        let vault = try Vault.open(at: path)
+        try vault.purgeExpired(now: runtime.context.now())
+        try runtime.reminders(vault).run(notifier: notifier)
+        return try vault.reminders().first?.due
+      },
+      now: runtime.context.now, sleep: { StopSignal.sleep($0) },
+      stopRequested: { StopSignal.requested }, poll: poll
+    ).run()
+    note("stopped")
   }
 
   /// How many sessions wait for reflection, from the clear status column (no key, nothing

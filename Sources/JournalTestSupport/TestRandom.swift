@@ -48,3 +48,30 @@ public final class ScriptedRandom: RandomSource, @unchecked Sendable {
     return queue.isEmpty
   }
 }
+
+/// SplitMix64: reproducible random choices (kill moments, sample positions) from a seed
+/// that a failing test prints, so that the failure can be replayed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+  /// The seed: JOURNAL_TEST_SEED when set (to replay a failure), else a new one per run.
+  public static let runSeed: UInt64 = {
+    if let text = ProcessInfo.processInfo.environment["JOURNAL_TEST_SEED"], let seed = UInt64(text)
+    {
+      return seed
+    }
+    return UInt64.random(in: 1...UInt64(UInt32.max))
+  }()
+
+  private var state: UInt64
+
+  public init(seed: UInt64, salt: UInt64 = 0) {
+    state = seed &* 0x9E37_79B9_7F4A_7C15 &+ salt
+  }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

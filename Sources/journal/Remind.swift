@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import Glibc
 import JournalApp
 import JournalCore
-import JournalStore
-import JournalSystem
 import JournalTerminal
 
 extension Journal {
@@ -121,25 +118,7 @@ extension Journal {
       @OptionGroup var options: GlobalOptions
 
       func run() throws {
-        let runtime = try Runtime(options)
-        let path = try runtime.vaultPath()
-        let notifier = Notifier(environment: runtime.context.environment) { Report.note($0) }
-        // New and cancelled reminders are noticed at the next look, at most this far apart.
-        let poll = Duration.parse(runtime.context.environment["JOURNAL_DAEMON_POLL"] ?? "") ?? 30
-        StopSignal.install()
-        Report.note("delivering reminders; stop with Ctrl-C or SIGTERM")
-        while !StopSignal.requested {
-          let vault = try Vault.open(at: path)
-          try vault.purgeExpired(now: runtime.context.now())
-          let service = try runtime.reminders(vault)
-          try service.run(notifier: notifier)
-          let next = try vault.reminders().first?.due
-          let now = runtime.context.now()
-          let wait = min(
-            poll, max(0.05, (next ?? now.addingTimeInterval(poll)).timeIntervalSince(now)))
-          StopSignal.sleep(wait)
-        }
-        Report.note("stopped")
+        try ReminderCommands.daemon(try Runtime(options)) { Report.note($0) }
       }
     }
 

@@ -171,14 +171,9 @@ import Testing
 
   /// Integration prompts: off by default; when on, a week after a session its line shows.
   @Test func integrationPromptAWeekLater() {
-    let f = CLIFixture().initialise()
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt
-    let weekAgo = calendar.date(byAdding: .day, value: -7, to: Date()) ?? Date()
-    let parts = calendar.dateComponents([.year, .month, .day], from: weekAgo)
-    let date = String(
-      format: "%04d-%02d-%02d 00:30", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-    let id = f.new("--date", date)
+    // Given a session on 2026-11-14, and journal's clock (debug builds) at 2026-11-21
+    let f = CLIFixture(extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T15:00:00Z"]).initialise()
+    let id = f.new("--date", "2026-11-14 00:30")
     #expect(!f.run("list").stderr.contains("since the session"))
     let on = f.run("list", extra: ["JOURNAL_INTEGRATION_PROMPTS": "on"])
     #expect(on.status == 0)

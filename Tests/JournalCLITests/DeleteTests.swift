@@ -125,12 +125,14 @@ import Testing
   }
 
   /// kill -9 at random moments during delete and undo: the session is always either fully
-  /// present or fully in its window, never half, never twice.
+  /// present or fully in its window, never half, never twice. The moments come from a seed
+  /// the failure message names (JOURNAL_TEST_SEED replays it).
   @Test func killedMidway() throws {
     // A long window, so a slow machine never purges between rounds.
     let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10m"]).initialise()
     let id = f.new()
-    var generator = SystemRandomNumberGenerator()
+    let seed = SeededGenerator.runSeed
+    var generator = SeededGenerator(seed: seed)
     for round in 0..<16 {
       let command = round % 2 == 0 ? ["delete", id, "--yes"] : ["undo"]
       let process = f.cli.interactive(command)
@@ -147,7 +149,9 @@ import Testing
         )
       }
       try queue.close()
-      #expect(counts.0 + counts.1 == 1, "round \(round): session \(counts.0), trash \(counts.1)")
+      #expect(
+        counts.0 + counts.1 == 1,
+        "round \(round) (seed \(seed)): session \(counts.0), trash \(counts.1)")
     }
     if f.sessions().isEmpty { #expect(f.run("undo").status == 0) }
     #expect(f.show(id)["intention"] as? String == "to listen inward")

@@ -173,4 +173,20 @@ import Testing
       f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String
         == "a list:\n.\nand more")
   }
+
+  /// After `delete` and "y", "u" and Enter arriving in one read undo the deletion: before,
+  /// the countdown ignored the read, ran out, and the session was purged.
+  @Test func undoKeyWithEnterInOneRead() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: Self.colourTerminal)
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo"))
+    process.write("u\r")
+    #expect(process.expect("Restored session \(id)."))
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.sessions().count == 1)
+  }
 }

@@ -38,7 +38,8 @@ import Testing
 
   /// `remind`: set, list, cancel; refused for a complete session; no passphrase needed.
   @Test func remindCommand() {
-    let f = CLIFixture().initialise()
+    // journal's clock (debug builds) at Saturday 2026-11-21 20:00 UTC
+    let f = CLIFixture(extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T20:00:00Z"]).initialise()
     let id = f.new()
     let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
     let set = f.run("remind", id, "--at", "2026-12-01 18:00", extra: locked)
@@ -48,6 +49,8 @@ import Testing
       f.run("reminders", extra: locked).stdout == "\(id)  Tue 2026-12-01 18:00  repeats daily\n")
     let cancelled = f.run("remind", id, "--cancel", extra: locked)
     #expect(cancelled.stderr == "journal: the reminder for session \(id) is cancelled\n")
+    let tomorrow = f.run("remind", id, "--tomorrow", extra: locked)
+    #expect(tomorrow.stderr == "journal: session \(id) will remind you Sun 2026-11-22 09:00\n")
     let both = f.run("remind", id, "--tomorrow", "--cancel")
     #expect(both.status == 2)
     f.run("reflect", id, "--reflection", "done")

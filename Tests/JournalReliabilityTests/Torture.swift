@@ -1,4 +1,5 @@
 import Foundation
+import JournalTestSupport
 
 /// How hard the reliability suites push: light in every test run, heavy under
 /// Scripts/torture, which sets JOURNAL_TORTURE_* (all counts, plus the seed). Every suite
@@ -33,19 +34,13 @@ enum Torture {
   }
 }
 
-/// SplitMix64: reproducible choices from the torture seed.
+/// Reproducible choices from the torture seed (SplitMix64, JournalTestSupport's).
 struct TortureRandom: RandomNumberGenerator {
-  private var state: UInt64
+  private var generator: SeededGenerator
 
-  init(_ salt: UInt64) { state = Torture.seed &* 0x9E37_79B9_7F4A_7C15 &+ salt }
+  init(_ salt: UInt64) { generator = SeededGenerator(seed: Torture.seed, salt: salt) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { generator.next() }
 
   /// `count` distinct positions below `limit`: all of them when the sample would cover it.
   mutating func positions(_ limit: Int, count: Int) -> [Int] {

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The undo countdown after a deletion, as a pure state machine over the instants and keys
+/// it is handed (Hummingbird's connection state machines are the shape): each transition
+/// returns what the caller does next. Tested by moving a clock, never by waiting.
+public struct UndoCountdown: Sendable {
+  /// What to do next.
+  public enum Action: Equatable, Sendable {
+    /// Show the whole seconds left (only when they changed since last shown).
+    case show(secondsLeft: Int)
+    /// Wait for a key until this instant, then tick again.
+    case wait(until: Date)
+    /// Restore the deletion (u).
+    case undo
+    /// End the countdown early, the deletion standing (Enter, Esc, q): `journal undo` still
+    /// restores it within the window.
+    case leave
+    /// The window has closed: purge.
+    case purge
+  }
+
+  /// When the window closes: the stored end of the deletion's window, never a fresh one, so
+  /// the screen never promises more time than there is.
+  public let deadline: Date
+  private var shown: Int?
+
+  public init(deadline: Date) {
+    self.deadline = deadline
+  }
+
+  /// Time has passed: `now` is the instant read.
+  public mutating func tick(at now: Date) -> Action {
+    let remaining = deadline.timeIntervalSince(now)
+    guard remaining > 0 else { return .purge }
+    let whole = Int(remaining.rounded(.up))
+    if whole != shown {
+      shown = whole
+      return .show(secondsLeft: whole)
+    }
+    // The next moment the whole seconds change.
+    return .wait(until: deadline.addingTimeInterval(-Double(whole - 1)))
+  }
+
+  /// A key was pressed (its bytes: one key). Nil for a key that means nothing here.
+  public func key(_ bytes: [UInt8]) -> Action? {
+    switch bytes {
+    case [0x75], [0x55]: .undo  // u, U
+    case [0x0D], [0x0A], [0x1B], [0x71]: .leave  // Enter, Esc, q
+    default: nil
+    }
+  }
+}
