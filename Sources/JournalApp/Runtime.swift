@@ -1,6 +1,6 @@
 import Foundation
-import JournalCore
 import JournalAgent
+import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore

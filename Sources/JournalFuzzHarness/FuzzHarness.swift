@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import JournalApp
 import JournalAgent
+import JournalApp
 import JournalCore
 import JournalCrypto
 import JournalDrafts
