@@ -6,6 +6,7 @@ import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore
+import Synchronization
 
 /// One entry point per parser that reads bytes an attacker may control. Each takes any bytes
 /// and must return, never crash, hang or allocate without bound; the libFuzzer targets in
@@ -291,13 +292,36 @@ public enum FuzzHarness {
 
   // MARK: - Helpers
 
-  static func privateDirectory(_ name: String) -> String {
+  /// A new private directory for the harness's files, removed when the process exits.
+  public static func privateDirectory(_ name: String) -> String {
     let base = ProcessInfo.processInfo.environment["JOURNAL_FUZZ_DIR"] ?? NSTemporaryDirectory()
     var template = Array((base + "/journal-fuzz-\(name)-XXXXXX").utf8CString)
     guard mkdtemp(&template) != nil else { fatalError("fuzz harness: mkdtemp failed") }
-    return String(
+    let path = String(
       decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    made.withLock { paths in
+      if paths.isEmpty { atexit { FuzzHarness.removeDirectories() } }
+      paths.append(path)
+    }
+    return path
   }
+
+  /// The directories the harness made, to remove at exit.
+  static let made = Mutex<[String]>([])
+
+  /// Removes the directories the harness made (all of them at exit; `only` these, for a
+  /// test that must leave the others in use).
+  public static func removeDirectories(only: Set<String>? = nil) {
+    let paths = made.withLock { paths in
+      let chosen = paths.filter { only?.contains($0) ?? true }
+      paths.removeAll { chosen.contains($0) }
+      return chosen
+    }
+    for path in paths { try? FileManager.default.removeItem(atPath: path) }
+  }
+
+  /// The directories the harness made and has not removed yet.
+  public static var directories: [String] { made.withLock { $0 } }
 }
 
 /// Reads an input as consecutive fields, giving zeros past its end.

@@ -68,4 +68,15 @@ struct FuzzCorpusTests {
       }
     }
   }
+
+  /// The harness's own directories are registered as they are made and removed at exit: a
+  /// test run leaves nothing in the temporary directory.
+  @Test func harnessRemovesItsDirectories() throws {
+    let path = FuzzHarness.privateDirectory("cleanup-check")
+    #expect(FileManager.default.fileExists(atPath: path))
+    #expect(FuzzHarness.directories.contains(path))
+    FuzzHarness.removeDirectories(only: [path])
+    #expect(!FileManager.default.fileExists(atPath: path))
+    #expect(!FuzzHarness.directories.contains(path))
+  }
 }
