@@ -133,7 +133,9 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalDraftsTests",
-      dependencies: ["JournalDrafts", "JournalCrypto", "JournalCore", "JournalTestSupport"],
+      dependencies: [
+        "JournalDrafts", "JournalCrypto", "JournalCore", "JournalSystem", "JournalTestSupport",
+      ],
       swiftSettings: strict
     ),
     .testTarget(

@@ -39,17 +39,3 @@ public struct FieldParser: Sendable {
     }
   }
 }
-
-extension SessionDraft {
-  /// Sets a "Now" field from a change. "Later" fields do not belong to a draft.
-  public mutating func apply(_ change: Session.Change) throws(LifecycleError) {
-    switch change {
-    case .date(let value): date = value
-    case .treatment(let value): treatment = value
-    case .dose(let value): dose = value
-    case .intention(let value): intention = value
-    case .moodBefore(let value): moodBefore = value
-    case .environment, .music, .moodAfter, .reflection: throw .notSavedYet
-    }
-  }
-}

@@ -58,3 +58,18 @@ public struct SessionDraft: Hashable, Sendable {
     return Required(date: date, treatment: treatment, intention: intention, moodBefore: moodBefore)
   }
 }
+
+extension SessionDraft {
+  /// Sets a "Now" field from a change. "Later" fields do not belong to a draft: they open
+  /// once the session is saved (the lifecycle's `notSavedYet`), and the draft is unchanged.
+  public mutating func apply(_ change: Session.Change) throws(LifecycleError) {
+    switch change {
+    case .date(let value): date = value
+    case .treatment(let value): treatment = value
+    case .dose(let value): dose = value
+    case .intention(let value): intention = value
+    case .moodBefore(let value): moodBefore = value
+    case .environment, .music, .moodAfter, .reflection: throw .notSavedYet
+    }
+  }
+}

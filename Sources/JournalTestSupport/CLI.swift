@@ -192,6 +192,13 @@ public final class Spawned: @unchecked Sendable {
     return String(decoding: screen, as: UTF8.self)
   }
 
+  /// What the process has written to standard error so far.
+  public var stderrText: String {
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: err, as: UTF8.self)
+  }
+
   /// Waits until the terminal has shown `text` (counting from the start), or `timeout`
   /// seconds pass. Returns whether it appeared.
   @discardableResult

@@ -44,9 +44,18 @@ struct SessionTests {
   }
 
   /// A draft refuses the "Later" fields.
-  @Test func draftRefusesLaterFields() {
-    var draft = SessionDraft(id: id)
-    #expect(throws: LifecycleError.notSavedYet) { try draft.applyLater() }
+  @Test func draftRefusesLaterFields() throws {
+    var draft = SessionDraft(id: id, intention: "to rest")
+    let before = draft
+    let later: [Session.Change] = [
+      .environment("home"), .music("rain"), .moodAfter(Mood(7)), .reflection("quiet"),
+    ]
+    for change in later {
+      #expect(throws: LifecycleError.notSavedYet) { try draft.apply(change) }
+    }
+    #expect(draft == before)
+    try draft.apply(.dose("2 g"))
+    #expect(draft.dose == "2 g")
   }
 
   /// The id keeps the UUID version and variant bits and reads back from its hex.
@@ -90,12 +99,5 @@ struct SessionTests {
 extension String {
   fileprivate func leftPadded(to width: Int) -> String {
     String(repeating: "0", count: max(0, width - count)) + self
-  }
-}
-
-extension SessionDraft {
-  fileprivate mutating func applyLater() throws(LifecycleError) {
-    // Drafts take "Now" fields only; the app layer's apply enforces it with this error.
-    _ = try Lifecycle.transition(from: .draft, on: .updateLaterField)
   }
 }

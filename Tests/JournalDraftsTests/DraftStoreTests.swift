@@ -3,6 +3,7 @@ import Glibc
 import JournalCore
 import JournalCrypto
 import JournalDrafts
+import JournalSystem
 import JournalTestSupport
 import Testing
 
@@ -133,7 +134,9 @@ struct DraftStoreTests {
   @Test func unsafeDirectory() throws {
     mkdir(draftsPath, 0o755)
     chmod(draftsPath, 0o755)
-    #expect(throws: (any Error).self) {
+    #expect(
+      throws: SystemError.unsafePermissions(path: draftsPath, mode: 0o755, expected: 0o700)
+    ) {
       try DraftStore(directory: draftsPath, keys: try keys(), random: random)
     }
   }

@@ -2,33 +2,51 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
-import JournalStore
 import JournalTestSupport
 import Testing
 
-/// The vault of each released format, committed under Fixtures/, opened by today's code.
+@testable import JournalStore
+
+/// A vault of every format that ever shipped (1, 2, 3, 4), committed under Fixtures/ and
+/// opened by today's code: sessions field for field, the trash (restorable within its
+/// window, purged after it), tombstones and reminders.
+///
+/// Each fixture was written by migrating a new file up to exactly that format
+/// (`DatabaseMigrator.migrate(_:upTo:)`) and writing rows as that format's code did:
+/// `JOURNAL_WRITE_FIXTURES=<dir> swift test --filter FixtureTests/writeFixtures`.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
+  /// The instant the fixtures' rows were written at.
+  static let written = TestClock.reference
+  /// The last migration of each format.
+  static let migrations = [
+    1: "v1: vault header and sessions", 2: "v2: trash for undoable deletions, tombstones",
+    3: "v3: reminders", 4: "v4: list index",
+  ]
+  static let complete = SessionID(randomBytes: [UInt8](repeating: 0x22, count: 16))
+  static let waiting = SessionID(randomBytes: [UInt8](repeating: 0x33, count: 16))
+  static let trashed = SessionID(randomBytes: [UInt8](repeating: 0x44, count: 16))
+  static let purged = SessionID(randomBytes: [UInt8](repeating: 0x55, count: 16))
 
-  /// Format 1 (the first release): both sessions read back exactly.
-  @Test func formatOne() throws {
-    // Given a copy of the committed fixture (opening may migrate it)
+  /// A copy of the fixture of `format`, opened (and so migrated) by today's code.
+  static func open(_ format: Int) throws -> (TemporaryDirectory, String, Vault, SessionStore) {
     let directory = TemporaryDirectory()
-    let source = Bundle.module.resourcePath! + "/Fixtures/vault-v1.db"
+    let source = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v\(format).db"
     let path = directory.file("vault.db")
     try FileManager.default.copyItem(atPath: source, toPath: path)
     chmod(path, 0o600)
-    // When
     let vault = try Vault.open(at: path)
     let keys = try VaultKeys.open(
-      header: vault.header, passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
+      header: vault.header, passphrase: try SecureBytes(copying: Array(passphrase.utf8)),
       policy: TestKDF.policy)
-    let store = try vault.sessions(keys: keys, random: SeededRandom(seed: 1))
-    // Then
-    let (sessions, damaged) = try store.summaries()
-    #expect(damaged.isEmpty)
-    #expect(sessions.count == 2)
-    // And it was migrated to today's format, with the index `list` reads
+    return (directory, path, vault, try vault.sessions(keys: keys, random: SeededRandom(seed: 1)))
+  }
+
+  /// Each format opens as today's: migrated to the current version with the list index, and
+  /// both sessions read back field for field.
+  @Test(arguments: 1...4) func sessionsReadBack(format: Int) throws {
+    let (directory, path, _, store) = try Self.open(format)
+    defer { withExtendedLifetime(directory) {} }
     let (version, indexes) = try DatabaseQueue(path: path).read { db in
       (
         try Int.fetchOne(db, sql: "SELECT format_version FROM vault"),
@@ -37,41 +55,140 @@ struct FixtureTests {
     }
     #expect(version == Vault.formatVersion)
     #expect(indexes.contains("session_list"))
-    let full = try store.session(try store.resolve("2222"))
-    #expect(full.treatment == .ayahuasca)
-    #expect(full.intention == "to see clearly")
-    #expect(full.reflection == "many-layered\nand kind")
-    #expect(full.status == .complete)
-    #expect(full.moodAfter == Mood(8))
-    let other = try store.session(try store.resolve("3333"))
-    #expect(other.treatment == .other("San Pedro"))
-    #expect(other.status == .needsReflection)
-    #expect(other.dose == nil)
+    let (summaries, damaged) = try store.summaries()
+    #expect(damaged.isEmpty)
+    #expect(Set(summaries.map(\.id)) == [Self.complete, Self.waiting])
+    #expect(try store.session(Self.complete) == Self.sessions[0])
+    #expect(try store.session(Self.waiting) == Self.sessions[1])
   }
 
-  /// Writes the fixture (run once per new format with JOURNAL_WRITE_FIXTURES=<dir>).
+  /// From format 2 on: the deletion is restorable inside its window (with its reminder, from
+  /// format 3 on), the tombstone is kept, and after the window the deletion is purged.
+  @Test(arguments: 2...4) func trashAndTombstones(format: Int) throws {
+    let (directory, _, vault, store) = try Self.open(format)
+    defer { withExtendedLifetime(directory) {} }
+    #expect(try vault.trashedIDs() == [Self.trashed.hex])
+    #expect(try vault.tombstones() == [Self.purged.hex])
+    let restored = try vault.undoLatest(now: Self.written + 5)
+    #expect(restored?.ids == [Self.trashed.hex])
+    #expect(try store.session(Self.trashed) == Self.sessions[2])
+    #expect(try vault.reminders().map(\.id).contains(Self.trashed.hex) == (format >= 3))
+
+    let (otherDirectory, _, later, _) = try Self.open(format)
+    defer { withExtendedLifetime(otherDirectory) {} }
+    #expect(try later.purgeExpired(now: Self.written + 11) == 1)
+    #expect(try later.trashedIDs().isEmpty)
+    #expect(try later.tombstones() == [Self.trashed.hex, Self.purged.hex].sorted())
+  }
+
+  /// From format 3 on: the waiting session's reminder, as it was set.
+  @Test(arguments: 3...4) func reminders(format: Int) throws {
+    let (directory, _, vault, _) = try Self.open(format)
+    defer { withExtendedLifetime(directory) {} }
+    let reminders = try vault.reminders()
+    #expect(reminders.map(\.id) == [Self.waiting.hex])
+    #expect(reminders.first?.due == Self.written + 3 * 3600)
+    #expect(reminders.first?.repeatInterval == 86400)
+  }
+
+  /// The fixtures' sessions: complete, waiting for reflection, and (from format 2) deleted.
+  static let sessions: [Session] = {
+    do {
+      var one = try Session.saving(
+        SessionDraft(
+          id: complete, date: written, treatment: .ayahuasca, dose: "one cup",
+          intention: "to see clearly", moodBefore: Mood(5)), now: written)
+      try one.apply(.moodAfter(Mood(8)), now: written + 3600)
+      try one.apply(.reflection("many-layered\nand kind"), now: written + 3600)
+      let two = try Session.saving(
+        SessionDraft(
+          id: waiting, date: written - 86400, treatment: .other("San Pedro"),
+          intention: "to rest", moodBefore: Mood(3)), now: written)
+      let three = try Session.saving(
+        SessionDraft(
+          id: trashed, date: written - 7200, treatment: .mdma, dose: "120 mg",
+          intention: "to forgive", moodBefore: Mood(4)), now: written)
+      return [one, two, three]
+    } catch {
+      fatalError("fixture sessions: \(error)")
+    }
+  }()
+
+  /// Writes the four fixtures (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a normal run:
+  /// the committed files are what shipped).
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
-  func writeFixture() throws {
-    let target = ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"]! + "/vault-v1.db"
+  func writeFixtures() throws {
+    let directory = try #require(ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"])
+    for format in 1...4 {
+      let path = directory + "/vault-v\(format).db"
+      unlink(path)
+      try Self.write(format: format, to: path)
+    }
+  }
+
+  static func write(format: Int, to path: String) throws {
     let random = SeededRandom(seed: 2026)
     let (keys, header) = try VaultKeys.create(
-      passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)), limits: TestKDF.limits,
+      passphrase: try SecureBytes(copying: Array(passphrase.utf8)), limits: TestKDF.limits,
       random: random)
-    let vault = try Vault.create(at: target, header: header)
-    let store = try vault.sessions(keys: keys, random: random)
-    var one = try Session.saving(
-      SessionDraft(
-        id: SessionID(randomBytes: [UInt8](repeating: 0x22, count: 16)),
-        date: TestClock.reference, treatment: .ayahuasca, dose: "one cup",
-        intention: "to see clearly", moodBefore: Mood(5)), now: TestClock.reference)
-    try one.apply(.moodAfter(Mood(8)), now: TestClock.reference + 3600)
-    try one.apply(.reflection("many-layered\nand kind"), now: TestClock.reference + 3600)
-    try store.upsert(one)
-    let two = try Session.saving(
-      SessionDraft(
-        id: SessionID(randomBytes: [UInt8](repeating: 0x33, count: 16)),
-        date: TestClock.reference - 86400, treatment: .other("San Pedro"),
-        intention: "to rest", moodBefore: Mood(3)), now: TestClock.reference)
-    try store.upsert(two)
+    let cipher = try RecordCipher(keys: keys, random: random)
+    func sealed(_ s: Session) throws -> (Data, Data) {
+      (
+        Data(try cipher.seal(RecordCodec.encodeSummary(s), id: s.id.bytes, column: .summary)),
+        Data(try cipher.seal(RecordCodec.encodeBody(s), id: s.id.bytes, column: .body))
+      )
+    }
+    func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    let queue = try DatabaseQueue(path: path)
+    try Vault.migrator.migrate(queue, upTo: try #require(migrations[1]))
+    try queue.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO vault (singleton, format_version, vault_id, kdf_algorithm,
+            kdf_opslimit, kdf_memlimit, kdf_salt, wrapped_key)
+          VALUES (1, 1, ?, 'argon2id13', ?, ?, ?, ?)
+          """,
+        arguments: [
+          Data(header.vaultID), Int64(header.limits.opsLimit), Int64(header.limits.memLimit),
+          Data(header.salt), Data(header.wrappedKey),
+        ])
+      for session in sessions.prefix(2) {
+        let (summary, body) = try sealed(session)
+        try db.execute(
+          sql: "INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)",
+          arguments: [session.id.hex, session.status.rawValue, summary, body])
+      }
+    }
+    try Vault.migrator.migrate(queue, upTo: try #require(migrations[format]))
+    try queue.write { db in
+      if format >= 3 {
+        try db.execute(
+          sql: "INSERT INTO reminder (id, due, repeat_seconds, last_fired) VALUES (?, ?, ?, NULL)",
+          arguments: [waiting.hex, millis(written + 3 * 3600), 86400])
+      }
+      if format >= 2 {
+        let (summary, body) = try sealed(sessions[2])
+        try db.execute(
+          sql: """
+            INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body)
+            VALUES (?, 1, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            trashed.hex, millis(written), millis(written + 10), sessions[2].status.rawValue,
+            summary, body,
+          ])
+        if format >= 3 {
+          try db.execute(
+            sql: """
+              UPDATE trash SET reminder_due = ?, reminder_repeat = 86400 WHERE id = ?
+              """, arguments: [millis(written + 3600), trashed.hex])
+        }
+        try db.execute(sql: "INSERT INTO tombstone (id) VALUES (?)", arguments: [purged.hex])
+      }
+    }
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    try queue.close()
+    unlink(path + "-wal")
+    unlink(path + "-shm")
   }
 }
