@@ -52,37 +52,20 @@ public enum Export {
 
   // MARK: - JSON
 
-  static func object(_ s: Session) -> [String: Any] {
-    func text(_ value: String?) -> Any { value ?? NSNull() }
-    return [
-      "id": s.id.hex,
-      "date": DisplayFormat.iso8601(s.date),
-      "treatment": s.treatment.key,
-      "treatment_name": text(s.treatment.customName),
-      "dose": text(s.dose),
-      "intention": s.intention,
-      "mood_before": s.moodBefore.value,
-      "environment": text(s.environment),
-      "music": text(s.music),
-      "mood_after": s.moodAfter.map { $0.value as Any } ?? NSNull(),
-      "reflection": text(s.reflection),
-      "status": s.status.rawValue,
-      "created": DisplayFormat.iso8601(s.created),
-      "updated": DisplayFormat.iso8601(s.updated),
-    ]
+  /// The export document: its format name and version, when, and every session's
+  /// SessionDocument (what `import` reads back).
+  struct Document: Encodable {
+    let format: String
+    let version: Int
+    let exported: String
+    let sessions: [SessionDocument]
   }
 
   public static func json(_ sessions: [Session], exported: Date) -> String {
-    let document: [String: Any] = [
-      "format": formatName, "version": version, "exported": DisplayFormat.iso8601(exported),
-      "sessions": sessions.map(object),
-    ]
-    guard
-      let data = try? JSONSerialization.data(
-        withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]),
-      let text = String(data: data, encoding: .utf8)
-    else { return "{}\n" }
-    return text + "\n"
+    SessionDocument.text(
+      Document(
+        format: formatName, version: version, exported: ISO8601.string(exported),
+        sessions: sessions.map { SessionDocument($0, shortID: false) }))
   }
 
   // MARK: - CSV

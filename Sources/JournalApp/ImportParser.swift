@@ -86,11 +86,12 @@ public struct ImportParser {
   }
 
   static func session(_ f: [String: Any], place: String) throws -> Session {
-    func refuse(_ field: String, _ reason: String) -> AppError {
-      .importRefused(place: "\(place).\(field)", reason: reason)
+    typealias Key = SessionDocument.Key
+    func refuse(_ field: Key, _ reason: String) -> AppError {
+      .importRefused(place: "\(place).\(field.rawValue)", reason: reason)
     }
-    func string(_ field: String, required: Bool) throws -> String? {
-      switch f[field] {
+    func string(_ field: Key, required: Bool) throws -> String? {
+      switch f[field.rawValue] {
       case let text as String: return text
       case nil, is NSNull:
         if required { throw refuse(field, "is missing") }
@@ -98,14 +99,14 @@ public struct ImportParser {
       default: throw refuse(field, "is not text")
       }
     }
-    func time(_ field: String) throws -> Date {
+    func time(_ field: Key) throws -> Date {
       guard let text = try string(field, required: true), let date = ISO8601.parse(text) else {
         throw refuse(field, "is not an ISO 8601 date")
       }
       return date
     }
-    func mood(_ field: String, required: Bool) throws -> Mood? {
-      switch f[field] {
+    func mood(_ field: Key, required: Bool) throws -> Mood? {
+      switch f[field.rawValue] {
       case let number as Int:
         guard let mood = Mood(number) else { throw refuse(field, "\(number) is outside 1 to 10") }
         return mood
@@ -115,7 +116,7 @@ public struct ImportParser {
       default: throw refuse(field, "is not a whole number")
       }
     }
-    func text(_ field: Field, _ key: String, multiline: Bool) throws -> String? {
+    func text(_ field: Field, _ key: Key, multiline: Bool) throws -> String? {
       guard let raw = try string(key, required: false) else { return nil }
       do {
         return try Text.normalise(raw, field: field, multiline: multiline)
@@ -123,46 +124,46 @@ public struct ImportParser {
         throw refuse(key, Diagnosis.validation(error).message)
       }
     }
-    guard let idText = try string("id", required: true), let id = SessionID(idText) else {
-      throw refuse("id", "is not a 32-digit hex id")
+    guard let idText = try string(.id, required: true), let id = SessionID(idText) else {
+      throw refuse(.id, "is not a 32-digit hex id")
     }
-    guard let key = try string("treatment", required: true) else {
-      throw refuse("treatment", "is missing")
+    guard let key = try string(.treatment, required: true) else {
+      throw refuse(.treatment, "is missing")
     }
     let treatment: Treatment
     if key == "other" {
       // Checked as typed names are: a length limit, no control characters.
-      guard let name = try string("treatment_name", required: false),
+      guard let name = try string(.treatmentName, required: false),
         let parsed = try? Treatment.parse("other:" + name)
-      else { throw refuse("treatment_name", "is missing, too long, or holds control characters") }
+      else { throw refuse(.treatmentName, "is missing, too long, or holds control characters") }
       treatment = parsed
     } else {
       guard let known = Treatment(key: key, customName: nil) else {
-        throw refuse("treatment", "is not a known treatment")
+        throw refuse(.treatment, "is not a known treatment")
       }
       treatment = known
     }
-    guard let intention = try text(.intention, "intention", multiline: true) else {
-      throw refuse("intention", "is missing or empty")
+    guard let intention = try text(.intention, .intention, multiline: true) else {
+      throw refuse(.intention, "is missing or empty")
     }
-    guard let moodBefore = try mood("mood_before", required: true) else {
-      throw refuse("mood_before", "is missing")
+    guard let moodBefore = try mood(.moodBefore, required: true) else {
+      throw refuse(.moodBefore, "is missing")
     }
-    let reflection = try text(.reflection, "reflection", multiline: true)
+    let reflection = try text(.reflection, .reflection, multiline: true)
     let status: SessionStatus = reflection == nil ? .needsReflection : .complete
-    if let given = try string("status", required: false), given != status.rawValue {
+    if let given = try string(.status, required: false), given != status.rawValue {
       throw refuse(
-        "status", "does not match the reflection (a session is complete exactly when it has one)")
+        .status, "does not match the reflection (a session is complete exactly when it has one)")
     }
-    let created = try time("created")
-    let updated = try time("updated")
-    guard created <= updated else { throw refuse("updated", "is before created") }
+    let created = try time(.created)
+    let updated = try time(.updated)
+    guard created <= updated else { throw refuse(.updated, "is before created") }
     return Session(
-      id: id, date: try time("date"), treatment: treatment,
-      dose: try text(.dose, "dose", multiline: false), intention: intention, moodBefore: moodBefore,
-      environment: try text(.environment, "environment", multiline: true),
-      music: try text(.music, "music", multiline: true),
-      moodAfter: try mood("mood_after", required: false),
+      id: id, date: try time(.date), treatment: treatment,
+      dose: try text(.dose, .dose, multiline: false), intention: intention, moodBefore: moodBefore,
+      environment: try text(.environment, .environment, multiline: true),
+      music: try text(.music, .music, multiline: true),
+      moodAfter: try mood(.moodAfter, required: false),
       reflection: reflection, created: created, updated: updated, status: status)
   }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import JournalCore
 
 /// How dates read for people: local time, 24-hour, with the weekday.
 public struct DisplayFormat: Sendable {
@@ -115,17 +115,9 @@ public struct DisplayFormat: Sendable {
     }
   }
 
-  /// "2026-11-21T17:30:00.000Z": the stable form for JSON.
+  /// "2026-11-21T17:30:00.000Z": the stable form for JSON (ISO8601's one writer).
   public static func iso8601(_ date: Date) -> String {
-    iso8601Formatter.withLock { $0.string(from: date) }
+    ISO8601.string(date)
   }
-
-  /// One formatter for the process, behind a lock: making one per date (three per session)
-  /// took `list --json` of 100,000 sessions 57 s.
-  private static let iso8601Formatter: Mutex<ISO8601DateFormatter> = {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return Mutex(formatter)
-  }()
 
 }

@@ -174,22 +174,27 @@ public struct Render {
 
   static let schemaVersion = 1
 
+  /// `list --json`: every summary's document, and the ids that could not be read.
   public static func json(list: [SessionSummary], damaged: [SessionID]) -> String {
-    encode([
-      "schema_version": schemaVersion,
-      "sessions": list.map(summaryObject),
-      "damaged": damaged.map(\.hex),
-    ])
+    struct List: Encodable {
+      let schema_version: Int
+      let sessions: [SessionDocument]
+      let damaged: [String]
+    }
+    return SessionDocument.text(
+      List(
+        schema_version: schemaVersion, sessions: list.map { SessionDocument($0, shortID: true) },
+        damaged: damaged.map(\.hex)))
   }
 
+  /// `show --json` and `new --json`: the whole session's document.
   public static func json(session: Session) -> String {
-    var object = summaryObject(session.summary)
-    object["dose"] = session.dose ?? NSNull()
-    object["intention"] = session.intention
-    object["environment"] = session.environment ?? NSNull()
-    object["music"] = session.music ?? NSNull()
-    object["reflection"] = session.reflection ?? NSNull()
-    return encode(["schema_version": schemaVersion, "session": object])
+    struct Detail: Encodable {
+      let schema_version: Int
+      let session: SessionDocument
+    }
+    return SessionDocument.text(
+      Detail(schema_version: schemaVersion, session: SessionDocument(session, shortID: true)))
   }
 
   public static func json(trends: Trends) -> String {
@@ -211,21 +216,6 @@ public struct Render {
   }
 
   private static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
-
-  private static func summaryObject(_ s: SessionSummary) -> [String: Any] {
-    [
-      "id": s.id.hex,
-      "short_id": s.id.short,
-      "date": DisplayFormat.iso8601(s.date),
-      "treatment": s.treatment.key,
-      "treatment_name": s.treatment.customName ?? NSNull(),
-      "mood_before": s.moodBefore.value,
-      "mood_after": s.moodAfter.map { $0.value as Any } ?? NSNull(),
-      "status": s.status.rawValue,
-      "created": DisplayFormat.iso8601(s.created),
-      "updated": DisplayFormat.iso8601(s.updated),
-    ]
-  }
 
   public static func encode(_ object: [String: Any]) -> String {
     guard

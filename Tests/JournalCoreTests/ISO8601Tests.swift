@@ -41,4 +41,18 @@ struct ISO8601Tests {
   func refused(_ text: String) {
     #expect(ISO8601.parse(text) == nil, "\(text)")
   }
+
+  /// The one writer agrees with Foundation's formatter to the millisecond, and reads back.
+  @Test(arguments: [
+    0.0, 1_795_285_800.123, -86_400.5, 951_782_400.999, 253_402_300_799.0, -2_208_988_800.0,
+    1_709_164_800.001,
+  ])
+  func writesWhatFoundationWrites(_ seconds: Double) throws {
+    let date = Date(timeIntervalSince1970: seconds)
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    #expect(ISO8601.string(date) == formatter.string(from: date))
+    let back = try #require(ISO8601.parse(ISO8601.string(date)))
+    #expect(abs(back.timeIntervalSince(date)) < 0.001)
+  }
 }

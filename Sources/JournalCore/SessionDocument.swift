@@ -1,0 +1,112 @@
+import Foundation
+
+/// A session as JSON: the one definition of its keys and values, for `export` (and so
+/// `import`, which reads exports back), `list --json` and `show --json`; next, the sync
+/// wire format. Dates are ISO8601's one written form; empty optional fields are `null`;
+/// `short_id` appears only in what `--json` prints, the body fields only with the body.
+public struct SessionDocument: Codable, Equatable, Sendable {
+  /// The JSON keys, one place.
+  public enum Key: String, CodingKey {
+    case id, date, treatment, status, created, updated, dose, intention, environment, music
+    case reflection
+    case shortID = "short_id"
+    case treatmentName = "treatment_name"
+    case moodBefore = "mood_before"
+    case moodAfter = "mood_after"
+  }
+
+  /// The long fields, which a summary does not carry.
+  public struct Body: Equatable, Sendable {
+    public var dose: String?
+    public var intention: String
+    public var environment: String?
+    public var music: String?
+    public var reflection: String?
+  }
+
+  public var id: String
+  public var shortID: String?
+  public var date: String
+  public var treatment: String
+  public var treatmentName: String?
+  public var moodBefore: Int
+  public var moodAfter: Int?
+  public var status: String
+  public var created: String
+  public var updated: String
+  public var body: Body?
+
+  /// A summary's document (`list --json`), with the short id when `shortID`.
+  public init(_ s: SessionSummary, shortID: Bool) {
+    id = s.id.hex
+    self.shortID = shortID ? s.id.short : nil
+    date = ISO8601.string(s.date)
+    treatment = s.treatment.key
+    treatmentName = s.treatment.customName
+    moodBefore = s.moodBefore.value
+    moodAfter = s.moodAfter?.value
+    status = s.status.rawValue
+    created = ISO8601.string(s.created)
+    updated = ISO8601.string(s.updated)
+  }
+
+  /// A whole session's document (`show --json` with the short id, `export` without).
+  public init(_ s: Session, shortID: Bool) {
+    self.init(s.summary, shortID: shortID)
+    body = Body(
+      dose: s.dose, intention: s.intention, environment: s.environment, music: s.music,
+      reflection: s.reflection)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: Key.self)
+    try c.encode(id, forKey: .id)
+    try c.encodeIfPresent(shortID, forKey: .shortID)
+    try c.encode(date, forKey: .date)
+    try c.encode(treatment, forKey: .treatment)
+    try c.encode(treatmentName, forKey: .treatmentName)
+    try c.encode(moodBefore, forKey: .moodBefore)
+    try c.encode(moodAfter, forKey: .moodAfter)
+    try c.encode(status, forKey: .status)
+    try c.encode(created, forKey: .created)
+    try c.encode(updated, forKey: .updated)
+    if let body {
+      try c.encode(body.dose, forKey: .dose)
+      try c.encode(body.intention, forKey: .intention)
+      try c.encode(body.environment, forKey: .environment)
+      try c.encode(body.music, forKey: .music)
+      try c.encode(body.reflection, forKey: .reflection)
+    }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: Key.self)
+    id = try c.decode(String.self, forKey: .id)
+    shortID = try c.decodeIfPresent(String.self, forKey: .shortID)
+    date = try c.decode(String.self, forKey: .date)
+    treatment = try c.decode(String.self, forKey: .treatment)
+    treatmentName = try c.decodeIfPresent(String.self, forKey: .treatmentName)
+    moodBefore = try c.decode(Int.self, forKey: .moodBefore)
+    moodAfter = try c.decodeIfPresent(Int.self, forKey: .moodAfter)
+    status = try c.decode(String.self, forKey: .status)
+    created = try c.decode(String.self, forKey: .created)
+    updated = try c.decode(String.self, forKey: .updated)
+    if let intention = try c.decodeIfPresent(String.self, forKey: .intention) {
+      body = Body(
+        dose: try c.decodeIfPresent(String.self, forKey: .dose), intention: intention,
+        environment: try c.decodeIfPresent(String.self, forKey: .environment),
+        music: try c.decodeIfPresent(String.self, forKey: .music),
+        reflection: try c.decodeIfPresent(String.self, forKey: .reflection))
+    }
+  }
+
+  /// `value` as journal writes JSON: sorted keys, two-space indent, "/" unescaped, a final
+  /// newline.
+  public static func text(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8)
+    else { return "{}\n" }
+    return text + "\n"
+  }
+}
