@@ -64,7 +64,7 @@ public enum DeleteSessions {
     guard
       let restored = try JournalVault.undo(at: try runtime.vaultPath(), context: runtime.context)
     else { throw AppError.nothingToUndo }
-    return restored.ids.compactMap(SessionID.init)
+    return restored.ids
   }
 }
 

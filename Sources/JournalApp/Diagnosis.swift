@@ -173,6 +173,10 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #"session "\#(id)" is damaged and cannot be read"#,
         hint: "the other sessions are unaffected", exitCode: .damaged)
+    case .damagedReminder(let id):
+      return Diagnosis(
+        message: #"the reminder of session "\#(id)" is damaged and cannot be used"#,
+        hint: #"run "journal remind \#(id) --cancel", then set it again"#, exitCode: .damaged)
     case .noMatch(let prefix):
       return Diagnosis(
         message: #"no session has an id starting with "\#(prefix)""#,

@@ -52,7 +52,7 @@ public enum NewSession {
     if !later.isEmpty { session = try journal.apply(later, to: session.id) }
     let shown = try journal.displayID(session.id)
     if let reminder, session.status == .needsReflection {
-      try reminders.set(session.id.hex, reminder)
+      try reminders.set(session.id, reminder)
     }
     if let terminal, let forms {
       terminal.writeLine(
@@ -60,7 +60,7 @@ public enum NewSession {
       )
       if reminder == nil, session.status == .needsReflection,
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
-        let due = try reminders.set(session.id.hex, choice)
+        let due = try reminders.set(session.id, choice)
       {
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         terminal.writeLine("A gentle reminder will come \(format.dateTime(due)).")

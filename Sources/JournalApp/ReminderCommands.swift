@@ -19,13 +19,13 @@ public enum ReminderCommands {
   {
     let service = try runtime.reminders(try runtime.openLocked())
     let id = try service.resolve(text)
-    return (String(id.prefix(8)), try service.set(id, choice))
+    return (id.short, try service.set(id, choice))
   }
 
   /// The reminders set, soonest first as the vault keeps them.
   public static func pending(_ runtime: Runtime) throws -> [Pending] {
     try runtime.openLocked().reminders().map {
-      Pending(shortID: String($0.id.prefix(8)), due: $0.due, repeatInterval: $0.repeatInterval)
+      Pending(shortID: $0.id.short, due: $0.due, repeatInterval: $0.repeatInterval)
     }
   }
 

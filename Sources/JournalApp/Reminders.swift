@@ -62,19 +62,19 @@ public struct ReminderService {
     self.now = now
   }
 
-  /// The full id of the one session starting with `text`.
-  public func resolve(_ text: String) throws -> String {
-    try vault.resolve(text).hex
+  /// The one session whose id starts with `text`.
+  public func resolve(_ text: String) throws -> SessionID {
+    try vault.resolve(text)
   }
 
   /// Sets a session's reminder. Returns when it falls due (nil for `.none`, which cancels).
   @discardableResult
-  public func set(_ id: String, _ choice: ReminderChoice) throws -> Date? {
+  public func set(_ id: SessionID, _ choice: ReminderChoice) throws -> Date? {
     guard let status = try vault.status(of: id) else {
-      throw StoreError.noMatch(prefix: String(id.prefix(8)))
+      throw StoreError.noMatch(prefix: id.short)
     }
     guard status == SessionStatus.needsReflection.rawValue else {
-      throw AppError.lifecycle(.alreadyComplete, id: String(id.prefix(8)))
+      throw AppError.lifecycle(.alreadyComplete, id: id.short)
     }
     let instant = now()
     let due: Date
@@ -97,7 +97,7 @@ public struct ReminderService {
     let waiting = try vault.reminders().filter { $0.isWaiting(at: instant) }
     guard let first = waiting.first else { return nil }
     if waiting.count == 1 {
-      return "1 session is waiting for your reflections — journal reflect \(first.id.prefix(8))"
+      return "1 session is waiting for your reflections — journal reflect \(first.id.short)"
     }
     return
       "\(waiting.count) sessions are waiting for your reflections — journal list --needs-reflection"

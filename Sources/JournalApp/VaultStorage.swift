@@ -40,17 +40,17 @@ final class VaultStorage: SessionStorage {
   }
 
   func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
-    let deletion = try vault.trash(ids.map(\.hex), now: now, purgeAfter: purgeAfter)
+    let deletion = try vault.trash(ids, now: now, purgeAfter: purgeAfter)
     return Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
   }
 
   func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]? {
-    try vault.undo(batch: deletion?.batch, now: now).map { $0.ids.compactMap(SessionID.init) }
+    try vault.undo(batch: deletion?.batch, now: now).map(\.ids)
   }
 
   func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }
 
-  func tombstones() throws -> [SessionID] { try vault.tombstones().compactMap(SessionID.init) }
+  func tombstones() throws -> [SessionID] { try vault.tombstones() }
 
   func changes(since point: Date) throws -> StorageChanges {
     let (summaries, damaged) = try store.summaries(status: nil)

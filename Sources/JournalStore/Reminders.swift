@@ -8,7 +8,7 @@ import JournalCore
 extension Vault {
   /// One pending reminder.
   public struct Reminder: Sendable, Equatable {
-    public let id: String
+    public let id: SessionID
     public let due: Date
     public let repeatInterval: TimeInterval
     public let lastFired: Date?
@@ -18,9 +18,9 @@ extension Vault {
   }
 
   /// The status of a session, read from the clear column (no key needed).
-  public func status(of id: String) throws -> String? {
+  public func status(of id: SessionID) throws -> String? {
     try read { db in
-      try String.fetchOne(db, sql: "SELECT status FROM session WHERE id = ?", arguments: [id])
+      try String.fetchOne(db, sql: "SELECT status FROM session WHERE id = ?", arguments: [id.hex])
     }
   }
 
@@ -53,7 +53,7 @@ extension Vault {
   }
 
   /// Sets (or replaces) the reminder of a session waiting for reflection.
-  public func setReminder(_ id: String, due: Date, repeatInterval: TimeInterval) throws {
+  public func setReminder(_ id: SessionID, due: Date, repeatInterval: TimeInterval) throws {
     try write { db in
       try db.execute(
         sql: """
@@ -62,15 +62,15 @@ extension Vault {
           ON CONFLICT (id) DO UPDATE SET due = excluded.due,
             repeat_seconds = excluded.repeat_seconds, last_fired = NULL
           """,
-        arguments: [Self.millis(due), Int64(repeatInterval.rounded()), id])
+        arguments: [Self.millis(due), Int64(repeatInterval.rounded()), id.hex])
     }
   }
 
   /// Cancels a session's reminder. Returns whether there was one.
   @discardableResult
-  public func cancelReminder(_ id: String) throws -> Bool {
+  public func cancelReminder(_ id: SessionID) throws -> Bool {
     try write { db in
-      try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id])
+      try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
       return db.changesCount > 0
     }
   }
@@ -106,7 +106,8 @@ extension Vault {
         try db.execute(
           sql: "UPDATE reminder SET due = ?, last_fired = ? WHERE id = ? AND due = ?",
           arguments: [
-            Self.millis(next(reminder)), Self.millis(now), reminder.id, Self.millis(reminder.due),
+            Self.millis(next(reminder)), Self.millis(now), reminder.id.hex,
+            Self.millis(reminder.due),
           ])
         moved += db.changesCount
       }
@@ -115,14 +116,24 @@ extension Vault {
   }
 
   /// Decodes a reminder row; a value of the wrong type (an edited file) is reported as a
-  /// damaged vault rather than trapping.
+  /// damaged vault, and a number out of range as a damaged reminder, rather than trapping
+  /// later in date arithmetic (a `repeat_seconds` of 9223372036854775 once ended every
+  /// `reminders run` with SIGILL).
   private static func reminder(_ row: Row) throws -> Reminder {
+    let text = try row.decode(String.self, atIndex: 0)
+    guard let id = SessionID(text) else {
+      throw StoreError.damagedReminder(id: String(text.prefix(8)))
+    }
     let due = try row.decode(Int64.self, atIndex: 1)
     let repeatSeconds = try row.decode(Int64.self, atIndex: 2)
     let fired = try row.decode(Int64?.self, atIndex: 3)
+    // Dates within years 1 to 9999 (as milliseconds), a repeat of at most ten years.
+    let instants = -62_135_596_800_000...253_402_300_799_999 as ClosedRange<Int64>
+    guard instants.contains(due), fired.map(instants.contains) ?? true,
+      (1...315_360_000).contains(repeatSeconds)
+    else { throw StoreError.damagedReminder(id: id.short) }
     return Reminder(
-      id: try row.decode(String.self, atIndex: 0),
-      due: Date(timeIntervalSince1970: Double(due) / 1000),
+      id: id, due: Date(timeIntervalSince1970: Double(due) / 1000),
       repeatInterval: TimeInterval(max(60, repeatSeconds)),
       lastFired: fired.map { Date(timeIntervalSince1970: Double($0) / 1000) })
   }

@@ -10,6 +10,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case newerFormat(found: Int, supported: Int)
   /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
   case damagedRecord(id: String)
+  /// A reminder row holds a number out of range (an edited or damaged file): for the session
+  /// with this short id.
+  case damagedReminder(id: String)
   /// No session has an id starting with the prefix.
   case noMatch(prefix: String)
   /// Several sessions share the prefix.

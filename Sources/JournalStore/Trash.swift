@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import JournalCore
 
 /// Deleted sessions during their undo window, and their purge.
 ///
@@ -12,7 +13,7 @@ import GRDB
 extension Vault {
   /// What an undo restored.
   public struct Restored: Sendable, Equatable {
-    public let ids: [String]
+    public let ids: [SessionID]
   }
 
   /// One deletion: its batch number and when its window closes.
@@ -23,7 +24,7 @@ extension Vault {
 
   /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`.
   @discardableResult
-  public func trash(_ ids: [String], now: Date, purgeAfter: Date) throws -> Deletion {
+  public func trash(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
     let deletedAt = Self.millis(now)
     let purge = max(Self.millis(purgeAfter), deletedAt)
     return try write { db in
@@ -36,11 +37,11 @@ extension Vault {
             SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds, r.last_fired
             FROM session s LEFT JOIN reminder r ON r.id = s.id WHERE s.id = ?
             """,
-          arguments: [batch, deletedAt, purge, id])
-        guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: String(id.prefix(8))) }
-        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
+          arguments: [batch, deletedAt, purge, id.hex])
+        guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: id.short) }
+        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
         // A deleted session's reminder is cancelled with it, and comes back with an undo.
-        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
       }
       return Deletion(batch: batch, purgeAfter: Date(timeIntervalSince1970: Double(purge) / 1000))
     }
@@ -78,7 +79,7 @@ extension Vault {
           """,
         arguments: [batch])
       try db.execute(sql: "DELETE FROM trash WHERE batch = ?", arguments: [batch])
-      return Restored(ids: ids)
+      return Restored(ids: ids.compactMap(SessionID.init))
     }
   }
 
@@ -115,14 +116,19 @@ extension Vault {
   }
 
   /// The sessions waiting in the trash (for tests and status).
-  public func trashedIDs() throws -> [String] {
-    try read { db in try String.fetchAll(db, sql: "SELECT id FROM trash ORDER BY id") }
+  public func trashedIDs() throws -> [SessionID] {
+    try read { db in
+      try String.fetchAll(db, sql: "SELECT id FROM trash ORDER BY id").compactMap(SessionID.init)
+    }
   }
 
   /// The ids of purged sessions, kept so that a later sync can tell a deletion from a
   /// session it has not seen yet.
-  public func tombstones() throws -> [String] {
-    try read { db in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") }
+  public func tombstones() throws -> [SessionID] {
+    try read { db in
+      try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id")
+        .compactMap(SessionID.init)
+    }
   }
 
   /// Copies the WAL into the database and empties it, so the WAL holds no old page images.

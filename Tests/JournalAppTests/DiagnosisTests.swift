@@ -30,7 +30,8 @@ struct DiagnosisTests {
     CryptoError.malformedPlaintext,
     StoreError.vaultMissing(path: "/v"), StoreError.vaultExists(path: "/v"),
     StoreError.notAVault(path: "/v"), StoreError.newerFormat(found: 9, supported: 4),
-    StoreError.damagedRecord(id: "3f2a"), StoreError.noMatch(prefix: "ab"),
+    StoreError.damagedRecord(id: "3f2a"), StoreError.damagedReminder(id: "3f2a"),
+    StoreError.noMatch(prefix: "ab"),
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
     StoreError.database(code: 14, message: "unable to open"), StoreError.busy,
@@ -98,7 +99,7 @@ struct DiagnosisTests {
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 3)
     #expect(names["CryptoError"]?.count == 8)
-    #expect(names["StoreError"]?.count == 10)
+    #expect(names["StoreError"]?.count == 11)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
@@ -175,7 +176,7 @@ struct DiagnosisTests {
     switch error {
     case .vaultMissing: .noVault
     case .vaultExists: .notAllowed
-    case .notAVault, .damagedRecord: .damaged
+    case .notAVault, .damagedRecord, .damagedReminder: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy: .ioError

@@ -35,7 +35,7 @@ struct ReminderServiceTests {
     let f = try AppFixture()
     let s = service(f)
     let session = try f.saved()
-    let due = try #require(try s.set(session.id.hex, .inThreeHours))
+    let due = try #require(try s.set(session.id, .inThreeHours))
     #expect(due == f.clock.read() + 3 * 3600)
     let (notifier, delivered) = recorder()
     #expect(try s.run(notifier: notifier) == 0)
@@ -55,14 +55,14 @@ struct ReminderServiceTests {
     let f = try AppFixture()
     let s = service(f)
     let a = try f.saved(), b = try f.saved()
-    try s.set(a.id.hex, .tomorrow)
-    try s.set(b.id.hex, .tomorrow)
+    try s.set(a.id, .tomorrow)
+    try s.set(b.id, .tomorrow)
     try f.journal.apply(.reflection("done"), to: a.id)
-    #expect(try f.journal.file.reminders().map(\.id) == [b.id.hex])
-    try s.set(b.id.hex, .none)
+    #expect(try f.journal.file.reminders().map(\.id) == [b.id])
+    try s.set(b.id, .none)
     #expect(try f.journal.file.reminders().isEmpty)
     #expect(throws: AppError.lifecycle(.alreadyComplete, id: a.id.short)) {
-      try s.set(a.id.hex, .tomorrow)
+      try s.set(a.id, .tomorrow)
     }
   }
 
@@ -71,7 +71,7 @@ struct ReminderServiceTests {
     let f = try AppFixture()
     let s = service(f)
     let session = try f.saved()
-    try s.set(session.id.hex, .at(f.clock.read() + 600))
+    try s.set(session.id, .at(f.clock.read() + 600))
     let before = try f.journal.file.reminders()
     let first = try f.journal.delete([session.id], window: 10)
     #expect(try f.journal.file.reminders().isEmpty)
@@ -100,7 +100,7 @@ struct ReminderServiceTests {
     let f = try AppFixture()
     let s = service(f)
     let session = try f.saved()
-    try s.set(session.id.hex, .after(0))
+    try s.set(session.id, .after(0))
     final class Box: @unchecked Sendable { var lines: [String] = [] }
     let box = Box()
     let notifier = Notifier(environment: ["JOURNAL_NOTIFY_COMMAND": "exit 7"]) {
@@ -108,7 +108,7 @@ struct ReminderServiceTests {
     }
     #expect(try s.run(notifier: notifier) == 0)
     #expect(box.lines == ["the notifier ended with exit status 7; the reminder stays"])
-    #expect(try f.journal.file.dueReminders(now: f.clock.read()).map(\.id) == [session.id.hex])
+    #expect(try f.journal.file.dueReminders(now: f.clock.read()).map(\.id) == [session.id])
     let none = Notifier(environment: [:]) { box.lines.append($0) }
     #expect(try s.run(notifier: none) == 0)
     #expect(try f.journal.file.dueReminders(now: f.clock.read()).count == 1)

@@ -121,4 +121,22 @@ import Testing
       #expect(result.stdout.hasSuffix(" reminders run --vault '\(f.vaultPath)'\n"))
     }
   }
+
+  /// A reminder row with a number out of range (an edited file) is damage, named in one
+  /// line with exit 5, never a trap: before, `reminders run` ended with SIGILL every time.
+  @Test func outOfRangeReminderIsDamage() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new("--remind", "3h")
+    try f.tamper("UPDATE reminder SET repeat_seconds = 9223372036854775, due = 0")
+    for command in [["reminders", "run"], ["reminders", "list"]] {
+      let result = f.cli.run(command, extra: ["JOURNAL_NOTIFY_COMMAND": "true"])
+      #expect(result.status == 5, "\(command): \(result)")
+      #expect(
+        result.stderr.contains(
+          #"journal: error: the reminder of session "\#(id)" is damaged and cannot be used"#),
+        "\(result.stderr)")
+    }
+    // The rest of the journal is unaffected
+    #expect(f.run("show", id).status == 0)
+  }
 }

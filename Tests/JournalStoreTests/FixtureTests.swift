@@ -67,18 +67,18 @@ struct FixtureTests {
   @Test(arguments: 2...4) func trashAndTombstones(format: Int) throws {
     let (directory, _, vault, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
-    #expect(try vault.trashedIDs() == [Self.trashed.hex])
-    #expect(try vault.tombstones() == [Self.purged.hex])
+    #expect(try vault.trashedIDs() == [Self.trashed])
+    #expect(try vault.tombstones() == [Self.purged])
     let restored = try vault.undoLatest(now: Self.written + 5)
-    #expect(restored?.ids == [Self.trashed.hex])
+    #expect(restored?.ids == [Self.trashed])
     #expect(try store.session(Self.trashed) == Self.sessions[2])
-    #expect(try vault.reminders().map(\.id).contains(Self.trashed.hex) == (format >= 3))
+    #expect(try vault.reminders().map(\.id).contains(Self.trashed) == (format >= 3))
 
     let (otherDirectory, _, later, _) = try Self.open(format)
     defer { withExtendedLifetime(otherDirectory) {} }
     #expect(try later.purgeExpired(now: Self.written + 11) == 1)
     #expect(try later.trashedIDs().isEmpty)
-    #expect(try later.tombstones() == [Self.trashed.hex, Self.purged.hex].sorted())
+    #expect(try later.tombstones() == [Self.trashed, Self.purged])
   }
 
   /// From format 3 on: the waiting session's reminder, as it was set.
@@ -86,7 +86,7 @@ struct FixtureTests {
     let (directory, _, vault, _) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let reminders = try vault.reminders()
-    #expect(reminders.map(\.id) == [Self.waiting.hex])
+    #expect(reminders.map(\.id) == [Self.waiting])
     #expect(reminders.first?.due == Self.written + 3 * 3600)
     #expect(reminders.first?.repeatInterval == 86400)
   }

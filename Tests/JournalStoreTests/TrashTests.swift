@@ -14,7 +14,7 @@ struct TrashTests {
     let f = try StoreFixture()
     let session = try f.session(seed: 1)
     try f.store.upsert(session)
-    try f.vault.trash([session.id.hex], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([session.id], now: t0, purgeAfter: t0 + 10)
     // When undo is asked for
     let restored = try f.vault.undoLatest(now: t0 + seconds)
     // Then
@@ -29,11 +29,11 @@ struct TrashTests {
     let a = try f.session(seed: 1), b = try f.session(seed: 2)
     try f.store.upsert(a)
     try f.store.upsert(b)
-    try f.vault.trash([a.id.hex], now: t0, purgeAfter: t0 + 10)
-    try f.vault.trash([b.id.hex], now: t0 + 5, purgeAfter: t0 + 15)
+    try f.vault.trash([a.id], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([b.id], now: t0 + 5, purgeAfter: t0 + 15)
     #expect(try f.vault.purgeExpired(now: t0 + 9.999) == 0)
     #expect(try f.vault.purgeExpired(now: t0 + 10) == 1)
-    #expect(try f.vault.trashedIDs() == [b.id.hex])
+    #expect(try f.vault.trashedIDs() == [b.id])
   }
 
   /// Two deletions in a row: undo restores the most recent first, then the earlier one.
@@ -42,10 +42,10 @@ struct TrashTests {
     let a = try f.session(seed: 1), b = try f.session(seed: 2)
     try f.store.upsert(a)
     try f.store.upsert(b)
-    try f.vault.trash([a.id.hex], now: t0, purgeAfter: t0 + 10)
-    try f.vault.trash([b.id.hex], now: t0 + 1, purgeAfter: t0 + 11)
-    #expect(try f.vault.undoLatest(now: t0 + 2)?.ids == [b.id.hex])
-    #expect(try f.vault.undoLatest(now: t0 + 3)?.ids == [a.id.hex])
+    try f.vault.trash([a.id], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([b.id], now: t0 + 1, purgeAfter: t0 + 11)
+    #expect(try f.vault.undoLatest(now: t0 + 2)?.ids == [b.id])
+    #expect(try f.vault.undoLatest(now: t0 + 3)?.ids == [a.id])
     #expect(try f.vault.undoLatest(now: t0 + 4) == nil)
     #expect(try f.store.count() == 2)
   }
@@ -56,10 +56,10 @@ struct TrashTests {
     let a = try f.session(seed: 1), b = try f.session(seed: 2)
     try f.store.upsert(a)
     try f.store.upsert(b)
-    let first = try f.vault.trash([a.id.hex], now: t0, purgeAfter: t0 + 10)
-    try f.vault.trash([b.id.hex], now: t0 + 1, purgeAfter: t0 + 11)
-    #expect(try f.vault.undo(batch: first.batch, now: t0 + 2)?.ids == [a.id.hex])
-    #expect(try f.vault.trashedIDs() == [b.id.hex])
+    let first = try f.vault.trash([a.id], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([b.id], now: t0 + 1, purgeAfter: t0 + 11)
+    #expect(try f.vault.undo(batch: first.batch, now: t0 + 2)?.ids == [a.id])
+    #expect(try f.vault.trashedIDs() == [b.id])
     #expect(try f.vault.undo(batch: first.batch, now: t0 + 3) == nil)
   }
 
@@ -69,9 +69,9 @@ struct TrashTests {
     let a = try f.session(seed: 1), b = try f.session(seed: 2)
     try f.store.upsert(a)
     try f.store.upsert(b)
-    try f.vault.trash([a.id.hex, b.id.hex], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([a.id, b.id], now: t0, purgeAfter: t0 + 10)
     #expect(try f.store.count() == 0)
-    #expect(try f.vault.undoLatest(now: t0 + 1)?.ids == [a.id.hex, b.id.hex].sorted())
+    #expect(try f.vault.undoLatest(now: t0 + 1)?.ids == [a.id, b.id].sorted())
     #expect(try f.store.count() == 2)
   }
 
@@ -80,7 +80,7 @@ struct TrashTests {
     let f = try StoreFixture()
     let session = try f.session(seed: 1)
     try f.store.upsert(session)
-    try f.vault.trash([session.id.hex], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([session.id], now: t0, purgeAfter: t0 + 10)
     try f.vault.purgeExpired(now: t0 + 10)
     #expect(try f.vault.undoLatest(now: t0 + 10) == nil)
     #expect(throws: StoreError.noMatch(prefix: session.id.hex)) {
@@ -99,7 +99,7 @@ struct TrashTests {
     try f.store.upsert(try f.session(seed: 8))
     let needles = try sealedSlices(f, session.id)
     // When it is deleted, it is still findable during its window
-    try f.vault.trash([session.id.hex], now: t0, purgeAfter: t0 + 10)
+    try f.vault.trash([session.id], now: t0, purgeAfter: t0 + 10)
     #expect(fileBytesContain(f, needles))
     // Then after the purge, it is not
     try f.vault.purgeExpired(now: t0 + 10)

@@ -106,7 +106,7 @@ struct VaultTests {
     let f = try StoreFixture()
     let waiting = try f.session(seed: 1, reflection: nil)
     try f.store.upsert(waiting)
-    try f.vault.setReminder(waiting.id.hex, due: TestClock.reference, repeatInterval: 86400)
+    try f.vault.setReminder(waiting.id, due: TestClock.reference, repeatInterval: 86400)
     #expect(try f.vault.reminders().count == 1)
     let queue = try DatabaseQueue(path: f.path)
     try queue.write { try $0.execute(sql: "UPDATE reminder SET due = 'soon'") }
