@@ -36,8 +36,13 @@ public enum AppError: Error, Equatable, Sendable {
   case lifecycle(LifecycleError, id: String)
   /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
   case editorTextUnreadable
-  /// The editor could not start or exited with a failure; nothing was taken from it.
+  /// The editor could not start; nothing was taken from it.
   case editorFailed(status: Int32)
+  /// The editor ended without saving (a non-zero status, as vim's `:cq`): a cancellation;
+  /// its text was not used.
+  case editorCancelled(status: Int32)
+  /// `remind --at` names a moment already past.
+  case reminderInPast
   /// `undo` found no deletion whose window is still open.
   case nothingToUndo
   /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).

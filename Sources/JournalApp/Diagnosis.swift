@@ -35,7 +35,11 @@ public struct Diagnosis: Equatable, Sendable {
   /// Whether `error` is an ordinary event rather than a fault: the person stopped, or there
   /// was nothing to undo. Reported without the word "error".
   public static func isOrdinary(_ error: any Error) -> Bool {
-    (error as? TerminalError) == .stopped || (error as? AppError) == .nothingToUndo
+    if (error as? TerminalError) == .stopped { return true }
+    switch error as? AppError {
+    case .nothingToUndo, .editorCancelled: return true
+    default: return false
+    }
   }
 
   /// A bug: something that should not happen did. `detail` names where, never content.
@@ -87,7 +91,7 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the treatment name is longer than \(maximum) characters", exitCode: .usage)
     case .textTooLong(let field, let maximum):
       return Diagnosis(
-        message: "the \(field.label) is longer than \(maximum / 1024) KiB", exitCode: .usage)
+        message: "the \(field.label) is longer than \(byteSize(maximum))", exitCode: .usage)
     case .controlCharacters(let field):
       return Diagnosis(
         message: "the \(field.label) contains control characters",
@@ -390,6 +394,16 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the editor's text could not be read as UTF-8; it was not used",
         hint: "save the text as UTF-8 in the editor and try again", exitCode: .usage)
+    case .editorCancelled(let status):
+      return Diagnosis(
+        message: "the editor was closed without saving (status \(status)); its text was not used",
+        hint: "what you answered before it is kept; run the command again to go on",
+        exitCode: .cancelled)
+    case .reminderInPast:
+      return Diagnosis(
+        message: "that time has already passed",
+        hint: "choose a time ahead: --at with a later date, --in 3h, or --tomorrow",
+        exitCode: .usage)
     case .editorFailed(let status):
       return Diagnosis(
         message: "the editor ended with status \(status); its text was not used",
@@ -461,6 +475,17 @@ extension DraftError: Diagnosable {
 
 extension AppError: Diagnosable {
   public var diagnosis: Diagnosis { .app(self) }
+}
+
+/// A size in the unit that fits: "250 bytes", "64 KiB", "1.5 MiB".
+func byteSize(_ bytes: Int) -> String {
+  func scaled(_ unit: Int, _ name: String) -> String {
+    bytes % unit == 0
+      ? "\(bytes / unit) \(name)"
+      : String(format: "%.1f \(name)", Double(bytes) / Double(unit))
+  }
+  if bytes < 1024 { return counted(bytes, "byte") }
+  return bytes < 1 << 20 ? scaled(1024, "KiB") : scaled(1 << 20, "MiB")
 }
 
 private func octal(_ mode: UInt32) -> String { String(mode, radix: 8).leftPadded(4) }

@@ -14,6 +14,8 @@ public struct ExportFilter: Sendable {
   public var until: Date?
   public var status: SessionStatus?
   public var treatment: String?
+  /// With `treatment` "other": only the custom treatment of this name (any case).
+  public var treatmentName: String?
 
   public init(
     since: Date? = nil, until: Date? = nil, status: SessionStatus? = nil, treatment: String? = nil
@@ -29,6 +31,11 @@ public struct ExportFilter: Sendable {
     if let until, s.date > until { return false }
     if let status, s.status != status { return false }
     if let treatment, s.treatment.key != treatment { return false }
+    if let treatmentName,
+      s.treatment.customName?.lowercased() != treatmentName.lowercased()
+    {
+      return false
+    }
     return true
   }
 }

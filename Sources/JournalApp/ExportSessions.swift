@@ -23,11 +23,16 @@ public enum ExportSessions {
       filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
     }
     if let treatment {
+      // "other" takes every custom treatment; "other:San Pedro" (the form the hint names)
+      // only that one, by its name in any case.
       let key = treatment.lowercased()
-      guard key == "other" || Treatment(key: key, customName: nil) != nil else {
-        throw ValidationError.unknownTreatment(treatment)
+      if key == "other" {
+        filter.treatment = key
+      } else {
+        let parsed = try Treatment.parse(treatment)
+        filter.treatment = parsed.key
+        filter.treatmentName = parsed.customName
       }
-      filter.treatment = key
     }
     return filter
   }

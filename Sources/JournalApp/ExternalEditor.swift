@@ -92,7 +92,7 @@ public struct ExternalEditor {
     wipeArray(&bytes)
     close(fd)
     let status = try run(command + [path], terminalFD: terminalFD)
-    guard status == 0 else { throw AppError.editorFailed(status: status) }
+    guard status == 0 else { throw AppError.editorCancelled(status: status) }
     guard let data = FileManager.default.contents(atPath: path),
       let text = String(data: data, encoding: .utf8)
     else { throw AppError.editorTextUnreadable }

@@ -9,13 +9,14 @@ public enum NewPassphrase {
   public static let minimumLength = 8
 
   public static func read(
-    source: PassphraseSource?, terminal: (any Terminal)?, noSource: AppError
+    source: PassphraseSource?, terminal: (any Terminal)?, noSource: AppError,
+    prompt: String = "Choose a passphrase: "
   ) throws -> SecureBytes {
     let passphrase: SecureBytes
     switch source {
     case .terminal:
       guard let terminal else { throw noSource }
-      let first = try terminal.readSecret(prompt: "Choose a passphrase: ")
+      let first = try terminal.readSecret(prompt: prompt)
       let second = try terminal.readSecret(prompt: "Type it again: ")
       guard first.isEqual(to: second) else { throw AppError.passphraseMismatch }
       passphrase = first

@@ -17,6 +17,9 @@ public enum ReminderCommands {
   public static func set(_ text: String, _ choice: ReminderChoice, _ runtime: Runtime) throws
     -> (shortID: String, due: Date?)
   {
+    if case .at(let date) = choice, date <= runtime.context.now() {
+      throw AppError.reminderInPast
+    }
     let service = try runtime.reminders(try runtime.openLocked())
     let id = try service.resolve(text)
     return (id.short, try service.set(id, choice))

@@ -63,7 +63,7 @@ public struct Runtime {
 
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   /// With integration prompts on, today's are shown once it is open.
-  public func openVault() throws -> JournalVault {
+  public func openVault(prompt: String = "Passphrase: ") throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
     let agent = AgentClient(environment: context.environment)
@@ -71,7 +71,7 @@ public struct Runtime {
       at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) }
     ) {
       guard let source = passphraseSource else { throw AppError.noPassphraseSource }
-      return try source.read(prompt: "Passphrase: ", terminal: terminal)
+      return try source.read(prompt: prompt, terminal: terminal)
     }
     if arc { announceArc(journal) }
     return journal

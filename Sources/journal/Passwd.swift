@@ -20,14 +20,8 @@ extension Journal {
     var kdf: KDFStrength?
 
     func run() throws {
-      let runtime = try Runtime(options)
-      let journal = try runtime.openVault()
-      let file = newPassphraseFile ?? runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
-      let source: PassphraseSource? =
-        file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
-      let passphrase = try NewPassphrase.read(
-        source: source, terminal: runtime.terminal, noSource: .noNewPassphraseSource)
-      try journal.changePassphrase(to: passphrase, limits: kdf?.limits)
+      try PassphraseCommands.change(
+        try Runtime(options), newFile: newPassphraseFile, strength: kdf)
       Report.note("passphrase changed; the old one no longer opens this journal")
     }
   }

@@ -56,7 +56,8 @@ struct DiagnosisTests {
     AppError.nothingToChange,
     AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.noHome,
     AppError.lifecycle(.alreadyComplete, id: "3f2a"), AppError.editorTextUnreadable,
-    AppError.editorFailed(status: 1), AppError.nothingToUndo, AppError.confirmationNeeded,
+    AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
+    AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.outputExists(path: "/o"),
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
@@ -104,7 +105,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 29)
+    #expect(names["AppError"]?.count == 31)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -225,11 +226,21 @@ struct DiagnosisTests {
       .usage
     case .lifecycle: .notAllowed
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
+    case .editorCancelled: .cancelled
+    case .reminderInPast: .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed
     case .internalError: .internalError
     }
+  }
+
+  /// Every limit is said in the unit that fits: never "longer than 0 KiB".
+  @Test func limitsInTheirUnit() {
+    let dose = Diagnosis(ValidationError.textTooLong(field: .dose, maximumBytes: 250))
+    #expect(dose.message == "the dose is longer than 250 bytes")
+    let text = Diagnosis(ValidationError.textTooLong(field: .reflection, maximumBytes: 65536))
+    #expect(text.message == "the reflection is longer than 64 KiB")
   }
 
   /// A treatment name typed wrongly is private: the message lists the known ones instead.
