@@ -111,8 +111,9 @@ public enum ISO8601 {
     return (quotient, value - quotient * divisor)
   }
 
-  /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-  private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+  /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm): the one
+  /// copy, for the ISO writer and the display formats.
+  public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
     let z = days + 719468
     let era = (z >= 0 ? z : z - 146096) / 146097
     let dayOfEra = z - era * 146097

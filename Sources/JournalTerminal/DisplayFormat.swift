@@ -27,7 +27,7 @@ public struct DisplayFormat: Sendable {
 
   /// Appends "Sat 2026-11-21 18:30" as UTF-8.
   ///
-  /// Civil-date arithmetic (Howard Hinnant's days-from-civil, inverted) on the zone's offset
+  /// Civil-date arithmetic (ISO8601.civil, Howard Hinnant's) on the zone's offset
   /// at that instant: `list` formats one date per session, and Calendar's general machinery
   /// cost more than the decryption.
   public func appendDateTime(_ date: Date, to bytes: inout [UInt8]) {
@@ -35,15 +35,7 @@ public struct DisplayFormat: Sendable {
     let seconds = Int((date.timeIntervalSince1970).rounded(.down)) + offset
     let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
     let secondOfDay = seconds - days * 86400
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthPrime = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-    let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    let (year, month, day) = ISO8601.civil(fromDays: days)
     let weekday = Self.weekdays[((days % 7) + 7) % 7]  // 1970-01-01 was a Thursday
     if (0...9999).contains(year) {
       // The usual case, all 20 bytes at once: one append per date rather than twenty.

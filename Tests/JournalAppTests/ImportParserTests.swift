@@ -107,7 +107,7 @@ struct ImportParserTests {
     #expect(
       refusal(document(huge))
         == .importRefused(
-          place: "sessions[0].intention", reason: "the intention is longer than 1024 KiB"))
+          place: "sessions[0].intention", reason: "the intention is longer than 1 MiB"))
     var contradiction = valid
     contradiction["status"] = "needs_reflection"
     #expect(refusal(document(contradiction))?.isRefusal(at: "sessions[0].status") == true)
