@@ -84,9 +84,9 @@ enum ParseFailure {
     String(text.split(separator: " ").first ?? Substring(text))
   }
 
-  /// A flag or placeholder of journal's own shape: "--mood-before <n>", "-h", "<ids>".
+  /// A flag or placeholder of journal's own shape: "--mood-before <n>", "-h", "<ids> ...".
   private static func isOwnName(_ text: String) -> Bool {
-    let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-<> ")
+    let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-<> .")
     guard text.hasPrefix("-") || text.hasPrefix("<"), text.count <= 40 else { return false }
     return text.allSatisfy { allowed.contains($0) }
   }

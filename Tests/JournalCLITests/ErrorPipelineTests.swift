@@ -60,6 +60,13 @@ import Testing
     }
   }
 
+  /// A missing argument is named by journal's own placeholder.
+  @Test func missingArgumentIsNamed() {
+    let result = CLIFixture().initialise().run("delete")
+    #expect(result.status == 2)
+    #expect(result.stderr.hasPrefix("journal: error: missing expected argument '<ids> ...'\n"))
+  }
+
   /// Help through "journal help <command>" and "--help" still prints to stdout and succeeds.
   @Test func helpStillWorks() {
     let f = CLIFixture()
