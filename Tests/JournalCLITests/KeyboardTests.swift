@@ -5,6 +5,8 @@ import Testing
 /// The keyboard as a terminal delivers it: a paste in one write (with and without bracketed
 /// paste markers), a key and Enter in one read, Ctrl-C, a closed window and a kill in the
 /// middle of a field; and nothing typed or pasted into journal reaches the shell after it.
+/// Every test here runs the real binary on a real pseudo-terminal (`Spawned` opens it with
+/// posix_openpt, in CTestSupport) and writes bytes to its master side as a terminal would.
 @Suite(.serialized) struct KeyboardTests {
   static let colourTerminal = ["TERM": "xterm-256color", "COLUMNS": "80"]
   static let paste = (start: "\u{1B}[200~", end: "\u{1B}[201~")
