@@ -172,7 +172,13 @@ public final class TTY: Terminal {
             text.append(0x0A)
             lineStart = text.count
             echo("\r\n")
-            keep(String(decoding: text.dropLast(), as: UTF8.self))
+            // Kept after every typed line. Where pastes are not marked (plain terminals), a
+            // paste's lines arrive as typed ones: those are kept when the burst ends, not
+            // line by line (a 20,000-line paste would be 20,000 sealed, fsynced draft
+            // writes); an interruption hands over everything anyway.
+            if pasteMarked || !hasMoreWaiting {
+              keep(String(decoding: text.dropLast(), as: UTF8.self))
+            }
           case .paste(let bytes):
             let clean = Self.printable(bytes)
             text += clean
