@@ -119,9 +119,13 @@ public struct ReminderService {
   }
 }
 
-/// Delivers a reminder's words: the desktop's notification service (notify-send, when a
-/// session bus is there), else JOURNAL_NOTIFY_COMMAND, run by the shell with the message as
-/// "$1". A failure is reported in one line and changes nothing else.
+/// Delivers a reminder's words: JOURNAL_NOTIFY_COMMAND when set, else the desktop's
+/// notification service (notify-send, when a session bus is there). The command is run by
+/// /bin/sh with the words as its last argument: a script path or a command with arguments of
+/// its own gets them appended (`notify.sh` sees them as "$1"); a command line that names a
+/// positional parameter itself ("$1", "$@", "$*") gets them there and nothing is appended.
+/// Only an exit status of 0 counts as delivered; a failure is reported in one line and changes
+/// nothing else.
 public struct Notifier {
   public let environment: [String: String]
   public let report: (String) -> Void
@@ -143,7 +147,7 @@ public struct Notifier {
   public func deliver(_ message: String) -> Bool {
     let arguments: [String]
     if let command = environment["JOURNAL_NOTIFY_COMMAND"], !command.isEmpty {
-      arguments = ["/bin/sh", "-c", command, "journal-notify", message]
+      arguments = ["/bin/sh", "-c", Notifier.commandLine(command), "journal-notify", message]
     } else if environment["DBUS_SESSION_BUS_ADDRESS"].map({ !$0.isEmpty }) ?? false,
       let notifySend = ExternalEditor.locate(
         "notify-send", path: environment["PATH"] ?? "/usr/bin:/bin")
@@ -158,6 +162,14 @@ public struct Notifier {
     let status = started.map { Subprocess.wait($0, timeout: 10) } ?? 127
     if status != 0 { report("the notifier ended with exit status \(status); the reminder stays") }
     return status == 0
+  }
+
+  /// `command` as the shell runs it: with `"$@"` appended unless it already names a
+  /// positional parameter, so that the words always reach the notifier.
+  static func commandLine(_ command: String) -> String {
+    let positional = ["$1", "${1", "$@", "${@", "$*", "${*"]
+    if positional.contains(where: command.contains) { return command }
+    return command + " \"$@\""
   }
 
 }

@@ -36,6 +36,37 @@ import Testing
     #expect(f.run("reminders").stderr == "journal: no reminders are set\n")
   }
 
+  /// A notifier given as a script path (or a command with arguments of its own) gets the
+  /// words as its last argument; one that uses "$1" itself gets them there. A notifier that
+  /// exits non-zero delivers nothing: the reminder stays due.
+  @Test func scriptNotifierGetsTheWords() throws {
+    let f = CLIFixture().initialise()
+    let log = f.home.file("notified")
+    let script = f.home.file("notify.sh")
+    try "#!/bin/sh\nprintf '%s|%s\\n' \"$#\" \"$*\" >> '\(log)'\n"
+      .write(toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o700)
+    let id = f.new("--remind", "0s")
+    let words = "A session is waiting for your reflections, whenever you are ready."
+    for (command, expected) in [
+      (script, "1|\(words)"), ("\(script) --urgent", "2|--urgent \(words)"),
+      ("'\(script)' \"$1\"", "1|\(words)"),
+    ] {
+      f.run("remind", id, "--in", "0s")
+      let run = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": command])
+      #expect(run.status == 0, "\(run)")
+      let delivered = try String(contentsOfFile: log, encoding: .utf8)
+      #expect(delivered == expected + "\n", "\(command)")
+      try FileManager.default.removeItem(atPath: log)
+    }
+    f.run("remind", id, "--in", "0s")
+    let failing = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": "false"])
+    #expect(failing.stderr == "journal: the notifier ended with exit status 1; the reminder stays\n")
+    let retried = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": script])
+    #expect(retried.status == 0, "\(retried)")
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "1|\(words)\n")
+  }
+
   /// `remind`: set, list, cancel; refused for a complete session; no passphrase needed.
   @Test func remindCommand() {
     // journal's clock (debug builds) at Saturday 2026-11-21 20:00 UTC
