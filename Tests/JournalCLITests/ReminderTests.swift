@@ -61,7 +61,8 @@ import Testing
     }
     f.run("remind", id, "--in", "0s")
     let failing = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": "false"])
-    #expect(failing.stderr == "journal: the notifier ended with exit status 1; the reminder stays\n")
+    #expect(
+      failing.stderr == "journal: the notifier ended with exit status 1; the reminder stays\n")
     let retried = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": script])
     #expect(retried.status == 0, "\(retried)")
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "1|\(words)\n")
