@@ -91,16 +91,23 @@ public struct ReminderService {
     return due
   }
 
-  /// The one gentle line every command shows while sessions wait; nil when none do.
+  /// The one gentle line every command shows once a reminder has come due; nil before. It
+  /// counts what `journal status` counts, every session waiting for reflection, and says how
+  /// many of them a reminder is due for.
   public func banner() throws -> String? {
     let instant = now()
-    let waiting = try vault.reminders().filter { $0.isWaiting(at: instant) }
-    guard let first = waiting.first else { return nil }
-    if waiting.count == 1 {
+    let due = try vault.reminders().filter { $0.isWaiting(at: instant) }
+    guard let first = due.first else { return nil }
+    let waiting = max(try vault.waitingCount(), due.count)
+    if waiting == 1 {
       return "1 session is waiting for your reflections — journal reflect \(first.id.short)"
     }
-    return
-      "\(waiting.count) sessions are waiting for your reflections — journal list --needs-reflection"
+    if due.count == 1 {
+      return "\(waiting) sessions are waiting for your reflections; a reminder is due for "
+        + "\(first.id.short) — journal reflect \(first.id.short)"
+    }
+    return "\(waiting) sessions are waiting for your reflections, \(due.count) with a reminder "
+      + "due — journal list --needs-reflection"
   }
 
   /// Fires what is due: one calm notification for all of them, and only once it was
@@ -111,7 +118,9 @@ public struct ReminderService {
   public func run(notifier: Notifier) throws -> Int {
     let instant = now()
     let due = try vault.dueReminders(now: instant)
-    guard !due.isEmpty, notifier.deliver(Notifier.message(count: due.count)) else { return 0 }
+    guard !due.isEmpty,
+      notifier.deliver(Notifier.message(count: max(try vault.waitingCount(), due.count)))
+    else { return 0 }
     try vault.advance(due, now: instant) {
       schedule.next(after: $0.due, interval: $0.repeatInterval, now: instant)
     }

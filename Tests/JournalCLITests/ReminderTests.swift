@@ -36,6 +36,36 @@ import Testing
     #expect(f.run("reminders").stderr == "journal: no reminders are set\n")
   }
 
+  /// The banner, the notification and `status` count the same sessions: every one waiting
+  /// for reflection, not only those a reminder is due for.
+  @Test func bannerCountsWhatStatusCounts() throws {
+    let f = CLIFixture().initialise()
+    let log = f.home.file("notified")
+    let first = f.new("--remind", "0s")
+    #expect(
+      f.run("list").stderr
+        == "journal: 1 session is waiting for your reflections — journal reflect \(first)\n")
+    let second = f.new("--remind", "none")
+    #expect(f.run("status").stdout.hasPrefix("2 to reflect"))
+    let run = f.run(
+      "reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": "printf '%s\\n' \"$1\" >> '\(log)'"])
+    #expect(run.status == 0, "\(run)")
+    #expect(
+      try String(contentsOfFile: log, encoding: .utf8)
+        == "2 sessions are waiting for your reflections, whenever you are ready.\n")
+    #expect(
+      f.run("list").stderr
+        == "journal: 2 sessions are waiting for your reflections; a reminder is due for \(first) — journal reflect \(first)\n"
+    )
+    f.run("remind", second, "--in", "0s")
+    f.new("--remind", "none")
+    #expect(
+      f.run("list").stderr
+        == "journal: 3 sessions are waiting for your reflections, 2 with a reminder due — journal list --needs-reflection\n"
+    )
+    #expect(f.run("status").stdout.hasPrefix("3 to reflect"))
+  }
+
   /// A notifier given as a script path (or a command with arguments of its own) gets the
   /// words as its last argument; one that uses "$1" itself gets them there. A notifier that
   /// exits non-zero delivers nothing: the reminder stays due.
