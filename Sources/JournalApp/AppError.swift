@@ -65,4 +65,7 @@ public enum AppError: Error, Equatable, Sendable {
   case configUnsafe(path: String)
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
+  /// A guided `new` could not save its session (`cause` says why), and its answers are safe
+  /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention").
+  case notSavedDraftKept(cause: Diagnosis, kept: String)
 }

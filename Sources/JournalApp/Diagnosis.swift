@@ -197,7 +197,26 @@ public struct Diagnosis: Equatable, Sendable {
     case .database(let code, let message):
       return Diagnosis(
         message: "the vault could not be written or read (SQLite \(code): \(message))",
-        hint: "check free disk space; nothing was half-saved", exitCode: .ioError)
+        hint: "nothing was half-saved; check the disk and try again", exitCode: .ioError)
+    case .diskFull(let path):
+      return Diagnosis(
+        message: #"the disk holding "\#(path)" is full"#,
+        hint: "free some space and try again; nothing was half-saved", exitCode: .ioError)
+    case .readOnly(let path, .fileSystem):
+      return Diagnosis(
+        message: #"the vault "\#(path)" is on a read-only file system"#,
+        hint: "list, show and export still work; remount it read-write to change it",
+        exitCode: .ioError)
+    case .readOnly(let path, .file):
+      return Diagnosis(
+        message: #"the vault "\#(path)" is read-only (no write permission)"#,
+        hint: #"list, show and export still work; "chmod 600 \#(path)" to change it"#,
+        exitCode: .ioError)
+    case .readOnly(let path, .directory(let directory)):
+      return Diagnosis(
+        message: #"the vault's directory "\#(directory)" cannot be written"#,
+        hint: #"list, show and export still work; "chmod 700 \#(directory)" to change \#(path)"#,
+        exitCode: .ioError)
     case .busy:
       return Diagnosis(
         message: "the vault is busy in another journal process",
@@ -430,6 +449,11 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .unsafeFiles)
     case .internalError(let detail):
       return internalError(detail)
+    case .notSavedDraftKept(let cause, let kept):
+      return Diagnosis(
+        message: "the session was not saved: " + cause.message,
+        hint: #"your answers are safe in the draft (\#(kept)); once that is fixed, "#
+          + #""journal new" offers it again"#, exitCode: cause.exitCode)
     }
   }
 }

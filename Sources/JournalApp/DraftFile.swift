@@ -79,6 +79,13 @@ public final class DraftFile {
     }
   }
 
+  /// `error`, from saving the session, said with what the draft keeps safe; unchanged when
+  /// the draft could not be kept.
+  public func unsaved(_ error: any Error) -> any Error {
+    guard let draft = stored?.draft else { return error }
+    return AppError.notSavedDraftKept(cause: Diagnosis(error), kept: Self.describe(draft))
+  }
+
   /// Removes the draft once its session is saved.
   public func finish() {
     terminal.setInterruptNote(nil)

@@ -45,7 +45,12 @@ public enum NewSession {
       try forms.fillNow(&draft, skipping: given.union(file.answered)) { file.keep($0) }
       draftFile = file
     }
-    var session = try journal.save(draft)
+    var session: Session
+    do {
+      session = try journal.save(draft)
+    } catch {
+      throw draftFile?.unsaved(error) ?? error
+    }
     // Only once the session is in the vault: a crash before this leaves the draft, which
     // the next run sees is saved already and removes.
     draftFile?.finish()

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Failures of the vault file. None carries record content; paths are the user's own.
 public enum StoreError: Error, Equatable, Sendable {
   /// No vault at the path: `journal init` has not been run (or --vault points elsewhere).
@@ -23,4 +25,28 @@ public enum StoreError: Error, Equatable, Sendable {
   case database(code: Int32, message: String)
   /// The vault is held by another process for longer than we wait.
   case busy
+  /// A change was asked of a vault that cannot be written; reading it still works.
+  case readOnly(path: String, reason: ReadOnlyReason)
+  /// The disk (or the file-size limit) left no room for a change; nothing was half-saved.
+  case diskFull(path: String)
+}
+
+/// Why a vault cannot be written, as the system told it.
+public enum ReadOnlyReason: Equatable, Sendable {
+  /// The file system is mounted read-only.
+  case fileSystem
+  /// The vault file itself has no write permission for this user.
+  case file
+  /// Its directory has no write permission, and SQLite writes its journal files there.
+  case directory(path: String)
+
+  /// What stops a change to the vault at `path`, or nil when it can be written. The
+  /// effective user's access, as the kernel decides it (root ignores permission bits).
+  static func of(vault path: String, directory: String) -> ReadOnlyReason? {
+    for (target, reason) in [(path, ReadOnlyReason.file), (directory, .directory(path: directory))]
+    where faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0 {
+      return errno == EROFS ? .fileSystem : reason
+    }
+    return nil
+  }
 }

@@ -93,7 +93,9 @@ extension Vault {
       try Bool.fetchOne(
         db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE purge_after <= ?)", arguments: [instant])
     }
-    guard due == true else { return 0 }
+    // A vault that cannot be written keeps its expired trash until it can be: nothing in
+    // the trash is ever shown.
+    guard due == true, readOnly == nil else { return 0 }
     let purged = try write { db -> Int in
       let ids = try String.fetchAll(
         db, sql: "SELECT id FROM trash WHERE purge_after <= ?", arguments: [instant])
@@ -157,6 +159,7 @@ extension Vault {
   }
 
   func write<T>(_ body: (Database) throws -> T) throws -> T {
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     do {
       return try database.writeWithoutTransaction { db in
         var result: T?

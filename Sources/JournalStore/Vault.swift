@@ -21,11 +21,17 @@ public final class Vault {
   public let path: String
   let database: DatabaseQueue
   public private(set) var header: KeyHeader
+  /// Why this vault cannot be written, when it cannot: it was opened for reading only, and
+  /// every change is refused up front with this reason.
+  public let readOnly: ReadOnlyReason?
 
-  private init(path: String, database: DatabaseQueue, header: KeyHeader) {
+  private init(
+    path: String, database: DatabaseQueue, header: KeyHeader, readOnly: ReadOnlyReason? = nil
+  ) {
     self.path = path
     self.database = database
     self.header = header
+    self.readOnly = readOnly
   }
 
   /// Creates a new vault at `path` holding `header`. Refuses when anything is already there.
@@ -80,12 +86,16 @@ public final class Vault {
     }
     guard try FileSafety.privateFile(path) else { throw StoreError.vaultMissing(path: path) }
     try checkCompanionFiles(path)
+    let readOnly = ReadOnlyReason.of(vault: path, directory: FileSafety.parentDirectory(of: path))
     do {
-      let database = try openDatabase(path)
+      let database = try openDatabase(path, readOnly: readOnly)
       let header = try database.read { db in try readHeader(db, path: path) }
       let pending = try database.read { db in try !migrator.hasCompletedMigrations(db) }
-      if pending { try migrator.migrate(database) }
-      return Vault(path: path, database: database, header: header)
+      if pending {
+        if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
+        try migrator.migrate(database)
+      }
+      return Vault(path: path, database: database, header: header, readOnly: readOnly)
     } catch {
       throw map(error, path: path)
     }
@@ -95,6 +105,7 @@ public final class Vault {
   /// commits, the new one from then on. The vault id must not change.
   public func replaceHeader(_ newHeader: KeyHeader) throws {
     precondition(newHeader.vaultID == header.vaultID, "a re-wrap keeps the vault id")
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     do {
       try database.write { db in
         try db.execute(
@@ -167,19 +178,40 @@ public final class Vault {
 
   // MARK: - Opening
 
-  private static func openDatabase(_ path: String) throws -> DatabaseQueue {
+  /// Opens the SQLite file. A vault that cannot be written is opened read-only; when SQLite
+  /// could not make its shared-memory file beside it either (a read-only file system or
+  /// directory) and no write-ahead log is there to read, it is opened as immutable, which
+  /// needs neither.
+  private static func openDatabase(_ path: String, readOnly: ReadOnlyReason? = nil) throws
+    -> DatabaseQueue
+  {
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
+    configuration.readonly = readOnly != nil
     configuration.prepareDatabase { db in
-      // Freed pages are overwritten with zeros, so deleted ciphertext does not linger.
-      try db.execute(sql: "PRAGMA secure_delete = ON")
       // Temporary tables and sort buffers stay in memory, never in a temp file.
       try db.execute(sql: "PRAGMA temp_store = MEMORY")
+      guard !db.configuration.readonly else { return }
+      // Freed pages are overwritten with zeros, so deleted ciphertext does not linger.
+      try db.execute(sql: "PRAGMA secure_delete = ON")
       try db.execute(sql: "PRAGMA journal_mode = WAL")
       // FULL: a commit reported to the user survives a power loss.
       try db.execute(sql: "PRAGMA synchronous = FULL")
     }
+    var info = stat()
+    let walPresent = lstat(path + "-wal", &info) == 0
+    if let readOnly, readOnly != .file, !walPresent {
+      return try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+    }
     return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
+  /// `file:` URI of `path` with `immutable=1` (Debian's SQLite accepts URIs as file names).
+  static func immutableURI(_ path: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "/-._~")
+    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    return "file:\(escaped)?immutable=1"
   }
 
   private static func checkCompanionFiles(_ path: String) throws {
@@ -306,6 +338,10 @@ public final class Vault {
     switch error.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.busy
     case .SQLITE_NOTADB, .SQLITE_CORRUPT: return StoreError.notAVault(path: path)
+    case .SQLITE_FULL: return StoreError.diskFull(path: path)
+    case .SQLITE_READONLY:
+      let reason = ReadOnlyReason.of(vault: path, directory: FileSafety.parentDirectory(of: path))
+      return StoreError.readOnly(path: path, reason: reason ?? .file)
     default:
       return StoreError.database(
         code: error.extendedResultCode.rawValue, message: error.message ?? "unknown")

@@ -35,6 +35,9 @@ struct DiagnosisTests {
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
     StoreError.database(code: 14, message: "unable to open"), StoreError.busy,
+    StoreError.diskFull(path: "/v"), StoreError.readOnly(path: "/v", reason: .fileSystem),
+    StoreError.readOnly(path: "/v", reason: .file),
+    StoreError.readOnly(path: "/v", reason: .directory(path: "/d")),
     SystemError.missing(path: "/d"), SystemError.exists(path: "/f"),
     SystemError.symlink(path: "/l"),
     SystemError.wrongOwner(path: "/o"),
@@ -65,6 +68,8 @@ struct DiagnosisTests {
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
     AppError.internalError("test"),
+    AppError.notSavedDraftKept(
+      cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention"),
   ]
 
   /// Each row ends with the exit code its kind of failure is documented to have.
@@ -100,12 +105,12 @@ struct DiagnosisTests {
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 3)
     #expect(names["CryptoError"]?.count == 8)
-    #expect(names["StoreError"]?.count == 11)
+    #expect(names["StoreError"]?.count == 13)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 31)
+    #expect(names["AppError"]?.count == 32)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -180,7 +185,7 @@ struct DiagnosisTests {
     case .notAVault, .damagedRecord, .damagedReminder: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
-    case .io, .database, .busy: .ioError
+    case .io, .database, .busy, .diskFull, .readOnly: .ioError
     }
   }
 
@@ -232,6 +237,7 @@ struct DiagnosisTests {
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed
     case .internalError: .internalError
+    case .notSavedDraftKept(let cause, _): cause.exitCode
     }
   }
 

@@ -110,3 +110,53 @@ import Testing
     return process.terminationStatus
   }
 }
+
+/// The disk fills while a guided `new` is being answered: the save fails naming the full disk
+/// and saying exactly what the draft keeps safe; once there is room, `journal new` resumes it.
+@Suite(.serialized) struct DiskFullDuringFormTests {
+  @Test(.enabled(if: DiskFullTests.canMount, "needs root to mount a small tmpfs"))
+  func draftIsSafe() throws {
+    let f = ReliabilityFixture()
+    let mountPoint = f.root.file("small")
+    mkdir(mountPoint, 0o700)
+    let tests = DiskFullTests()
+    guard
+      tests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mountPoint])
+        == 0
+    else {
+      Issue.record("mount failed")
+      return
+    }
+    defer { _ = tests.run("/bin/umount", ["-l", mountPoint]) }
+    let extra = ["JOURNAL_VAULT": mountPoint + "/journal/vault.db", "TERM": "xterm-256color"]
+    #expect(f.run("init", "--kdf", "interactive", extra: extra).status == 0)
+    let process = f.cli.interactive(["new"], extra: extra)
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+    // The disk fills up (a file takes every free byte), then the intention is typed
+    let filler = mountPoint + "/filler"
+    let fd = open(filler, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    let block = [UInt8](repeating: 0, count: 4096)
+    while write(fd, block, block.count) > 0 {}
+    close(fd)
+    process.write("to rest\r.\r")
+    #expect(process.expect("5 😐 neutral"))
+    process.write("\r")
+    let result = process.wait()
+    #expect(result.status == 11, "\(result)")
+    #expect(result.stderr.contains("the session was not saved: the disk holding"), "\(result)")
+    #expect(
+      result.stderr.contains(
+        "your answers are safe in the draft (the date, the treatment, the intention "
+          + #"and the mood before); once that is fixed, "journal new" offers it again"#),
+      "\(result)")
+    unlink(filler)
+    let drafts = f.run("drafts", extra: extra)
+    #expect(drafts.stdout.split(separator: "\n").count == 1, "\(drafts)")
+  }
+}
