@@ -63,6 +63,8 @@ public enum AppError: Error, Equatable, Sendable {
   case configUnreadable(path: String, errno: Int32)
   /// The settings file could have been written by another user.
   case configUnsafe(path: String)
+  /// A person at a terminal typed a passphrase that does not open the vault `tries` times.
+  case wrongPassphrases(tries: Int)
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
   /// A guided `new` could not save its session (`cause` says why), and its answers are safe

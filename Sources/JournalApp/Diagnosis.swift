@@ -449,6 +449,11 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .unsafeFiles)
     case .internalError(let detail):
       return internalError(detail)
+    case .wrongPassphrases(let tries):
+      return Diagnosis(
+        message: "the passphrase does not open this vault (after \(tries) tries)",
+        hint: "nothing was changed; run the command again to try once more",
+        exitCode: .wrongPassphrase)
     case .notSavedDraftKept(let cause, let kept):
       return Diagnosis(
         message: "the session was not saved: " + cause.message,

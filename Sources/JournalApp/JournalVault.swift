@@ -37,21 +37,38 @@ public final class JournalVault {
 
   /// Opens the vault at `path`. The passphrase is asked for only once the file is known to
   /// be a vault, so a typo in --vault does not cost a passphrase prompt.
+  ///
+  /// A wrong (or empty) passphrase is asked again up to `tries` times in all, calling
+  /// `tryAgain` before each new ask; a person at a terminal gets three, like sudo and ssh.
   public static func open(
     at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
-    agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
-    passphrase: () throws -> SecureBytes
+    agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil }, tries: Int = 1,
+    tryAgain: () -> Void = {}, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
     beforeUnlock(vault)
     // The agent's keys are asked for by vault id: another vault's are never used here.
-    let keys =
-      try agentKeys(vault.header.vaultID)
-      ?? VaultKeys.open(
-        header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
-    return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+    if let keys = agentKeys(vault.header.vaultID) {
+      return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+    }
+    var attempt = 1
+    while true {
+      do {
+        let keys = try VaultKeys.open(
+          header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
+        return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+      } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
+        guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
+        attempt += 1
+        tryAgain()
+      }
+    }
+  }
+
+  private static func isWrongPassphrase(_ error: any Error) -> Bool {
+    (error as? CryptoError) == .wrongPassphrase || (error as? AppError) == .emptyPassphrase
   }
 
   /// Checks, before any passphrase is asked, that `init` has somewhere to go.

@@ -68,13 +68,26 @@ public struct Runtime {
     let arc = try IntegrationArc.isOn(environment: context.environment)
     let agent = AgentClient(environment: context.environment)
     let journal = try JournalVault.open(
-      at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) }
-    ) {
-      guard let source = passphraseSource else { throw AppError.noPassphraseSource }
-      return try source.read(prompt: prompt, terminal: terminal)
-    }
+      at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) },
+      tries: passphraseTries, tryAgain: passphraseTryAgain
+    ) { try askPassphrase(prompt: prompt) }
     if arc { announceArc(journal) }
     return journal
+  }
+
+  /// The passphrase from its source (the terminal, a file, a descriptor or a command).
+  public func askPassphrase(prompt: String) throws -> SecureBytes {
+    guard let source = passphraseSource else { throw AppError.noPassphraseSource }
+    return try source.read(prompt: prompt, terminal: terminal)
+  }
+
+  /// Three tries for a person at the terminal; a file, descriptor or command gives the same
+  /// answer again, so it has one.
+  public var passphraseTries: Int { passphraseSource == .terminal ? 3 : 1 }
+
+  /// Said before the passphrase is asked again.
+  public func passphraseTryAgain() {
+    terminal?.writeLine("  that passphrase does not open this journal; try again")
   }
 
   /// The day, week and month prompts due today; a session that cannot be read is left to

@@ -43,10 +43,10 @@ public enum UnlockAgent {
     let environment = runtime.context.environment
     let (idle, lifetime) = try times(idle: text, environment: environment)
     let socketPath = try AgentProtocol.socketPath(environment: environment)
-    let journal = try JournalVault.open(at: try runtime.vaultPath(), context: runtime.context) {
-      guard let source = runtime.passphraseSource else { throw AppError.noPassphraseSource }
-      return try source.read(prompt: "Passphrase: ", terminal: runtime.terminal)
-    }
+    let journal = try JournalVault.open(
+      at: try runtime.vaultPath(), context: runtime.context, tries: runtime.passphraseTries,
+      tryAgain: runtime.passphraseTryAgain
+    ) { try runtime.askPassphrase(prompt: "Passphrase: ") }
     AgentClient(environment: environment)?.lock()
     try start(keys: journal.unlockedKeys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     return Times(idle: Int(idle), lifetime: Int(lifetime))

@@ -67,7 +67,7 @@ struct DiagnosisTests {
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
-    AppError.internalError("test"),
+    AppError.internalError("test"), AppError.wrongPassphrases(tries: 3),
     AppError.notSavedDraftKept(
       cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention"),
   ]
@@ -110,7 +110,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 32)
+    #expect(names["AppError"]?.count == 33)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -237,6 +237,7 @@ struct DiagnosisTests {
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed
     case .internalError: .internalError
+    case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _): cause.exitCode
     }
   }

@@ -124,14 +124,44 @@ import Testing
     #expect(f.show(id)["reflection"] as? String == text.trimmingCharacters(in: .whitespaces))
   }
 
-  /// The passphrase prompt on a terminal: a wrong one is refused with exit code 4.
+  /// The passphrase prompt on a terminal: a wrong one is asked again, three tries in all
+  /// (like sudo and ssh); the third wrong one ends with exit code 4. Nothing typed is shown.
   @Test func wrongPassphraseOnTerminal() {
     let f = CLIFixture().initialise()
     let process = f.cli.interactive(["list"], extra: ["JOURNAL_PASSPHRASE_FILE": ""])
-    #expect(process.expect("Passphrase: "))
-    process.write("not the passphrase\n")
+    for attempt in 1...3 {
+      #expect(process.expect("Passphrase: ", occurrence: attempt))
+      process.write("not the passphrase \(attempt)\r")
+      if attempt < 3 {
+        #expect(process.expect("that passphrase does not open this journal; try again"))
+      }
+    }
     let result = process.wait()
-    #expect(result.status == 4)
+    #expect(result.status == 4, "\(result)")
+    #expect(result.stderr.contains("after 3 tries"), "\(result)")
     #expect(!process.screenText.contains("not the passphrase"))
+  }
+
+  /// A mistake, then the right passphrase: the command goes on.
+  @Test func secondTryOpens() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["list"], extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    #expect(process.expect("Passphrase: "))
+    process.write("a typo\r")
+    #expect(process.expect("Passphrase: ", occurrence: 2))
+    process.write(CLIFixture.passphrase + "\r")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect((process.screenText + result.stdout).contains(id), "\(result)")
+  }
+
+  /// Without a terminal there is no one to ask again: a wrong passphrase file is one try.
+  @Test func wrongPassphraseFileIsOneTry() {
+    let f = CLIFixture().initialise()
+    let file = f.home.write("wrong", "not it\n")
+    let result = f.run("list", extra: ["JOURNAL_PASSPHRASE_FILE": file])
+    #expect(result.status == 4)
+    #expect(!result.stderr.contains("tries"), "\(result)")
   }
 }
