@@ -58,7 +58,7 @@ import Testing
         == "journal: 2 sessions are waiting for your reflections; a reminder is due for \(first) — journal reflect \(first)\n"
     )
     f.run("remind", second, "--in", "0s")
-    f.new("--remind", "none")
+    _ = f.new("--remind", "none")
     #expect(
       f.run("list").stderr
         == "journal: 3 sessions are waiting for your reflections, 2 with a reminder due — journal list --needs-reflection\n"
