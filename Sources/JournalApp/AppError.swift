@@ -34,6 +34,9 @@ public enum AppError: Error, Equatable, Sendable {
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).
   case lifecycle(LifecycleError, id: String)
+  /// `reflect` on a complete session was given a later field that already holds a value
+  /// (reflect only fills; `edit` changes).
+  case laterFieldFilled(Field, id: String)
   /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
   case editorTextUnreadable
   /// The editor could not start; nothing was taken from it.

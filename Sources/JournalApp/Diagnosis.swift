@@ -382,6 +382,11 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .laterFieldFilled(let field, let id):
+      return Diagnosis(
+        message:
+          #"session "\#(id)" already has its \#(field.label); reflect only fills empty fields"#,
+        hint: #"run "journal edit \#(id) \#(field.flag) …" to change it"#, exitCode: .notAllowed)
     case .importRefused(let place, let reason):
       return Diagnosis(
         message: "nothing was imported: \(place) \(reason)",

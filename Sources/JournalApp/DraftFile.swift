@@ -110,8 +110,7 @@ public final class DraftFile {
       let lines = intention.split(separator: "\n", omittingEmptySubsequences: false).count
       return lines == 1 ? "the intention" : "\(lines) lines of the intention"
     }
-    guard let last = parts.last else { return "nothing answered yet" }
-    return parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last
+    return parts.isEmpty ? "nothing answered yet" : Prose.list(parts)
   }
 
 }

@@ -63,14 +63,15 @@ public struct Forms {
 
   // MARK: - Later
 
-  /// Asks for the "Later" fields one by one and hands each answer to `save` at once, so an
+  /// Asks for the "Later" `fields` one by one and hands each answer to `save` at once, so an
   /// interruption keeps every answer already given. Enter keeps what is there.
   public func fillLater(
-    _ session: Session, save: (Session.Change) throws -> Session
+    _ session: Session, fields: [Field] = Field.later,
+    save: (Session.Change) throws -> Session
   ) throws -> Session {
     var session = session
     terminal.writeLine("Later — after the session; press Enter to skip any of them")
-    for field in Field.later {
+    for field in fields {
       guard let change = try ask(field, current: session) else { continue }
       session = try save(change)
       terminal.writeLine("  saved")

@@ -130,6 +130,9 @@ public final class JournalVault {
   /// Checks that the session is waiting for reflection before asking for any.
   public func beginReflection(_ id: SessionID) throws -> Session {
     let session = try store.session(id)
+    // A complete session whose later fields are not all filled (a reflect that was
+    // interrupted after the reflection) is open for those.
+    if session.status == .complete, !session.laterFieldsOpen.isEmpty { return session }
     do {
       _ = try Lifecycle.transition(from: session.status, on: .beginReflection)
     } catch {

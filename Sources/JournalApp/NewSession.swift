@@ -73,7 +73,10 @@ public enum NewSession {
       if session.status == .needsReflection,
         try forms.confirm("The later fields are open now. Add them now?", default: false)
       {
-        session = try forms.fillLater(session) { try journal.apply($0, to: session.id) }
+        session = try ReviseSession.fillLater(
+          session, fields: Field.later, forms: forms, terminal: terminal, id: shown,
+          justSaved: true
+        ) { try journal.apply($0, to: session.id) }
       } else if session.status == .needsReflection {
         terminal.writeLine(#"Add them any time with "journal reflect \#(shown)"."#)
       }

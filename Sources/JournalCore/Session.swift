@@ -100,6 +100,17 @@ public struct Session: Hashable, Sendable {
     updated = max(now, updated)
   }
 
+  /// The later fields `journal reflect` asks for: every one until the session has its
+  /// reflection; after that only those still empty, so a reflect that was interrupted goes on
+  /// where it stopped. Empty when there is nothing left to reflect on.
+  public var laterFieldsOpen: [Field] {
+    switch status {
+    case .draft: []
+    case .needsReflection: Field.later
+    case .complete: Field.later.filter { text(of: $0) == nil }
+    }
+  }
+
   /// The value of a field as a person reads it; nil when empty.
   public func text(of field: Field) -> String? {
     switch field {

@@ -139,7 +139,8 @@ public final class TTY: Terminal {
     return try secret.prefix(length)
   }
 
-  /// Reads text over several lines, ended by Ctrl-D or a line holding only ".", handing
+  /// Reads text over several lines, ended by Ctrl-D or a line holding only "." (Enter
+  /// before any text ends it empty: the field is skipped), handing
   /// `keep` the text so far after every line, and once more, with the unfinished line, when
   /// a signal (Ctrl-C, a closed terminal, SIGTERM) ends the process: whatever `keep` saves
   /// is all that was typed. Pasted text (bracketed) is text: its newlines and a pasted line
@@ -158,6 +159,12 @@ public final class TTY: Terminal {
           case .interrupt:
             throw Interrupted(signal: SIGINT)
           case .enter:
+            // Enter before any text skips the field (an optional one stays empty), as the
+            // forms say; a pasted empty first line on a plain terminal is text.
+            if text.isEmpty, pasteMarked || !hasMoreWaiting {
+              echo("\r\n")
+              break reading
+            }
             if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
               if !pasteMarked && hasMoreWaiting {
                 // Without bracketed paste, a pasted "." line looks typed; with more pasted

@@ -12,7 +12,8 @@ public protocol Terminal: AnyObject {
   /// Asks for a secret without echoing it; the answer goes straight into guarded memory.
   func readSecret(prompt: String) throws -> SecureBytes
   /// Asks for text of any length over several lines, ended by Ctrl-D or a line holding
-  /// only ".". Returns the text without the ending. `keep` is handed the text so far as it
+  /// only "." (or by Enter before any text: an empty answer). Returns the text without the
+  /// ending. `keep` is handed the text so far as it
   /// grows (after each line, and what was typed when a signal ends the process), for a
   /// caller that saves it where an interruption cannot take it.
   func readText(prompt: String, keep: (String) -> Void) throws -> String

@@ -8,8 +8,9 @@ extension Journal {
     static let configuration = CommandConfiguration(
       commandName: "reflect",
       abstract: "Add mood after, reflection, environment and music to a session.",
-      discussion: "Each answer is saved as soon as it is entered. Writing the reflection "
-        + "completes the session.")
+      discussion: "Each answer is saved as soon as it is entered; Enter skips a question. "
+        + "Writing the reflection completes the session; after that, reflect asks only the "
+        + "later fields still empty.")
 
     @OptionGroup var options: GlobalOptions
 

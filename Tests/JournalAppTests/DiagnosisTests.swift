@@ -58,7 +58,8 @@ struct DiagnosisTests {
     AppError.noNewPassphraseSource, AppError.missingFlags(["--intention"]),
     AppError.nothingToChange,
     AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.noHome,
-    AppError.lifecycle(.alreadyComplete, id: "3f2a"), AppError.editorTextUnreadable,
+    AppError.lifecycle(.alreadyComplete, id: "3f2a"),
+    AppError.laterFieldFilled(.reflection, id: "3f2a"), AppError.editorTextUnreadable,
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
@@ -110,7 +111,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 33)
+    #expect(names["AppError"]?.count == 34)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -229,7 +230,7 @@ struct DiagnosisTests {
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
       .importRefused, .badSetting, .configLine:
       .usage
-    case .lifecycle: .notAllowed
+    case .lifecycle, .laterFieldFilled: .notAllowed
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast: .usage

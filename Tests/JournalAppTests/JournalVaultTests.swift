@@ -25,11 +25,18 @@ struct JournalVaultTests {
     #expect(throws: CryptoError.wrongPassphrase) { try f.reopen() }
   }
 
-  /// Reflecting on a complete session is refused with the session's id.
+  /// A complete session is open for reflection while a later field is empty (a reflect
+  /// that was interrupted goes on); with all of them filled it is refused with its id.
   @Test func reflectOnComplete() throws {
     let f = try AppFixture()
     let session = try f.saved()
     try f.journal.apply(.reflection("done"), to: session.id)
+    #expect(
+      try f.journal.beginReflection(session.id).laterFieldsOpen == [
+        .moodAfter, .environment, .music,
+      ])
+    try f.journal.apply(
+      [.moodAfter(Mood(7)), .environment("home"), .music("rain")], to: session.id)
     #expect(throws: AppError.lifecycle(.alreadyComplete, id: session.id.short)) {
       try f.journal.beginReflection(session.id)
     }

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// `journal reflect` at a terminal: Enter skips every field (the reflection too), Ctrl-C says
+/// what was saved, and an interrupted reflection goes on where it stopped.
+@Suite(.serialized) struct ReflectFormTests {
+  static let terminal = ["TERM": "xterm-256color", "COLUMNS": "80"]
+
+  /// Enter at an empty reflection skips it, as the header says: the session still needs
+  /// reflection, and the fields after it are asked.
+  @Test func enterSkipsTheReflection() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(process.expect("press Enter to skip any of them"))
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("\r")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("the garden\r")
+    #expect(process.expect("Music notes "))
+    process.write("\r")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    let session = f.show(id)
+    #expect(session["status"] as? String == "needs_reflection")
+    #expect(session["reflection"] is NSNull)
+    #expect(session["environment"] as? String == "the garden")
+  }
+
+  /// Ctrl-C at Environment, after the reflection was saved: the screen says what was kept
+  /// and how to go on; `reflect` then asks only the later fields still empty.
+  @Test func interruptedReflectGoesOn() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(process.expect("Mood after"))
+    process.write("7\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("a soft day\r.\r")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("by the se")
+    #expect(process.expect("by the se"))
+    process.write("\u{03}")
+    let stopped = process.wait()
+    #expect(stopped.status != 0)
+    #expect(
+      process.screenText.contains(
+        #"journal: stopped; the mood after and the reflection are saved; "journal reflect \#(id)" asks for the rest"#
+      ), "\(process.screenText)")
+    #expect(f.show(id)["status"] as? String == "complete")
+
+    let again = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(again.expect("Environment — where, and with whom "))
+    again.write("by the sea\r")
+    #expect(again.expect("Music notes "))
+    again.write("rain\r")
+    let result = again.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(!again.screenText.contains("Mood after"))
+    #expect(!again.screenText.contains("Reflection —"))
+    let session = f.show(id)
+    #expect(session["environment"] as? String == "by the sea")
+    #expect(session["music"] as? String == "rain")
+    #expect(session["reflection"] as? String == "a soft day")
+    // Every later field is filled now: reflect says so and points at edit
+    let full = f.run("reflect", id)
+    #expect(full.status == 7)
+    #expect(full.stderr.contains(#"is already complete"#))
+  }
+
+  /// Flags may fill a complete session's empty later fields, never overwrite one.
+  @Test func flagsFillOnlyEmptyFields() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    #expect(f.run("reflect", id, "--reflection", "done").status == 0)
+    let music = f.run("reflect", id, "--music", "rain")
+    #expect(music.status == 0, "\(music)")
+    #expect(f.show(id)["music"] as? String == "rain")
+    let overwrite = f.run("reflect", id, "--reflection", "again")
+    #expect(overwrite.status == 7)
+    #expect(f.show(id)["reflection"] as? String == "done")
+  }
+
+  /// Ctrl-C at the first question: nothing was saved, and the screen says that.
+  @Test func interruptedBeforeAnything() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(process.expect("Mood after"))
+    process.write("\u{03}")
+    let stopped = process.wait()
+    #expect(stopped.status != 0)
+    #expect(process.screenText.contains("journal: stopped; nothing was changed"))
+  }
+}
