@@ -96,4 +96,31 @@ import Testing
     #expect(stopped.status != 0)
     #expect(process.screenText.contains("journal: stopped; nothing was changed"))
   }
+
+  /// Ctrl-C in the later fields `new` offers after saving: the session is saved, and the
+  /// screen says so and how to go on.
+  @Test func interruptedAfterNew() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.terminal)
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r\r\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("to arrive\r.\r")
+    #expect(process.expect("Mood before"))
+    process.write("6\r")
+    #expect(process.expect("No thanks [3] "))
+    process.write("\r")
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Mood after"))
+    process.write("\u{03}")
+    #expect(process.wait().status != 0)
+    #expect(f.sessions().count == 1)
+    let saved = process.screenText.firstMatch(of: /Saved\. Session (\w+) needs reflection/)
+    let id = saved.map { String($0.1) } ?? "(no id on screen)"
+    #expect(
+      process.screenText.contains(
+        #"journal: stopped; the session is saved; "journal reflect \#(id)" asks for the rest"#
+      ), "\(process.screenText)")
+  }
 }
