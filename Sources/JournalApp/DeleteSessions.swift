@@ -69,9 +69,12 @@ public enum DeleteSessions {
 }
 
 /// The visible countdown after a deletion: "Deleted. Press u to undo (10 s)", redrawn in
-/// place each second (one line in plain mode); u undoes, Enter or Esc ends it early. When
-/// the window closes, the deletion is purged at once. The timing is UndoCountdown's; this
-/// only carries out its actions.
+/// place each second (one line in plain mode, and a shorter line where the terminal is too
+/// narrow for the whole one, since a wrapped line cannot be redrawn in place); u undoes, Enter
+/// or Esc ends it early. When the window closes, the deletion is purged at once. A deletion
+/// undone elsewhere (`journal undo` in another shell) ends the countdown within a second, and
+/// an interruption leaves a line that says how to undo, never a stale count. The timing is
+/// UndoCountdown's; this only carries out its actions.
 struct DeletionCountdown {
   let terminal: TTY
   let journal: JournalVault
@@ -83,6 +86,9 @@ struct DeletionCountdown {
     var countdown = UndoCountdown(deadline: deletion.purgeAfter)
     let redraw = !terminal.presentation.plain
     let clear = redraw ? "\r\u{1B}[K" : ""
+    let standing = #"Deleted \#(what). "journal undo" restores it until the window closes."#
+    terminal.setInterruptNote(redraw ? clear + standing + "\n" : "\n" + standing + "\n")
+    defer { terminal.setInterruptNote(nil) }
     if !redraw {
       let window = max(0, deletion.purgeAfter.timeIntervalSince(now()))
       terminal.writeLine(
@@ -91,18 +97,27 @@ struct DeletionCountdown {
     while true {
       var action = countdown.tick(at: now())
       if case .wait(let until) = action {
-        let timeout = max(until.timeIntervalSince(now()), 0.01)
-        guard let key = try terminal.waitForKey(timeout: timeout), let pressed = countdown.key(key)
-        else { continue }
+        // At most a second between looks at the vault, so an undo from another shell is
+        // seen at once.
+        let timeout = min(max(until.timeIntervalSince(now()), 0.01), 1)
+        guard let key = try terminal.waitForKey(timeout: timeout) else {
+          if try !journal.isPending(deletion) { return restoredElsewhere(clear) }
+          continue
+        }
+        guard let pressed = countdown.key(key) else { continue }
         action = pressed
       }
       switch action {
       case .show(let seconds):
-        if redraw { terminal.write("\(clear)Deleted \(what). Press u to undo (\(seconds) s)") }
+        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
+        if redraw { terminal.write(clear + line(secondsLeft: seconds)) }
       case .wait:
         continue
       case .undo:
         guard try journal.undo(deletion) != nil else {
+          // Not in the trash: restored by someone else while the window is open, or the
+          // window closed just now.
+          if now() < deletion.purgeAfter { return restoredElsewhere(clear) }
           terminal.write(clear)
           terminal.writeLine("The undo window had just closed; \(what) stays deleted.")
           throw AppError.nothingToUndo
@@ -111,16 +126,33 @@ struct DeletionCountdown {
         terminal.writeLine("Restored \(what).")
         return
       case .leave:
+        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
         terminal.write(clear)
-        terminal.writeLine(
-          #"Deleted \#(what). "journal undo" restores it until the window closes."#)
+        terminal.writeLine(standing)
         return
       case .purge:
+        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
         terminal.write(clear)
         terminal.writeLine(redraw ? "Deleted \(what)." : "Deleted.")
         try journal.purgeExpired()
         return
       }
     }
+  }
+
+  /// The countdown line, as long as fits on one line of the terminal.
+  func line(secondsLeft seconds: Int) -> String {
+    let lines = [
+      "Deleted \(what). Press u to undo (\(seconds) s)",
+      "Deleted. Press u to undo (\(seconds) s)",
+      "u undoes (\(seconds) s)",
+    ]
+    guard let width = terminal.presentation.width else { return lines[0] }
+    return lines.first { $0.count < width } ?? lines[lines.count - 1]
+  }
+
+  private func restoredElsewhere(_ clear: String) {
+    terminal.write(clear)
+    terminal.writeLine(#"Restored \#(what): "journal undo" ran elsewhere."#)
   }
 }

@@ -224,6 +224,12 @@ public final class JournalVault {
     try store.purgeExpired(now: context.now())
   }
 
+  /// Whether this deletion still waits in the trash; false once `journal undo` (here or in
+  /// another shell) restored it, or it was purged.
+  public func isPending(_ deletion: Deletion) throws -> Bool {
+    try store.isPending(deletion)
+  }
+
   /// Restores this deletion (the countdown's "u"), if its window is still open; the ids
   /// restored, or nil when the window had closed.
   public func undo(_ deletion: Deletion) throws -> [SessionID]? {

@@ -37,6 +37,9 @@ public protocol SessionStorage: AnyObject {
   /// nil when there is nothing to restore.
   func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]?
 
+  /// Whether `deletion` still waits in the trash: not undone (by anyone) and not purged.
+  func isPending(_ deletion: Deletion) throws -> Bool
+
   /// Purges deletions whose window has closed; returns how many sessions went.
   @discardableResult
   func purgeExpired(now: Date) throws -> Int

@@ -45,7 +45,15 @@ final class VaultStorage: SessionStorage {
   }
 
   func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]? {
-    try vault.undo(batch: deletion?.batch, now: now).map(\.ids)
+    try vault.undo(deletion.map(Self.stored), now: now).map(\.ids)
+  }
+
+  func isPending(_ deletion: Deletion) throws -> Bool {
+    try vault.isTrashed(Self.stored(deletion))
+  }
+
+  private static func stored(_ deletion: Deletion) -> Vault.Deletion {
+    Vault.Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
   }
 
   func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }

@@ -20,6 +20,11 @@ extension Vault {
   public struct Deletion: Sendable, Equatable {
     public let batch: Int64
     public let purgeAfter: Date
+
+    public init(batch: Int64, purgeAfter: Date) {
+      self.batch = batch
+      self.purgeAfter = purgeAfter
+    }
   }
 
   /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`.
@@ -50,18 +55,21 @@ extension Vault {
   /// Restores the most recent deletion if its window is still open at `now` (the window is
   /// half-open: at `purge_after` itself it has closed). Nil when there is nothing to undo.
   public func undoLatest(now: Date) throws -> Restored? {
-    try undo(batch: nil, now: now)
+    try undo(nil, now: now)
   }
 
-  /// Restores one given deletion (the countdown's own), if its window is still open.
-  public func undo(batch wanted: Int64?, now: Date) throws -> Restored? {
+  /// Restores one given deletion (the countdown's own), if its window is still open. A
+  /// deletion is its batch and its window's end together: a batch number undone elsewhere
+  /// can be taken again by a later deletion, which is not this one.
+  public func undo(_ wanted: Deletion?, now: Date) throws -> Restored? {
     let instant = Self.millis(now)
     return try write { db in
       let sql =
         wanted == nil
         ? "SELECT batch FROM trash WHERE purge_after > ? ORDER BY batch DESC LIMIT 1"
-        : "SELECT batch FROM trash WHERE purge_after > ? AND batch = ? LIMIT 1"
-      let arguments: StatementArguments = wanted.map { [instant, $0] } ?? [instant]
+        : "SELECT batch FROM trash WHERE purge_after > ? AND batch = ? AND purge_after = ? LIMIT 1"
+      let arguments: StatementArguments =
+        wanted.map { [instant, $0.batch, Self.millis($0.purgeAfter)] } ?? [instant]
       guard let batch = try Int64.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
       let ids = try String.fetchAll(
         db, sql: "SELECT id FROM trash WHERE batch = ? ORDER BY id", arguments: [batch])
@@ -115,6 +123,16 @@ extension Vault {
       }
     }
     return purged
+  }
+
+  /// Whether `deletion` is still in the trash: not undone (here or by another process) and
+  /// not purged.
+  public func isTrashed(_ deletion: Deletion) throws -> Bool {
+    try read { db in
+      try Bool.fetchOne(
+        db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE batch = ? AND purge_after = ?)",
+        arguments: [deletion.batch, Self.millis(deletion.purgeAfter)]) ?? false
+    }
   }
 
   /// The sessions waiting in the trash (for tests and status).

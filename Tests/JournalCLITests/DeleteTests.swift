@@ -112,6 +112,62 @@ import Testing
     #expect(f.sessions().count == 1)
   }
 
+  /// `journal undo` from another shell during the countdown: the countdown sees it within a
+  /// second and says the session is back, never "Deleted".
+  @Test func undoneElsewhere() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo ("))
+    #expect(f.run("undo").status == 0)
+    #expect(process.expect(#"Restored session \#(id): "journal undo" ran elsewhere."#))
+    #expect(process.wait().status == 0)
+    #expect(!process.screenText.contains("Deleted session \(id).\r\n"))
+    #expect(f.sessions().count == 1)
+  }
+
+  /// Ctrl-C during the countdown: the count is cleared and the last line says how to undo.
+  @Test func interruptedCountdown() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo ("))
+    process.write("\u{03}")
+    #expect(process.wait().status != 0)
+    let last = process.screenText.components(separatedBy: "\r\u{1B}[K").last ?? ""
+    #expect(
+      last.hasPrefix(
+        #"Deleted session \#(id). "journal undo" restores it until the window closes."#),
+      "\(process.screenText)")
+    #expect(!last.contains("Press u"))
+    #expect(f.run("undo").status == 0)
+  }
+
+  /// At 40 columns the countdown line fits on one line, so redrawing it in place never
+  /// stacks copies.
+  @Test func narrowCountdown() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm", "COLUMNS": "40"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("undo ("))
+    process.write("\r")
+    #expect(process.wait().status == 0)
+    let drawn = process.screenText.components(separatedBy: "\r\u{1B}[K").dropFirst()
+      .filter { $0.contains("undo (") }
+    #expect(!drawn.isEmpty)
+    for line in drawn {
+      // What shows: the text without the terminal's mode switches (bracketed paste on, off).
+      let shown = line.replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: "")
+      #expect(shown.count < 40, "\(shown.debugDescription)")
+    }
+  }
+
   /// Answering no deletes nothing.
   @Test func declined() {
     let f = CLIFixture().initialise()

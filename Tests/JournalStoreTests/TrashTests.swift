@@ -58,9 +58,27 @@ struct TrashTests {
     try f.store.upsert(b)
     let first = try f.vault.trash([a.id], now: t0, purgeAfter: t0 + 10)
     try f.vault.trash([b.id], now: t0 + 1, purgeAfter: t0 + 11)
-    #expect(try f.vault.undo(batch: first.batch, now: t0 + 2)?.ids == [a.id])
+    #expect(try f.vault.undo(first, now: t0 + 2)?.ids == [a.id])
     #expect(try f.vault.trashedIDs() == [b.id])
-    #expect(try f.vault.undo(batch: first.batch, now: t0 + 3) == nil)
+    #expect(try f.vault.undo(first, now: t0 + 3) == nil)
+  }
+
+  /// A deletion undone elsewhere is no longer pending, and a later deletion that takes its
+  /// batch number again is not it: the first countdown's "u" cannot restore the second.
+  @Test func batchNumberTakenAgain() throws {
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1), b = try f.session(seed: 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let first = try f.vault.trash([a.id], now: t0, purgeAfter: t0 + 10)
+    #expect(try f.vault.isTrashed(first))
+    #expect(try f.vault.undoLatest(now: t0 + 1)?.ids == [a.id])
+    #expect(try !f.vault.isTrashed(first))
+    let second = try f.vault.trash([b.id], now: t0 + 2, purgeAfter: t0 + 12)
+    #expect(second.batch == first.batch)
+    #expect(try !f.vault.isTrashed(first))
+    #expect(try f.vault.undo(first, now: t0 + 3) == nil)
+    #expect(try f.vault.trashedIDs() == [b.id])
   }
 
   /// A deletion of several sessions is one batch: undone together.
