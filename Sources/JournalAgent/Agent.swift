@@ -4,7 +4,7 @@ import Glibc
 import JournalCrypto
 import JournalSystem
 
-/// The unlock agent: one process per user holding one vault's data key in guarded memory,
+/// The unlock agent: one process per unlocked vault holding its data key in guarded memory,
 /// answering only processes of its own user (SO_PEERCRED), until its idle timeout, its
 /// maximum lifetime, `journal lock`, or SIGTERM/SIGINT/SIGHUP — each of which wipes the key.
 public final class Agent {
@@ -56,7 +56,7 @@ public final class Agent {
     material.wipe()
     let agent = Agent(
       vaultID: vaultID, dataKey: dataKey, idleTimeout: idle, lifetime: lifetime,
-      socketPath: try AgentProtocol.socketPath(environment: environment))
+      socketPath: try AgentProtocol.socketPath(environment: environment, vaultID: vaultID))
     try agent.bind()
     AgentProtocol.writeAll(STDOUT_FILENO, Array("ready\n".utf8))
     let null = open("/dev/null", O_RDWR)

@@ -8,8 +8,10 @@ import JournalCrypto
 public struct AgentClient {
   public let socketPath: String
 
-  public init?(environment: [String: String]) {
-    guard let path = try? AgentProtocol.socketPath(environment: environment) else { return nil }
+  /// A client of the agent of the vault `vaultID`, if there is a private runtime directory.
+  public init?(environment: [String: String], vaultID: [UInt8]) {
+    guard let path = try? AgentProtocol.socketPath(environment: environment, vaultID: vaultID)
+    else { return nil }
     socketPath = path
   }
 
@@ -42,6 +44,13 @@ public struct AgentClient {
       slice.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
     }
     return (number(payload[0..<4]), number(payload[4..<8]))
+  }
+
+  /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop.
+  /// Returns how many were running.
+  public static func lockAll(environment: [String: String]) -> Int {
+    let paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
+    return paths.filter { AgentClient(socketPath: $0).lock() }.count
   }
 
   /// Asks the agent to wipe its key and stop. Returns whether one was running.

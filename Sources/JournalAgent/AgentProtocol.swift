@@ -59,9 +59,24 @@ public enum AgentProtocol {
     return complete ? secret : nil
   }
 
-  /// The socket's path, in the private runtime directory.
-  public static func socketPath(environment: [String: String]) throws -> String {
-    try RuntimeDirectory.resolve(environment: environment) + "/agent.sock"
+  /// The socket of the agent holding the key of the vault `vaultID`, in the private runtime
+  /// directory: one agent per unlocked vault, so unlocking one never locks another.
+  public static func socketPath(environment: [String: String], vaultID: [UInt8]) throws -> String {
+    try RuntimeDirectory.resolve(environment: environment) + "/" + socketName(vaultID: vaultID)
+  }
+
+  /// `agent-<vault id in hex>.sock`.
+  public static func socketName(vaultID: [UInt8]) -> String {
+    "agent-" + vaultID.map { String(format: "%02x", $0) }.joined() + ".sock"
+  }
+
+  /// Every agent socket in the runtime directory: each unlocked vault's, and the single
+  /// `agent.sock` of journal versions that held one vault at a time.
+  public static func socketPaths(environment: [String: String]) throws -> [String] {
+    let directory = try RuntimeDirectory.resolve(environment: environment)
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0 == "agent.sock" || ($0.hasPrefix("agent-") && $0.hasSuffix(".sock")) }
+      .sorted().map { directory + "/" + $0 }
   }
 
   // MARK: - Sockets

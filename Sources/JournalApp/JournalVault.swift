@@ -210,6 +210,12 @@ public final class JournalVault {
     return try store.delete(ids, now: now, purgeAfter: now.addingTimeInterval(window))
   }
 
+  /// The vault's id, read from its header: no passphrase, nothing decrypted (which
+  /// agent holds its key).
+  public static func id(at path: String) throws -> [UInt8] {
+    try Vault.open(at: path).header.vaultID
+  }
+
   /// Restores the most recent deletion if its window is open. Needs no passphrase: undo has
   /// seconds to act, and moves sealed rows without reading them.
   public static func undo(at path: String, context: AppContext) throws -> Vault.Restored? {

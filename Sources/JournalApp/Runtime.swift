@@ -66,9 +66,11 @@ public struct Runtime {
   public func openVault(prompt: String = "Passphrase: ") throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
-    let agent = AgentClient(environment: context.environment)
     let journal = try JournalVault.open(
-      at: path, context: context, beforeUnlock: announce, agentKeys: { agent?.keys(vaultID: $0) },
+      at: path, context: context, beforeUnlock: announce,
+      agentKeys: { [context] id in
+        AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id)
+      },
       tries: passphraseTries, tryAgain: passphraseTryAgain
     ) { try askPassphrase(prompt: prompt) }
     if arc { announceArc(journal) }

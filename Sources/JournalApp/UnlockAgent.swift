@@ -37,29 +37,34 @@ public enum UnlockAgent {
     return (min(idle, lifetime), lifetime)
   }
 
-  /// Unlocks with the passphrase itself (never an agent's copy), stops any agent already
-  /// running, and starts a new one holding this vault's key. Returns its times.
+  /// Unlocks with the passphrase itself (never an agent's copy), stops this vault's agent if
+  /// one is running, and starts a new one holding its key. Other vaults' agents are left as
+  /// they are: each unlocked vault has its own. Returns its times.
   public static func unlock(_ runtime: Runtime, idle text: String?) throws -> Times {
     let environment = runtime.context.environment
     let (idle, lifetime) = try times(idle: text, environment: environment)
-    let socketPath = try AgentProtocol.socketPath(environment: environment)
     let journal = try JournalVault.open(
       at: try runtime.vaultPath(), context: runtime.context, tries: runtime.passphraseTries,
       tryAgain: runtime.passphraseTryAgain
     ) { try runtime.askPassphrase(prompt: "Passphrase: ") }
-    AgentClient(environment: environment)?.lock()
-    try start(keys: journal.unlockedKeys, idle: idle, lifetime: lifetime, socketPath: socketPath)
+    let keys = journal.unlockedKeys
+    let socketPath = try AgentProtocol.socketPath(environment: environment, vaultID: keys.vaultID)
+    AgentClient(socketPath: socketPath).lock()
+    try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
 
-  /// Asks the agent to wipe its key and stop; whether one was running.
-  public static func lock(_ runtime: Runtime) -> Bool {
-    AgentClient(environment: runtime.context.environment)?.lock() ?? false
+  /// Asks every agent (each unlocked vault's) to wipe its key and stop; how many were
+  /// running.
+  public static func lock(_ runtime: Runtime) -> Int {
+    AgentClient.lockAll(environment: runtime.context.environment)
   }
 
-  /// What the agent says of its time left; nil when locked.
-  public static func status(_ runtime: Runtime) -> Times? {
-    AgentClient(environment: runtime.context.environment)?.status().map {
+  /// What the named vault's agent says of its time left; nil when that vault is locked.
+  /// Reads the vault's id from its file: no passphrase, nothing decrypted.
+  public static func status(_ runtime: Runtime) throws -> Times? {
+    let vaultID = try JournalVault.id(at: try runtime.vaultPath())
+    return AgentClient(environment: runtime.context.environment, vaultID: vaultID)?.status().map {
       Times(idle: $0.idle, lifetime: $0.lifetime)
     }
   }

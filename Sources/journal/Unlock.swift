@@ -41,13 +41,15 @@ extension Journal {
   struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "lock",
-      abstract: "Lock now: the agent wipes its key and stops.")
+      abstract: "Lock every unlocked vault now: each agent wipes its key and stops.")
 
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
       let runtime = try Runtime(options)
-      Report.note(UnlockAgent.lock(runtime) ? "locked" : "already locked")
+      let stopped = UnlockAgent.lock(runtime)
+      Report.note(
+        stopped == 0 ? "already locked" : stopped == 1 ? "locked" : "locked \(stopped) vaults")
     }
   }
 
@@ -69,7 +71,7 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let waiting = try ReminderCommands.waitingCount(runtime)
-      let agent = UnlockAgent.status(runtime)
+      let agent = try UnlockAgent.status(runtime)
       if json {
         var object: [String: Any] = [
           "schema_version": 1, "waiting_for_reflection": waiting, "unlocked": agent != nil,
@@ -88,7 +90,7 @@ extension Journal {
 
     /// `journal unlock --status`: the lock alone, in words.
     static func report(_ runtime: Runtime) throws {
-      guard let times = UnlockAgent.status(runtime) else {
+      guard let times = try UnlockAgent.status(runtime) else {
         try Runtime.output("locked\n")
         return
       }

@@ -16,7 +16,15 @@ import Testing
         decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
-    var socket: String { path + "/journal/agent.sock" }
+    /// The socket of the one unlocked vault's agent (`agent-<vault id>.sock`), or, with
+    /// none, a path where none is.
+    var socket: String { sockets.first ?? path + "/journal/agent-none.sock" }
+    /// Every agent socket here.
+    var sockets: [String] {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "/journal")) ?? []
+      return names.filter { $0.hasPrefix("agent-") && $0.hasSuffix(".sock") }.sorted()
+        .map { path + "/journal/" + $0 }
+    }
   }
 
   func fixture(_ runtime: Runtime) -> CLIFixture {
@@ -57,6 +65,31 @@ import Testing
     let result = f.run("list", "--vault", other, extra: locked)
     #expect(result.status == 9)
     f.run("lock")
+  }
+
+  /// Each vault has its own agent: unlocking B leaves A unlocked, each status tells the
+  /// truth about the vault it names, and `lock` locks both.
+  @Test func twoVaults() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let a = f.new()
+    let other = f.home.file("other/vault.db")
+    #expect(f.run("init", "--kdf", "interactive", "--vault", other).status == 0)
+    let b = f.new("--vault", other)
+    #expect(f.run("unlock", "--status", "--vault", other).stdout == "locked\n")
+    #expect(f.run("unlock").status == 0)
+    #expect(f.run("unlock", "--status", "--vault", other).stdout == "locked\n")
+    #expect(f.run("status", "--vault", other).stdout.hasSuffix("locked\n"))
+    #expect(f.run("unlock", "--vault", other).status == 0)
+    #expect(runtime.sockets.count == 2)
+    #expect(f.run("unlock", "--status").stdout.hasPrefix("unlocked: "))
+    #expect(f.run("unlock", "--status", "--vault", other).stdout.hasPrefix("unlocked: "))
+    #expect(f.run("show", a, extra: locked).status == 0)
+    #expect(f.run("show", b, "--vault", other, extra: locked).status == 0)
+    #expect(f.run("lock").stderr == "journal: locked 2 vaults\n")
+    #expect(runtime.sockets.isEmpty)
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+    #expect(f.run("show", b, "--vault", other, extra: locked).status == 9)
   }
 
   /// SIGTERM makes the agent wipe its key and exit, removing its socket.
