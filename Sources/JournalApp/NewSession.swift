@@ -88,7 +88,10 @@ public enum NewSession {
   /// the default (Enter).
   static func askReminder(_ terminal: TTY) throws -> ReminderChoice? {
     terminal.writeLine("Would you like a reminder to add reflections later?")
-    terminal.write("  1 In 3 hours   2 Tomorrow   3 No thanks [3] ")
+    let choices = ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
+    // Side by side where they fit; one under another on a narrow terminal.
+    let fits = (terminal.presentation.width ?? 80) > choices.joined(separator: " ").count
+    terminal.write(choices.joined(separator: fits ? " " : "\n"))
     while true {
       guard let key = try terminal.waitForKey(timeout: 3600) else { return ReminderChoice.none }
       switch key {

@@ -1,5 +1,8 @@
+import Foundation
+import Glibc
 import JournalCore
 import JournalSystem
+import JournalTerminal
 
 /// Writes messages to stderr in the `journal: error:` / `journal: hint:` form, and turns a
 /// failure of a command into its exit code.
@@ -13,9 +16,17 @@ public enum Report {
 
   public static func hint(_ message: String) { line("journal: hint: " + message) }
 
+  /// One message line; on a terminal it is wrapped to the terminal's width (a script reading
+  /// a pipe or file gets it on one line).
   public static func line(_ text: String) {
-    StandardStreams.errorLine(text)
+    StandardStreams.errorLine(width.map { Wrap.prose(text, width: $0) } ?? text)
   }
+
+  /// The width of the terminal standard error is, if it is one.
+  private static let width: Int? =
+    isatty(STDERR_FILENO) == 1
+    ? Presentation.width(of: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
+    : nil
 
   /// Sessions a command could not read while it went on with the others, in the one
   /// wording list, export, verify and trends share.

@@ -50,7 +50,9 @@ public final class TTY: Terminal {
 
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {
-    TerminalRestore.setNote(text, fd: fd)
+    TerminalRestore.setNote(
+      text.map { text in presentation.width.map { Wrap.prose(text, width: $0) } ?? text },
+      fd: fd)
   }
 
   public func write(_ text: String) {
@@ -66,8 +68,9 @@ public final class TTY: Terminal {
 
   private func lineInMode(prompt: String) throws -> String {
     // The prompt only once the mode is set: text typed or pasted as soon as it shows is
-    // read by us, not by the kernel's line editor.
-    write(prompt)
+    // read by us, not by the kernel's line editor. A long one is wrapped: the answer goes
+    // on its last line.
+    write(presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt)
     var line: [UInt8] = []
     var joined = false
     reading: while true {

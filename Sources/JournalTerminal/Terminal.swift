@@ -26,7 +26,10 @@ public protocol Terminal: AnyObject {
 }
 
 extension Terminal {
-  public func writeLine(_ text: String = "") { write(text + "\n") }
+  /// Writes a line of prose, wrapped to the terminal's width when it is known.
+  public func writeLine(_ text: String = "") {
+    write((presentation.width.map { Wrap.prose(text, width: $0) } ?? text) + "\n")
+  }
 
   /// Asks for text over several lines, keeping nothing of it on the way.
   public func readText(prompt: String) throws -> String {
@@ -107,6 +110,16 @@ public enum Wrap {
       result.append(line)
     }
     return result
+  }
+
+  /// Prose fitted to `width`: each paragraph (line of `text`) broken where a space allows,
+  /// its continuation lines indented two columns past its own indent. Words longer than the
+  /// width (an id, a path) are never cut.
+  public static func prose(_ text: String, width: Int) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph in
+      let indent = String(paragraph.prefix { $0 == " " }) + "  "
+      return lines(String(paragraph), width: width, indent: indent).joined(separator: "\n")
+    }.joined(separator: "\n")
   }
 
   /// Columns `text` takes on a terminal; colour sequences (ESC [ … m) take none.

@@ -192,6 +192,13 @@ public final class Spawned: @unchecked Sendable {
     return String(decoding: screen, as: UTF8.self)
   }
 
+  /// What the terminal has shown, with every run of spaces and line endings made one space:
+  /// for prose, which is wrapped to the terminal's width.
+  public var screenWords: String {
+    screenText.split(whereSeparator: { $0 == " " || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+      .joined(separator: " ")
+  }
+
   /// What the process has written to standard error so far.
   public var stderrText: String {
     lock.lock()

@@ -126,7 +126,7 @@ import Testing
     let expected = how == .kill9 ? "to meet the fear" : "to meet the fear\nand to rest aft"
     if how == .ctrlC {
       #expect(
-        process.screenText.contains(
+        process.screenWords.contains(
           "journal: your draft is kept with the date, the treatment and 2 lines of the "
             + "intention; \"journal new\" will offer it again"), "\(process.screenText)")
     }

@@ -48,7 +48,7 @@ import Testing
     let stopped = process.wait()
     #expect(stopped.status != 0)
     #expect(
-      process.screenText.contains(
+      process.screenWords.contains(
         #"journal: stopped; the mood after and the reflection are saved; "journal reflect \#(id)" asks for the rest"#
       ), "\(process.screenText)")
     #expect(f.show(id)["status"] as? String == "complete")
@@ -119,7 +119,7 @@ import Testing
     let saved = process.screenText.firstMatch(of: /Saved\. Session (\w+) needs reflection/)
     let id = saved.map { String($0.1) } ?? "(no id on screen)"
     #expect(
-      process.screenText.contains(
+      process.screenWords.contains(
         #"journal: stopped; the session is saved; "journal reflect \#(id)" asks for the rest"#
       ), "\(process.screenText)")
   }
