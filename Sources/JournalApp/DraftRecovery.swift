@@ -29,6 +29,18 @@ public struct DraftRecovery {
       case .newer(let version):
         notices.append(
           "an unfinished draft of format \(version) needs a newer journal; it is left alone")
+      case .ready(let stored) where stored.draft.reflection != nil:
+        // A reflection being written for a saved session: `journal reflect` offers it.
+        if now.timeIntervalSince(stored.updated) > maximumAge {
+          try store.discard(entry.id)
+          notices.append(
+            "an unfinished reflection from \(format.dateTime(stored.started)) was older than "
+              + "\(describe(maximumAge)) and was removed")
+        } else {
+          let shown = (try? journal.displayID(entry.id)) ?? entry.id.short
+          notices.append(
+            #"an unfinished reflection is kept; "journal reflect \#(shown)" takes it up again"#)
+        }
       case .ready(let stored):
         if try journal.contains(entry.id) {
           // Saved already; the crash came between the vault write and the draft's removal.

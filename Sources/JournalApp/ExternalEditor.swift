@@ -183,9 +183,9 @@ public final class EditorTerminal: Terminal {
     try base.readSecret(prompt: prompt)
   }
 
-  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
+  public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
     base.write(prompt.trimmingCharacters(in: .newlines) + " — opening your editor\n")
-    let text = try editor.edit("", terminalFD: base.descriptor)
+    let text = try editor.edit(initial, terminalFD: base.descriptor)
     base.write("  (\(text.split(whereSeparator: \.isWhitespace).count) words)\n")
     return text
   }

@@ -64,15 +64,22 @@ public struct Forms {
   // MARK: - Later
 
   /// Asks for the "Later" `fields` one by one and hands each answer to `save` at once, so an
-  /// interruption keeps every answer already given. Enter keeps what is there.
+  /// interruption keeps every answer already given. Enter keeps what is there. The
+  /// reflection starts from `reflectionSoFar` (a kept, unfinished one taken up again) and is
+  /// handed to `keepReflection` line by line as it is typed.
   public func fillLater(
-    _ session: Session, fields: [Field] = Field.later,
+    _ session: Session, fields: [Field] = Field.later, reflectionSoFar: String = "",
+    keepReflection: (String) -> Void = { _ in },
     save: (Session.Change) throws -> Session
   ) throws -> Session {
     var session = session
     terminal.writeLine("Later — after the session; press Enter to skip any of them")
     for field in fields {
-      guard let change = try ask(field, current: session) else { continue }
+      let resumed = field == .reflection ? reflectionSoFar : ""
+      let keep = field == .reflection ? keepReflection : { _ in }
+      guard let change = try ask(field, current: session, initial: resumed, keep: keep) else {
+        continue
+      }
       session = try save(change)
       terminal.writeLine("  saved")
     }
@@ -113,10 +120,14 @@ public struct Forms {
   /// Asks for one field until the answer is valid. Returns nil when the answer keeps the
   /// current value (or, for optional fields, leaves them empty).
   private func ask(
-    _ field: Field, current: Session?, editing: Bool = false, keep: (String) -> Void = { _ in }
+    _ field: Field, current: Session?, editing: Bool = false, initial: String = "",
+    keep: (String) -> Void = { _ in }
   ) throws -> Session.Change? {
+    var initial = initial
     while true {
-      let answer = try read(field, current: current, editing: editing, keep: keep)
+      let answer = try read(
+        field, current: current, editing: editing, initial: initial, keep: keep)
+      initial = ""
       let trimmed = answer.trimmingWhitespace()
       if trimmed.isEmpty {
         if let fallback = defaultAnswer(field, current: current) { return fallback }
@@ -155,7 +166,8 @@ public struct Forms {
   }
 
   private func read(
-    _ field: Field, current: Session?, editing: Bool, keep keepText: (String) -> Void
+    _ field: Field, current: Session?, editing: Bool, initial: String,
+    keep keepText: (String) -> Void
   ) throws -> String {
     let keep = current.flatMap { shown(field, of: $0) }.map { " [\($0)]" } ?? ""
     switch field {
@@ -188,7 +200,7 @@ public struct Forms {
       return try terminal.readText(
         prompt: wrapped("  Reflection — what stays with you\(longHint(current?.reflection))")
           + "\n",
-        keep: keepText)
+        initial: initial, keep: keepText)
     case .environment:
       return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
     case .music:

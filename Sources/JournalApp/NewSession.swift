@@ -75,7 +75,7 @@ public enum NewSession {
       {
         session = try ReviseSession.fillLater(
           session, fields: Field.later, forms: forms, terminal: terminal, id: shown,
-          justSaved: true
+          justSaved: true, drafts: try? runtime.drafts(journal), context: runtime.context
         ) { try journal.apply($0, to: session.id) }
       } else if session.status == .needsReflection {
         terminal.writeLine(#"Add them any time with "journal reflect \#(shown)"."#)

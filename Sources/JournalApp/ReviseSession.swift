@@ -1,4 +1,5 @@
 import JournalCore
+import JournalDrafts
 import JournalTerminal
 
 /// `journal reflect` and `journal edit`: changes to a saved session, each saved as soon as
@@ -34,7 +35,8 @@ public enum ReviseSession {
       let forms = Forms(
         terminal: try runtime.formTerminal(terminal, editor: editor), context: runtime.context)
       session = try fillLater(
-        session, fields: open, forms: forms, terminal: terminal, id: shown, justSaved: false
+        session, fields: open, forms: forms, terminal: terminal, id: shown, justSaved: false,
+        drafts: try? runtime.drafts(journal), context: runtime.context
       ) { try journal.apply($0, to: id) }
     } else {
       let ordered =
@@ -44,36 +46,78 @@ public enum ReviseSession {
     return Revised(session: session, shownID: shown)
   }
 
-  /// The guided later fields of the session shown as `id`, each saved as it is answered; an
-  /// interruption says exactly what was saved and how to go on. `justSaved`: the session was
-  /// saved by this run (`new`), so even with no later field it is not "nothing".
+  /// The guided later fields of the session shown as `id`, each saved as it is answered, the
+  /// reflection kept in its draft file as it is typed (when there is a `drafts` store); an
+  /// interruption says exactly what was saved or kept and how to go on. `justSaved`: the
+  /// session was saved by this run (`new`), so even with no later field it is not "nothing".
   static func fillLater(
     _ session: Session, fields: [Field], forms: Forms, terminal: TTY, id: String,
-    justSaved: Bool, save: (Session.Change) throws -> Session
+    justSaved: Bool, drafts: DraftStore?, context: AppContext,
+    save: (Session.Change) throws -> Session
   ) throws -> Session {
     var saved: [Field] = []
-    terminal.setInterruptNote(stoppedNote(saved: saved, id: id, justSaved: justSaved))
+    let draft =
+      fields.contains(.reflection)
+      ? try drafts.map {
+        try ReflectionDraft(store: $0, id: session.id, now: context.now, terminal: terminal)
+      } : nil
+    defer { draft?.release() }
+    func note() {
+      terminal.setInterruptNote(
+        stoppedNote(saved: saved, kept: draft?.kept != nil, id: id, justSaved: justSaved))
+    }
+    var soFar = ""
+    if let draft, let kept = draft.kept, let since = draft.keptSince {
+      let lines = kept.split(separator: "\n", omittingEmptySubsequences: false).count
+        - (kept.hasSuffix("\n") ? 1 : 0)
+      let format = DisplayFormat(timeZone: context.timeZone)
+      terminal.writeLine(
+        "An unfinished reflection from \(format.dateTime(since)) is kept "
+          + "(\(counted(lines, "line"))).")
+      if try forms.confirm("Go on with it?", default: true) {
+        soFar = kept
+      } else {
+        try draft.discard()
+        terminal.writeLine("Discarded.")
+      }
+    }
+    note()
     defer { terminal.setInterruptNote(nil) }
-    return try forms.fillLater(session, fields: fields) { change in
+    let session = try forms.fillLater(
+      session, fields: fields, reflectionSoFar: soFar,
+      keepReflection: { text in
+        draft?.keep(text)
+        note()
+      }
+    ) { change in
       let session = try save(change)
+      if change.field == .reflection { try? draft?.discard() }
       if !saved.contains(change.field) { saved.append(change.field) }
-      terminal.setInterruptNote(stoppedNote(saved: saved, id: id, justSaved: justSaved))
+      note()
       return session
     }
+    // Done: a reflection skipped leaves nothing kept.
+    try? draft?.discard()
+    return session
   }
 
   /// `journal: stopped; the mood after and the reflection are saved; "journal reflect 3f2a"
-  /// asks for the rest`.
-  static func stoppedNote(saved: [Field], id: String, justSaved: Bool) -> String {
-    let next = #""journal reflect \#(id)" asks for the rest"#
-    guard !saved.isEmpty else {
-      return justSaved
-        ? "\njournal: stopped; the session is saved; \(next)\n"
-        : "\njournal: stopped; nothing was changed\n"
+  /// asks for the rest`, or, with the reflection being typed, `…; the reflection so far is
+  /// kept; "journal reflect 3f2a" takes it up again`.
+  static func stoppedNote(saved: [Field], kept: Bool, id: String, justSaved: Bool) -> String {
+    let command = #""journal reflect \#(id)""#
+    var parts: [String] = []
+    if !saved.isEmpty {
+      parts.append(
+        Prose.list(saved.map { "the " + $0.label }) + (saved.count == 1 ? " is" : " are")
+          + " saved")
+    } else if justSaved {
+      parts.append("the session is saved")
     }
-    let verb = saved.count == 1 ? "is" : "are"
-    return "\njournal: stopped; \(Prose.list(saved.map { "the " + $0.label })) \(verb) saved; "
-      + "\(next)\n"
+    if kept { parts.append("the reflection so far is kept") }
+    guard !parts.isEmpty else { return "\njournal: stopped; nothing was changed\n" }
+    let next = kept ? "\(command) takes it up again" : "\(command) asks for the rest"
+    return "\njournal: stopped; \(parts.joined(separator: "; ")); \(next)\n"
   }
 
   /// Changes any field: the given `changes` in one save, or, with none and a terminal, every

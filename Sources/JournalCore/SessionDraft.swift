@@ -9,10 +9,14 @@ public struct SessionDraft: Hashable, Sendable {
   public var dose: String?
   public var intention: String?
   public var moodBefore: Mood?
+  /// The reflection being written for this session after it was saved (`journal reflect`),
+  /// kept until it is saved. A draft holding one is a reflection draft: its session is in
+  /// the vault, and it is never offered as a new session's form.
+  public var reflection: String?
 
   public init(
     id: SessionID, date: Date? = nil, treatment: Treatment? = nil, dose: String? = nil,
-    intention: String? = nil, moodBefore: Mood? = nil
+    intention: String? = nil, moodBefore: Mood? = nil, reflection: String? = nil
   ) {
     self.id = id
     self.date = date
@@ -20,6 +24,7 @@ public struct SessionDraft: Hashable, Sendable {
     self.dose = dose
     self.intention = intention
     self.moodBefore = moodBefore
+    self.reflection = reflection
   }
 
   /// The "Now" fields that hold a value.

@@ -3,15 +3,25 @@ import JournalCore
 
 /// The plaintext of a draft (SECURITY.md, "Draft files"): FieldCodec's layout, version 1,
 /// with the record's tags for the "Now" fields, `created` for when the draft was started and
-/// `updated` for its last write. Public for the fuzz harness; the draft store is its only
+/// `updated` for its last write, and, in a draft file of version 2 only, the reflection being
+/// written for a saved session. Public for the fuzz harness; the draft store is its only
 /// writer.
 public enum DraftCodec {
   static let version: UInt8 = 1
   private typealias Tag = FieldCodec.Tag
 
-  private static let tags = FieldCodec.Tags([
+  private static let nowTags: [Tag] = [
     .date, .treatment, .treatmentName, .moodBefore, .created, .updated, .dose, .intention,
-  ])
+  ]
+  private static let tags = FieldCodec.Tags(nowTags)
+  private static let reflectionTags = FieldCodec.Tags(nowTags + [.reflection])
+
+  /// The draft file version `stored` is written as: 2 when it holds a reflection (a journal
+  /// that reads only version 1 leaves such a file alone rather than finding a tag it does not
+  /// know and removing the draft as unreadable), else 1.
+  public static func fileVersion(_ stored: StoredDraft) -> UInt8 {
+    stored.draft.reflection == nil ? 1 : 2
+  }
 
   public static func encode(_ stored: StoredDraft) -> [UInt8] {
     var out: [UInt8] = [version]
@@ -26,11 +36,18 @@ public enum DraftCodec {
     FieldCodec.put(.updated, time: stored.updated, into: &out)
     if let dose = d.dose { FieldCodec.put(.dose, text: dose, into: &out) }
     if let intention = d.intention { FieldCodec.put(.intention, text: intention, into: &out) }
+    if let reflection = d.reflection {
+      FieldCodec.put(.reflection, text: reflection, into: &out)
+    }
     return out
   }
 
-  public static func decode(_ bytes: UnsafeRawBufferPointer, id: SessionID) throws -> StoredDraft {
-    let fields = try FieldCodec.split(bytes, version: version, allowed: tags)
+  /// Opens the plaintext of a draft file of version `fileVersion` (1 or 2).
+  public static func decode(
+    _ bytes: UnsafeRawBufferPointer, id: SessionID, fileVersion: UInt8 = 1
+  ) throws -> StoredDraft {
+    let fields = try FieldCodec.split(
+      bytes, version: version, allowed: fileVersion >= 2 ? reflectionTags : tags)
     guard let started = try FieldCodec.time(fields[.created]),
       let updated = try FieldCodec.time(fields[.updated])
     else { throw FieldCodec.Malformed() }
@@ -46,6 +63,7 @@ public enum DraftCodec {
     draft.moodBefore = try FieldCodec.mood(fields[.moodBefore])
     draft.dose = try FieldCodec.text(fields[.dose])
     draft.intention = try FieldCodec.text(fields[.intention])
+    draft.reflection = try FieldCodec.text(fields[.reflection])
     return StoredDraft(draft: draft, started: started, updated: updated)
   }
 }

@@ -26,7 +26,9 @@ public final class DraftStore {
   /// The largest draft file read: far above five fields at their limits, far below memory.
   static let maximumFileBytes = 8 * 1024 * 1024
   public static let magic = Array("JRNLDRFT".utf8)
-  public static let formatVersion: UInt8 = 1
+  /// The newest draft file version read: 1, or 2 for a draft holding a reflection
+  /// (`DraftCodec.fileVersion`).
+  public static let formatVersion: UInt8 = 2
   public static let headerBytes = magic.count + 1 + 16 + 16
 
   public init(directory: String, keys: VaultKeys, random: some RandomSource) throws {
@@ -94,6 +96,12 @@ public final class DraftStore {
       handle.release()
       throw error
     }
+  }
+
+  /// Takes the lock of a draft that may not exist yet (a reflection about to be kept);
+  /// `DraftError.inUse` if it is held.
+  public func take(_ id: SessionID) throws -> DraftHandle {
+    try lock(id)
   }
 
   /// Removes a draft that no process is editing.
@@ -182,7 +190,7 @@ public final class DraftStore {
     else { throw CryptoError.integrity }
     let sealed = Array(bytes[Self.headerBytes...])
     return try cipher.open(sealed, id: id.bytes, column: .draft) { plain in
-      try DraftCodec.decode(plain, id: id)
+      try DraftCodec.decode(plain, id: id, fileVersion: version)
     }
   }
 
@@ -228,7 +236,7 @@ public final class DraftStore {
     let id = stored.draft.id
     var plain = DraftCodec.encode(stored)
     defer { wipe(&plain) }
-    var bytes = Self.magic + [Self.formatVersion] + vaultID + id.bytes
+    var bytes = Self.magic + [DraftCodec.fileVersion(stored)] + vaultID + id.bytes
     bytes += try cipher.seal(plain, id: id.bytes, column: .draft)
     let temporary = path(id, ".tmp")
     unlink(temporary)

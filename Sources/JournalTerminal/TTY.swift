@@ -148,12 +148,13 @@ public final class TTY: Terminal {
   /// a signal (Ctrl-C, a closed terminal, SIGTERM) ends the process: whatever `keep` saves
   /// is all that was typed. Pasted text (bracketed) is text: its newlines and a pasted line
   /// holding only "." never end the field.
-  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
-    var text: [UInt8] = []
-    var lineStart = 0
+  public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
+    var text = Array(initial.utf8)
+    var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
     do {
       try withMode(keys: true) {
         write(prompt)
+        if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
         reading: while true {
           guard let key = try nextKey() else { continue }
           switch key {
@@ -187,7 +188,7 @@ public final class TTY: Terminal {
             // line by line (a 20,000-line paste would be 20,000 sealed, fsynced draft
             // writes); an interruption hands over everything anyway.
             if pasteMarked || !hasMoreWaiting {
-              keep(String(decoding: text.dropLast(), as: UTF8.self))
+              keep(String(decoding: text, as: UTF8.self))
             }
           case .paste(let bytes):
             let clean = Self.printable(bytes)

@@ -13,10 +13,11 @@ public protocol Terminal: AnyObject {
   func readSecret(prompt: String) throws -> SecureBytes
   /// Asks for text of any length over several lines, ended by Ctrl-D or a line holding
   /// only "." (or by Enter before any text: an empty answer). Returns the text without the
-  /// ending. `keep` is handed the text so far as it
-  /// grows (after each line, and what was typed when a signal ends the process), for a
-  /// caller that saves it where an interruption cannot take it.
-  func readText(prompt: String, keep: (String) -> Void) throws -> String
+  /// ending. It starts from `initial` (a kept, unfinished answer being taken up again), shown
+  /// and ready to go on. `keep` is handed the text so far as it grows (after each line, and
+  /// what was typed when a signal ends the process), for a caller that saves it where an
+  /// interruption cannot take it.
+  func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String
   /// Asks for a mood. Returns what a typed answer would be: the number, "" to keep the
   /// current value (or leave an optional one empty), "-" to clear it. The plain version,
   /// a numbered prompt with a word for each value, is the default.
@@ -33,7 +34,12 @@ extension Terminal {
 
   /// Asks for text over several lines, keeping nothing of it on the way.
   public func readText(prompt: String) throws -> String {
-    try readText(prompt: prompt) { _ in }
+    try readText(prompt: prompt, initial: "") { _ in }
+  }
+
+  /// Asks for text over several lines from nothing, handing `keep` the text as it grows.
+  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
+    try readText(prompt: prompt, initial: "", keep: keep)
   }
 
   /// Writes `text` wrapped to the terminal's width, each line after the first indented.

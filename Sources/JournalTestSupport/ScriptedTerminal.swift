@@ -45,12 +45,12 @@ public final class ScriptedTerminal: Terminal {
     }
   }
 
-  public func readText(prompt: String, keep: (String) -> Void) throws -> String {
-    transcript += prompt
+  public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
+    transcript += prompt + initial
     switch try next() {
     case .text(let text):
       transcript += text + "\n.\n"
-      return text
+      return initial + text
     case let other: throw Mismatch(expected: "text", got: "\(other)")
     }
   }

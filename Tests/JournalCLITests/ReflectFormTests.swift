@@ -123,4 +123,62 @@ import Testing
         #"journal: stopped; the session is saved; "journal reflect \#(id)" asks for the rest"#
       ), "\(process.screenText)")
   }
+
+  enum Interruption: String, CaseIterable {
+    case ctrlC, hangup, kill9
+  }
+
+  /// The reflection being typed survives Ctrl-C, a closed terminal and a kill: its lines
+  /// are in the encrypted draft (never in plaintext on disk), the screen says so, and the
+  /// next `reflect` takes it up again where it stopped.
+  @Test(arguments: Interruption.allCases)
+  func reflectionSurvivesInterruption(_ how: Interruption) throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("EMBERLIGHT stayed\r")
+    #expect(process.expect("EMBERLIGHT stayed"))
+    process.write("and the wa")
+    #expect(process.expect("and the wa"))
+    switch how {
+    case .ctrlC: process.write("\u{03}")
+    case .hangup: process.signal(SIGHUP)
+    case .kill9: process.signal(SIGKILL)
+    }
+    #expect(process.wait().status != 0)
+    if how == .ctrlC {
+      #expect(
+        process.screenWords.contains(
+          #"journal: stopped; the reflection so far is kept; "journal reflect \#(id)" takes it up again"#
+        ), "\(process.screenText)")
+    }
+    for file in f.home.allFiles() {
+      #expect(file.bytes.range(of: Data("EMBERLIGHT".utf8)) == nil, "in \(file.path)")
+    }
+    #expect(f.show(id)["status"] as? String == "needs_reflection")
+    // `new` does not offer it as a session's form; it says where it is
+    let listed = f.run("drafts")
+    #expect(listed.stdout == "", "\(listed)")
+    #expect(listed.stderr.contains(#""journal reflect \#(id)" takes it up again"#), "\(listed)")
+
+    let again = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    let kept = how == .kill9 ? "1 line" : "2 lines"
+    #expect(again.expect("is kept (\(kept))."))
+    #expect(again.expect("Go on with it? [Y/n] "))
+    again.write("\r")
+    #expect(again.expect("Mood after"))
+    again.write("\r")
+    #expect(again.expect(how == .kill9 ? "EMBERLIGHT stayed" : "and the wa"))
+    again.write(how == .kill9 ? "and the wall\r.\r" : "ll\r.\r")
+    #expect(again.expect("Environment — where, and with whom "))
+    again.write("\r")
+    #expect(again.expect("Music notes "))
+    again.write("\r")
+    #expect(again.wait().status == 0)
+    #expect(f.show(id)["reflection"] as? String == "EMBERLIGHT stayed\nand the wall")
+    #expect(f.run("drafts").stderr == "journal: no unfinished drafts\n")
+  }
 }

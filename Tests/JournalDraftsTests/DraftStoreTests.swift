@@ -69,6 +69,28 @@ struct DraftStoreTests {
 
   /// Damaged, truncated, emptied and foreign files are "unreadable", never a crash; a newer
   /// format is left alone.
+  /// A draft holding a reflection is written as version 2 and read back whole; the same
+  /// bytes under a version 1 header are unreadable (tag 20 is not a version 1 field).
+  @Test func reflectionDraftIsVersionTwo() throws {
+    let store = try DraftStore(directory: draftsPath, keys: try keys(), random: random)
+    let id = SessionID(randomBytes: [UInt8](repeating: 7, count: 16))
+    let reflection = StoredDraft(
+      draft: SessionDraft(id: id, reflection: "SECRET-REFLECTION\nline two"),
+      started: TestClock.reference, updated: TestClock.reference + 5)
+    try store.create(reflection).release()
+    #expect(try store.scan() == [DraftStore.Entry(id: id, state: .ready(reflection))])
+    let path = store.path(id, ".draft")
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(bytes[8] == 2)
+    #expect(bytes.range(of: Data("SECRET-REFLECTION".utf8)) == nil)
+    try store.create(stored(4)).release()
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: store.path(stored(4).draft.id, ".draft")))[8] == 1)
+    bytes[8] = 1
+    try bytes.write(to: URL(fileURLWithPath: path))
+    #expect(try store.scan().first { $0.id == id }?.state == .unreadable)
+  }
+
   @Test(arguments: ["flip", "truncate", "empty", "foreign", "garbage-tail", "newer"])
   func unreadable(_ damage: String) throws {
     // Given a draft of this vault
@@ -87,7 +109,7 @@ struct DraftStoreTests {
     case "truncate": bytes = bytes.prefix(bytes.count / 2)
     case "empty": bytes = Data()
     case "garbage-tail": bytes.append(0)
-    case "newer": bytes[8] = 2
+    case "newer": bytes[8] = 3
     default:
       // A draft sealed under another vault's keys, given our file name.
       let otherDirectory = directory.file("other")
@@ -103,7 +125,7 @@ struct DraftStoreTests {
     try bytes.write(to: URL(fileURLWithPath: path))
     // Then
     let state = try #require(try store.scan().first?.state)
-    #expect(state == (damage == "newer" ? .newer(version: 2) : .unreadable))
+    #expect(state == (damage == "newer" ? .newer(version: 3) : .unreadable))
   }
 
   /// Another vault's drafts in the same directory are not this vault's business.
