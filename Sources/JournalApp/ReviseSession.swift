@@ -68,7 +68,8 @@ public enum ReviseSession {
     }
     var soFar = ""
     if let draft, let kept = draft.kept, let since = draft.keptSince {
-      let lines = kept.split(separator: "\n", omittingEmptySubsequences: false).count
+      let lines =
+        kept.split(separator: "\n", omittingEmptySubsequences: false).count
         - (kept.hasSuffix("\n") ? 1 : 0)
       let format = DisplayFormat(timeZone: context.timeZone)
       terminal.writeLine(
