@@ -438,7 +438,7 @@ public struct Diagnosis: Equatable, Sendable {
     case .configLine(let path, let line, let problem):
       return Diagnosis(
         message: #"line \#(line) of the settings file "\#(path)" cannot be used: \#(problem)"#,
-        hint: "the settings are listed in Docs/USER-GUIDE.md; fix or remove that line",
+        hint: "the settings are listed in \(Manual.pointer); fix or remove that line",
         exitCode: .usage)
     case .configUnreadable(let path, let code):
       return Diagnosis(

@@ -1,4 +1,5 @@
-/// The exit codes of `journal`, stable and documented in Docs/USER-GUIDE.md.
+/// The exit codes of `journal`, stable and documented in the man page (Docs/journal.1, EXIT
+/// STATUS) and Docs/USER-GUIDE.md.
 public enum ExitCode: Int32, Sendable, CaseIterable {
   /// Done.
   case success = 0

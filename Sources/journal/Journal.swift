@@ -1,4 +1,5 @@
 import ArgumentParser
+import JournalApp
 
 /// `journal`: an encrypted, private, offline journal for psychedelic-assisted therapy.
 struct Journal: ParsableCommand {
@@ -6,7 +7,8 @@ struct Journal: ParsableCommand {
     commandName: "journal",
     abstract: "A private, encrypted journal for psychedelic-assisted therapy sessions.",
     discussion: """
-      Everything you write is encrypted on this machine and never leaves it. Start with "journal init", then "journal new". The user guide is Docs/USER-GUIDE.md.
+      Everything you write is encrypted on this machine and never leaves it. Start with \
+      "journal init", then "journal new". The whole manual: \(Manual.pointer).
       """,
     version: "0.1.0",
     subcommands: [

@@ -15,7 +15,7 @@ extension Journal {
     @Flag(help: "Only the sessions waiting for your reflection.")
     var needsReflection = false
 
-    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    @Flag(help: "Print JSON (its fields are in \(Manual.pointer), JSON OUTPUT).")
     var json = false
 
     func run() throws {

@@ -14,7 +14,7 @@ extension Journal {
     @Argument(help: "The session's id, or any unique start of it.")
     var id: String
 
-    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    @Flag(help: "Print JSON (its fields are in \(Manual.pointer), JSON OUTPUT).")
     var json = false
 
     func run() throws {

@@ -12,7 +12,7 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Flag(help: "Print JSON (schema in Docs/USER-GUIDE.md).")
+    @Flag(help: "Print JSON (its fields are in \(Manual.pointer), JSON OUTPUT).")
     var json = false
 
     func run() throws {

@@ -117,7 +117,7 @@ import Testing
     #expect(
       refused.stderr == """
         journal: error: line 2 of the settings file "\(config)" cannot be used: it has no "="
-        journal: hint: the settings are listed in Docs/USER-GUIDE.md; fix or remove that line
+        journal: hint: the settings are listed in "man journal"; fix or remove that line
 
         """)
     chmod(config, 0o666)
