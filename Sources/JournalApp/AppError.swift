@@ -37,6 +37,13 @@ public enum AppError: Error, Equatable, Sendable {
   /// `reflect` on a complete session was given a later field that already holds a value
   /// (reflect only fills; `edit` changes).
   case laterFieldFilled(Field, id: String)
+  /// The vault is older than the one this computer last saw (VaultWitness): its ledger's
+  /// generation is below the one recorded here.
+  case olderThanSeen(seen: UInt64, found: UInt64)
+  /// The vault has the generation this computer last saw, but another history behind it.
+  case otherThanSeen(generation: UInt64)
+  /// This computer's record of the vault does not check out.
+  case witnessDamaged(path: String)
   /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
   case editorTextUnreadable
   /// The editor could not start; nothing was taken from it.

@@ -153,6 +153,36 @@ public struct Diagnosis: Equatable, Sendable {
     }
   }
 
+  static let acceptHint =
+    #"nothing was changed; if this is a copy you restored on purpose, "journal verify --accept" trusts it as it is"#
+
+  /// What the ledger found, in one calm line each; never content, short ids only.
+  static func tampered(_ tampering: Tampering) -> Diagnosis {
+    let hint = acceptHint
+    switch tampering {
+    case .rows:
+      return Diagnosis(
+        message:
+          "this journal is not as journal last left it: a session was removed or put back, "
+          + "or an older copy of one was restored",
+        hint: hint, exitCode: .tampered)
+    case .ledger:
+      return Diagnosis(
+        message: "this journal's ledger is missing or damaged, so removed sessions cannot be ruled out",
+        hint: hint, exitCode: .tampered)
+    case .inconsistent(let ids):
+      return Diagnosis(
+        message: "the trash, purge or reminder rows of "
+          + (ids.count == 1 ? #"session "\#(ids[0])""# : "sessions " + ids.joined(separator: ", "))
+          + " do not fit the sessions: they were changed outside journal",
+        hint: hint, exitCode: .tampered)
+    case .olderVersion(let id):
+      return Diagnosis(
+        message: #"session "\#(id)" holds an older version of itself, put back from an earlier copy"#,
+        hint: hint, exitCode: .tampered)
+    }
+  }
+
   static func store(_ error: StoreError) -> Diagnosis {
     switch error {
     case .vaultMissing(let path):
@@ -198,6 +228,8 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the vault could not be written or read (SQLite \(code): \(message))",
         hint: "nothing was half-saved; check the disk and try again", exitCode: .ioError)
+    case .tampered(let tampering):
+      return tampered(tampering)
     case .diskFull(let path):
       return Diagnosis(
         message: #"the disk holding "\#(path)" is full"#,
@@ -382,6 +414,23 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .olderThanSeen(let seen, let found):
+      return Diagnosis(
+        message:
+          "this journal is older than the one this computer last saw (change \(found), "
+          + "where this computer saw change \(seen)): it may have been restored from a backup "
+          + "or rolled back",
+        hint: Self.acceptHint, exitCode: .tampered)
+    case .otherThanSeen(let generation):
+      return Diagnosis(
+        message:
+          "this journal is not the one this computer last saw at change \(generation): "
+          + "another copy of it took its place",
+        hint: Self.acceptHint, exitCode: .tampered)
+    case .witnessDamaged(let path):
+      return Diagnosis(
+        message: #"this computer's record of the journal, "\#(path)", is damaged"#,
+        hint: Self.acceptHint, exitCode: .tampered)
     case .laterFieldFilled(let field, let id):
       return Diagnosis(
         message:

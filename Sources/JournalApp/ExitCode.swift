@@ -26,6 +26,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
   case newerFormat = 10
   /// The disk or database failed (I/O error, full disk, vault busy too long).
   case ioError = 11
+  /// The vault is not as journal last left it: a session removed or put back, an older
+  /// version of one, or the whole vault older than this computer last saw. Nothing was
+  /// changed.
+  case tampered = 12
   /// Stopped by the person (Ctrl-C, Ctrl-D) before finishing; nothing further was changed.
   case cancelled = 130
 }

@@ -14,13 +14,41 @@ public final class JournalVault {
   private let store: any SessionStorage
   private let context: AppContext
 
-  private init(path: String, vault: Vault, keys: VaultKeys, context: AppContext) throws {
+  private init(
+    path: String, vault: Vault, keys: VaultKeys, context: AppContext,
+    accept: ((any Error) throws -> Bool)? = nil
+  ) throws {
     self.path = path
     self.vault = vault
     self.keys = keys
-    self.store = try VaultStorage(vault: vault, keys: keys, random: context.random)
     self.context = context
+    // Asked at most once, with the first thing found: the ledger's, then this computer's.
+    var accepted = false
+    let asking = accept.map { accept in
+      { (error: any Error) throws -> Bool in
+        if !accepted { accepted = try accept(error) }
+        return accepted
+      }
+    }
+    let storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
+    self.store = storage
+    // This computer's record of the vault (a vault not yet protected has none to compare).
+    guard let stamp = storage.stamp,
+      let witness = VaultWitness(vault: path, environment: context.environment, keys: keys)
+    else { return }
+    do {
+      if accepted { try witness.record(stamp) } else { try witness.check(stamp) }
+    } catch let error as AppError {
+      guard let asking, try asking(error) else { throw error }
+      try witness.record(stamp)
+    }
+    // Best effort: a record left behind is moved forward by the next command's check.
+    storage.onStamp = { try? witness.record($0) }
+    self.acceptedChanges = accepted
   }
+
+  /// Whether opening trusted a vault that did not add up (`verify --accept`).
+  public private(set) var acceptedChanges = false
 
   /// Creates a vault at `path` with a new random data key wrapped under `passphrase`.
   /// Refuses, changing nothing, when a vault is already there.
@@ -40,10 +68,14 @@ public final class JournalVault {
   ///
   /// A wrong (or empty) passphrase is asked again up to `tries` times in all, calling
   /// `tryAgain` before each new ask; a person at a terminal gets three, like sudo and ssh.
+  ///
+  /// A vault that is not as journal last left it is refused (exit 12), unless `accept`,
+  /// asked with what was found, trusts it as it is (`journal verify --accept`).
   public static func open(
     at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
     agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil }, tries: Int = 1,
-    tryAgain: () -> Void = {}, passphrase: () throws -> SecureBytes
+    tryAgain: () -> Void = {}, accept: ((any Error) throws -> Bool)? = nil,
+    passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
@@ -51,14 +83,15 @@ public final class JournalVault {
     beforeUnlock(vault)
     // The agent's keys are asked for by vault id: another vault's are never used here.
     if let keys = agentKeys(vault.header.vaultID) {
-      return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+      return try JournalVault(path: path, vault: vault, keys: keys, context: context, accept: accept)
     }
     var attempt = 1
     while true {
       do {
         let keys = try VaultKeys.open(
           header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
-        return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+        return try JournalVault(
+          path: path, vault: vault, keys: keys, context: context, accept: accept)
       } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
         guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
         attempt += 1

@@ -63,7 +63,10 @@ public struct Runtime {
 
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   /// With integration prompts on, today's are shown once it is open.
-  public func openVault(prompt: String = "Passphrase: ") throws -> JournalVault {
+  /// `accept` may trust a vault that is not as journal last left it (`verify --accept`).
+  public func openVault(
+    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil
+  ) throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
     let journal = try JournalVault.open(
@@ -71,7 +74,7 @@ public struct Runtime {
       agentKeys: { [context] id in
         AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id)
       },
-      tries: passphraseTries, tryAgain: passphraseTryAgain
+      tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept
     ) { try askPassphrase(prompt: prompt) }
     if arc { announceArc(journal) }
     return journal

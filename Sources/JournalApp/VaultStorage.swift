@@ -11,9 +11,22 @@ final class VaultStorage: SessionStorage {
   private let vault: Vault
   private let store: SessionStore
 
-  init(vault: Vault, keys: VaultKeys, random: some RandomSource) throws {
+  init(
+    vault: Vault, keys: VaultKeys, random: some RandomSource,
+    accept: ((StoreError) throws -> Bool)? = nil
+  ) throws {
     self.vault = vault
-    self.store = try vault.sessions(keys: keys, random: random)
+    self.store = try vault.sessions(keys: keys, random: random, accept: accept)
+  }
+
+  /// The ledger's stamp as this store last checked or wrote it; nil for a vault not yet
+  /// protected (one that could not be written since it gained a ledger).
+  var stamp: LedgerStamp? { store.checked }
+
+  /// Called with each new stamp after a write.
+  var onStamp: ((LedgerStamp) -> Void)? {
+    get { store.onStamp }
+    set { store.onStamp = newValue }
   }
 
   func summaries(needsReflection: Bool) throws -> (sessions: [SessionSummary], damaged: [SessionID])
@@ -40,7 +53,7 @@ final class VaultStorage: SessionStorage {
   }
 
   func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
-    let deletion = try vault.trash(ids, now: now, purgeAfter: purgeAfter)
+    let deletion = try store.trash(ids, now: now, purgeAfter: purgeAfter)
     return Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
   }
 

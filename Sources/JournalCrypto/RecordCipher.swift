@@ -2,10 +2,12 @@ import CSodium
 
 /// Seals and opens the encrypted columns of a session row, each bound to its place.
 ///
-/// secretbox has no associated data, so the binding is in the key: every (session, column)
-/// gets its own key, BLAKE2b-256 keyed with the record key over session id (16) ‖ column (1).
-/// A ciphertext copied into another row or another column is opened with the wrong key and
-/// fails authentication, exactly like a flipped bit.
+/// secretbox has no associated data, so the binding is in the key: every (session, column,
+/// revision) gets its own key, BLAKE2b-256 keyed with the record key over session id (16) ‖
+/// column (1) ‖ revision (8, little-endian; left out for revision 0, the rows written before
+/// revisions existed). A ciphertext copied into another row or another column, or an older
+/// revision of a column put back, is opened with the wrong key and fails authentication,
+/// exactly like a flipped bit.
 ///
 /// Plaintexts are padded with ISO/IEC 7816-4 (`sodium_pad`) to a multiple of 256 bytes, so
 /// the stored length tells only roughly how much was written.
@@ -43,10 +45,10 @@ public final class RecordCipher {
 
   /// Pads and seals `plaintext` for `column` of session `id`.
   public func seal(
-    _ plaintext: [UInt8], id: [UInt8], column: Column
+    _ plaintext: [UInt8], id: [UInt8], column: Column, revision: UInt64 = 0
   ) throws(CryptoError) -> [UInt8] {
     let derived = id.withUnsafeBytes { id in
-      Self.deriveColumnKey(recordKey, id: id, column: column, into: columnKey)
+      Self.deriveColumnKey(recordKey, id: id, column: column, revision: revision, into: columnKey)
     }
     guard derived else { throw .integrity }
     let block = Self.paddingBlock
@@ -70,12 +72,14 @@ public final class RecordCipher {
   /// Opens `sealed` from `column` of session `id` and hands the unpadded plaintext, in
   /// guarded memory valid only during the call, to `read`.
   public func open<R>(
-    _ sealed: [UInt8], id: [UInt8], column: Column,
+    _ sealed: [UInt8], id: [UInt8], column: Column, revision: UInt64 = 0,
     _ read: (UnsafeRawBufferPointer) throws -> R
   ) throws -> R {
     precondition(id.count == 16, "a session id is 16 bytes")
     return try sealed.withUnsafeBytes { sealed in
-      try id.withUnsafeBytes { id in try opener.open(sealed, id: id, column: column, read) }
+      try id.withUnsafeBytes { id in
+        try opener.open(sealed, id: id, column: column, revision: revision, read)
+      }
     }
   }
 
@@ -105,12 +109,13 @@ public final class RecordCipher {
     /// unpadded plaintext, valid only during the call, to `read`.
     public func open<R>(
       _ sealed: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, column: Column,
-      _ read: (UnsafeRawBufferPointer) throws -> R
+      revision: UInt64 = 0, _ read: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
       guard let count = SecretBox.plaintextCount(of: sealed) else { throw CryptoError.integrity }
-      guard RecordCipher.deriveColumnKey(recordKey, id: id, column: column, into: columnKey) else {
-        throw CryptoError.integrity
-      }
+      guard
+        RecordCipher.deriveColumnKey(
+          recordKey, id: id, column: column, revision: revision, into: columnKey)
+      else { throw CryptoError.integrity }
       if scratch.count < count { scratch = try SecureBytes(count: count * 2) }
       let scratch = self.scratch
       defer { scratch.withUnsafeMutableBytes { sodium_memzero($0.bytes, count) } }
@@ -123,21 +128,27 @@ public final class RecordCipher {
     }
   }
 
-  /// BLAKE2b-256 keyed with `key` over id (16) ‖ column (1), into `out`; false if it failed.
+  /// BLAKE2b-256 keyed with `key` over id (16) ‖ column (1) ‖ revision (8, little-endian,
+  /// only when not 0), into `out`; false if it failed.
   static func deriveColumnKey(
-    _ key: SecureBytes, id: UnsafeRawBufferPointer, column: Column, into out: SecureBytes
+    _ key: SecureBytes, id: UnsafeRawBufferPointer, column: Column, revision: UInt64,
+    into out: SecureBytes
   ) -> Bool {
     precondition(id.count == 16, "a session id is 16 bytes")
-    // The id is not secret: an ordinary 17-byte buffer on the stack holds the message.
-    var message: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    // The id and revision are not secret: an ordinary buffer on the stack holds the message.
+    var message: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    let length = revision == 0 ? 17 : 25
     let status = withUnsafeMutableBytes(of: &message) { message in
       message.copyMemory(from: id)
       message[16] = column.rawValue
+      withUnsafeBytes(of: revision.littleEndian) { revision in
+        UnsafeMutableRawBufferPointer(rebasing: message[17..<25]).copyMemory(from: revision)
+      }
       return out.withUnsafeMutableBytes { out in
         key.withUnsafeBytes { key in
           crypto_generichash(
             out.bytes, out.count, message.baseAddress?.assumingMemoryBound(to: UInt8.self),
-            17, key.bytes, key.count)
+            UInt64(length), key.bytes, key.count)
         }
       }
     }

@@ -12,12 +12,16 @@ public final class VaultKeys: Sendable {
   public let recordKey: SecureBytes
   /// Seals drafts (crypto_kdf subkey 2, context "jrnl-drf").
   public let draftKey: SecureBytes
+  /// Authenticates the vault's ledger and this machine's record of it (crypto_kdf subkey 3,
+  /// context "jrnl-led").
+  public let ledgerKey: SecureBytes
 
   private init(vaultID: [UInt8], dataKey: SecureBytes) throws(CryptoError) {
     self.vaultID = vaultID
     self.dataKey = dataKey
     self.recordKey = try Self.subkey(of: dataKey, id: 1, context: "jrnl-rec")
     self.draftKey = try Self.subkey(of: dataKey, id: 2, context: "jrnl-drf")
+    self.ledgerKey = try Self.subkey(of: dataKey, id: 3, context: "jrnl-led")
   }
 
   /// Makes a new vault's keys: a random data key wrapped under `passphrase`.

@@ -8,31 +8,122 @@ import JournalCrypto
 public final class SessionStore {
   private let vault: Vault
   private let cipher: RecordCipher
+  private let ledger: Ledger
+  /// The ledger stamp this store last checked or wrote: a write that finds it unchanged need
+  /// not check the whole vault again. Nil for a vault not yet protected (read-only).
+  public private(set) var checked: LedgerStamp?
+  /// Called with the new stamp after every keyed write (to keep this computer's record).
+  public var onStamp: ((LedgerStamp) -> Void)?
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
 
-  init(vault: Vault, cipher: RecordCipher) {
+  init(vault: Vault, cipher: RecordCipher, ledger: Ledger) {
     self.vault = vault
     self.cipher = cipher
+    self.ledger = ledger
+  }
+
+  /// Checks the vault against its ledger; the first time a vault is opened with its key
+  /// since it gained a ledger, seals its rows again at revision 1 and writes the first tag.
+  /// What does not add up is refused, unless `accept` (asked with what was found) says to
+  /// trust the vault as it is: then its rows are brought into agreement and stamped anew.
+  func checkLedger(accept: ((StoreError) throws -> Bool)? = nil) throws {
+    do {
+      try verifyOrProtect()
+    } catch let error as StoreError {
+      guard case .tampered = error, let accept, try accept(error) else { throw error }
+      checked = try vault.write { db in
+        try Ledger.repair(db)
+        let stamp = try? Ledger.stamp(db)
+        return try ledger.commit(db, after: stamp ?? nil)
+      }
+    }
+  }
+
+  private func verifyOrProtect() throws {
+    let (stamp, revisions) = try read { db in
+      (try Ledger.stamp(db), try Ledger.hasRevisions(db))
+    }
+    if let stamp {
+      try read { db in try ledger.verify(db, against: stamp) }
+      checked = stamp
+      return
+    }
+    // Rows sealed at a revision were written under a ledger: it has been removed.
+    if revisions { throw StoreError.tampered(.ledger) }
+    // A vault that cannot be written stays as it is until it can.
+    guard vault.readOnly == nil else { return }
+    try protect()
+  }
+
+  /// Seals every row again at revision 1 and writes the ledger's first tag, in one
+  /// transaction. A row that does not open stays as it is, at revision 0, and is still
+  /// reported as damaged when read.
+  private func protect() throws {
+    checked = try vault.write { db in
+      // Another process may have done it meanwhile.
+      if let stamp = try Ledger.stamp(db) {
+        try ledger.verify(db, against: stamp)
+        return stamp
+      }
+      let waiting = ["session": "1", "trash": "outcome IS NULL"]
+      for (table, condition) in waiting {
+        let rows = try Row.fetchAll(
+          db, sql: "SELECT id, summary, body FROM \(table) WHERE revision = 0 AND \(condition)")
+        for row in rows {
+          guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+            let summary = try? row.decode(Data.self, atIndex: 1),
+            let body = try? row.decode(Data.self, atIndex: 2),
+            let resealed = try? reseal(summary: summary, body: body, id: id)
+          else { continue }
+          try db.execute(
+            sql: "UPDATE \(table) SET summary = ?, body = ?, revision = 1 WHERE id = ?",
+            arguments: [resealed.summary, resealed.body, text])
+        }
+      }
+      return try ledger.commit(db, after: nil)
+    }
+  }
+
+  /// The two columns of a revision-0 row sealed again at revision 1, unchanged within.
+  private func reseal(summary: Data, body: Data, id: SessionID) throws -> SealedRow {
+    func again(_ sealed: Data, _ column: RecordCipher.Column) throws -> Data {
+      var plain = try cipher.open(Array(sealed), id: id.bytes, column: column) { Array($0) }
+      defer { wipe(&plain) }
+      return Data(try cipher.seal(plain, id: id.bytes, column: column, revision: 1))
+    }
+    return SealedRow(summary: try again(summary, .summary), body: try again(body, .body))
   }
 
   /// Writes `session` under its id: a new row, or the row with that id replaced. Saving a
   /// draft twice (a retry after a crash) therefore still leaves one session.
   public func upsert(_ session: Session) throws {
-    let row = try seal(session)
-    try write { db in try Self.put(session, row, db) }
+    try write { db in try self.put(session, db) }
   }
 
-  /// Inserts or replaces a session's row, and clears its reminder once it is complete.
-  private static func put(_ session: Session, _ row: SealedRow, _ db: Database) throws {
+  /// Inserts or replaces a session's row one revision on, and clears its reminder once it is
+  /// complete.
+  private func put(_ session: Session, _ db: Database) throws {
+    let current = try Int64.fetchOne(
+      db, sql: "SELECT revision FROM session WHERE id = ?", arguments: [session.id.hex])
+    let revision = UInt64(max(current ?? 0, 0)) + 1
+    let row = try seal(session, revision: revision)
     try db.execute(
       sql: """
-        INSERT INTO session (id, status, summary, body) VALUES (?, ?, ?, ?)
+        INSERT INTO session (id, status, summary, body, revision) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET status = excluded.status,
-          summary = excluded.summary, body = excluded.body
+          summary = excluded.summary, body = excluded.body, revision = excluded.revision
         """,
-      arguments: [session.id.hex, session.status.rawValue, row.summary, row.body])
-    try clearReminderIfComplete(session, db)
+      arguments: [
+        session.id.hex, session.status.rawValue, row.summary, row.body, Int64(revision),
+      ])
+    try Self.clearReminderIfComplete(session, db)
+  }
+
+  /// Moves sessions to the trash as one deletion (see `Vault.trash`).
+  @discardableResult
+  public func trash(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Vault.Deletion {
+    try write { db in try vault.trash(ids, now: now, purgeAfter: purgeAfter, db) }
   }
 
   /// Completing a session clears its reminder: nothing is left to remind of.
@@ -50,11 +141,7 @@ public final class SessionStore {
     try write { db in
       var session = try self.fetch(id, db)
       try change(&session)
-      let row = try self.seal(session)
-      try db.execute(
-        sql: "UPDATE session SET status = ?, summary = ?, body = ? WHERE id = ?",
-        arguments: [session.status.rawValue, row.summary, row.body, id.hex])
-      try Self.clearReminderIfComplete(session, db)
+      try self.put(session, db)
       return session
     }
   }
@@ -82,8 +169,8 @@ public final class SessionStore {
     try read { db in
       let statement = try db.makeStatement(
         sql: status == nil
-          ? "SELECT id, status, summary FROM session"
-          : "SELECT id, status, summary FROM session WHERE status = ?")
+          ? "SELECT id, status, revision, summary FROM session"
+          : "SELECT id, status, revision, summary FROM session WHERE status = ?")
       if let status { try statement.setArguments([status.rawValue]) }
       let handle = statement.sqliteStatement
       var batch = SummaryBatch()
@@ -100,7 +187,9 @@ public final class SessionStore {
           let id = SessionID(storedDigits: digits)
             ?? SessionID(String(decoding: digits, as: UTF8.self))
         else { continue }
-        batch.append(id: id, status: Self.text(handle, 1), sealed: Self.blob(handle, 2))
+        batch.append(
+          id: id, status: Self.text(handle, 1), revision: sqlite3_column_int64(handle, 2),
+          sealed: Self.blob(handle, 3))
         if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
       }
       _ = pipeline.submit(batch)
@@ -211,7 +300,7 @@ public final class SessionStore {
           count.added += 1
         }
         guard !dryRun else { continue }
-        try Self.put(session, try self.seal(session), db)
+        try self.put(session, db)
       }
       return count
     }
@@ -229,7 +318,7 @@ public final class SessionStore {
     let body: Data
   }
 
-  private func seal(_ session: Session) throws -> SealedRow {
+  private func seal(_ session: Session, revision: UInt64) throws -> SealedRow {
     var summary = RecordCodec.encodeSummary(session)
     var body = RecordCodec.encodeBody(session)
     defer {
@@ -238,14 +327,16 @@ public final class SessionStore {
     }
     let id = session.id.bytes
     return SealedRow(
-      summary: Data(try cipher.seal(summary, id: id, column: .summary)),
-      body: Data(try cipher.seal(body, id: id, column: .body)))
+      summary: Data(try cipher.seal(summary, id: id, column: .summary, revision: revision)),
+      body: Data(try cipher.seal(body, id: id, column: .body, revision: revision)))
   }
 
-  private func openSummary(row: Row, id: SessionID) throws -> SessionSummary {
+  private func openSummary(row: Row, id: SessionID, revision: UInt64) throws -> SessionSummary {
     let status = try row.decode(String.self, atIndex: 1)
     let sealed = try row.decode(Data.self, atIndex: 2)
-    let summary = try cipher.open(Array(sealed), id: id.bytes, column: .summary) { plain in
+    let summary = try cipher.open(
+      Array(sealed), id: id.bytes, column: .summary, revision: revision
+    ) { plain in
       try RecordCodec.decodeSummary(plain, id: id)
     }
     // The plaintext status column must agree with the sealed one, or it has been edited.
@@ -256,13 +347,16 @@ public final class SessionStore {
   private func fetch(_ id: SessionID, _ db: Database) throws -> Session {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT id, status, summary, body FROM session WHERE id = ?",
+        db, sql: "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
         arguments: [id.hex])
     else { throw StoreError.noMatch(prefix: id.short) }
+    let revision = UInt64(max((try? row.decode(Int64.self, atIndex: 4)) ?? 0, 0))
     do {
-      let summary = try openSummary(row: row, id: id)
+      let summary = try openSummary(row: row, id: id, revision: revision)
       let sealedBody = try row.decode(Data.self, atIndex: 3)
-      let body = try cipher.open(Array(sealedBody), id: id.bytes, column: .body) { plain in
+      let body = try cipher.open(
+        Array(sealedBody), id: id.bytes, column: .body, revision: revision
+      ) { plain in
         try RecordCodec.decodeBody(plain)
       }
       guard let intention = body.intention else { throw CryptoError.malformedPlaintext }
@@ -272,15 +366,50 @@ public final class SessionStore {
         music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
         created: summary.created, updated: summary.updated, status: summary.status)
     } catch {
+      if olderVersion(of: row, id: id, revision: revision) {
+        throw StoreError.tampered(.olderVersion(id: id.short))
+      }
       throw StoreError.damagedRecord(id: id.short)
     }
+  }
+
+  /// Whether a row that does not open at its revision has a column that opens at an earlier
+  /// one: an older version of it was put back. Only on the way to reporting the row.
+  private func olderVersion(of row: Row, id: SessionID, revision: UInt64) -> Bool {
+    guard revision > 0 else { return false }
+    for (index, column) in [(2, RecordCipher.Column.summary), (3, .body)] {
+      guard let sealed = try? row.decode(Data.self, atIndex: index) else { continue }
+      let bytes = Array(sealed)
+      // Newest first; a row is rarely written more than a few hundred times.
+      for earlier in stride(from: revision - 1, through: max(revision, 1000) - 1000, by: -1)
+      where (try? cipher.open(bytes, id: id.bytes, column: column, revision: earlier) { _ in 0 })
+        != nil
+      {
+        return true
+      }
+    }
+    return false
   }
 
   private func read<T>(_ body: (Database) throws -> T) throws -> T {
     try vault.read(body)
   }
 
+  /// One keyed write: the vault is checked against its ledger first (unless this store checked
+  /// the same stamp already), then changed, then stamped one generation on.
   private func write<T>(_ body: (Database) throws -> T) throws -> T {
-    try vault.write(body)
+    var stamp: Ledger.Stamp?
+    let result = try vault.write { db in
+      let current = try Ledger.stamp(db)
+      if let current, current != checked { try ledger.verify(db, against: current) }
+      if current == nil, try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
+      try Ledger.settle(db)
+      let result = try body(db)
+      stamp = try ledger.commit(db, after: current)
+      return result
+    }
+    checked = stamp
+    if let stamp { onStamp?(stamp) }
+    return result
   }
 }

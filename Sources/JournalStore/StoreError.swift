@@ -29,6 +29,22 @@ public enum StoreError: Error, Equatable, Sendable {
   case readOnly(path: String, reason: ReadOnlyReason)
   /// The disk (or the file-size limit) left no room for a change; nothing was half-saved.
   case diskFull(path: String)
+  /// The vault is not as journal last left it (see `Tampering`); nothing was changed.
+  case tampered(Tampering)
+}
+
+/// What the ledger found (SECURITY.md, "The ledger"). Never carries content: short ids only.
+public enum Tampering: Equatable, Sendable {
+  /// The rows do not add up to the ledger's tag: a session deleted, added, or put back whole
+  /// from an older copy, or the trash or the tombstones changed.
+  case rows
+  /// The ledger row is missing or malformed in a vault whose rows were written under it.
+  case ledger
+  /// These sessions' rows disagree with each other: a trash, tombstone or reminder row that
+  /// does not fit the session's state.
+  case inconsistent(ids: [String])
+  /// A column of this session is an older version of itself.
+  case olderVersion(id: String)
 }
 
 /// Why a vault cannot be written, as the system told it.

@@ -16,6 +16,8 @@ final class SummaryBatch: @unchecked Sendable {
     let id: SessionID
     /// The clear status column, or nil when it holds no known status (damage).
     let status: SessionStatus?
+    /// The row's revision, which its summary's key is derived with (negative: damage).
+    let revision: Int64
     let sealed: Range<Int>
   }
 
@@ -30,13 +32,14 @@ final class SummaryBatch: @unchecked Sendable {
   }
 
   func append(
-    id: SessionID, status: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer
+    id: SessionID, status: UnsafeRawBufferPointer, revision: Int64,
+    sealed: UnsafeRawBufferPointer
   ) {
     let start = arena.count
     arena.append(contentsOf: sealed)
     entries.append(
       Entry(
-        id: id, status: RecordCodec.status(named: status),
+        id: id, status: RecordCodec.status(named: status), revision: revision,
         sealed: start..<arena.count))
   }
 
@@ -54,10 +57,13 @@ final class SummaryBatch: @unchecked Sendable {
     arena.withUnsafeBytes { arena in
       for entry in entries {
         do {
-          guard let status = entry.status else { throw CryptoError.integrity }
+          guard let status = entry.status, entry.revision >= 0 else {
+            throw CryptoError.integrity
+          }
           let summary = try entry.id.withBytes { id in
             try opener.open(
-              UnsafeRawBufferPointer(rebasing: arena[entry.sealed]), id: id, column: .summary
+              UnsafeRawBufferPointer(rebasing: arena[entry.sealed]), id: id, column: .summary,
+              revision: UInt64(entry.revision)
             ) { plain in try RecordCodec.decodeSummary(plain, id: entry.id) }
           }
           // The clear status column must agree with the sealed one, or it has been edited.

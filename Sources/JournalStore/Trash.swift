@@ -10,6 +10,10 @@ import JournalCore
 /// any command. A purge deletes the rows (secure_delete zeroes their cells and freed pages)
 /// and then checkpoints the WAL with TRUNCATE, so no earlier copy of a page holding their
 /// ciphertext stays in the WAL file; each purged id is kept as a tombstone for a later sync.
+///
+/// Undo and purge leave the trash row behind, marked `undone` or `purged` with its ciphertext
+/// removed, for the ledger: they run without the key, and the ledger tells from those marks
+/// what the last keyed write saw. The next keyed write removes them (`Ledger.settle`).
 extension Vault {
   /// What an undo restored.
   public struct Restored: Sendable, Equatable {
@@ -27,19 +31,22 @@ extension Vault {
     }
   }
 
-  /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`.
-  @discardableResult
-  public func trash(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
+  /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`, in
+  /// the keyed write `db` (SessionStore.trash), after the ledger has settled the trash.
+  func trash(
+    _ ids: [SessionID], now: Date, purgeAfter: Date, _ db: Database
+  ) throws -> Deletion {
     let deletedAt = Self.millis(now)
     let purge = max(Self.millis(purgeAfter), deletedAt)
-    return try write { db in
+    do {
       let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
       for id in ids {
         try db.execute(
           sql: """
             INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body,
-              reminder_due, reminder_repeat, reminder_last_fired)
-            SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds, r.last_fired
+              reminder_due, reminder_repeat, reminder_last_fired, revision)
+            SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds,
+              r.last_fired, s.revision
             FROM session s LEFT JOIN reminder r ON r.id = s.id WHERE s.id = ?
             """,
           arguments: [batch, deletedAt, purge, id.hex])
@@ -66,27 +73,43 @@ extension Vault {
     return try write { db in
       let sql =
         wanted == nil
-        ? "SELECT batch FROM trash WHERE purge_after > ? ORDER BY batch DESC LIMIT 1"
-        : "SELECT batch FROM trash WHERE purge_after > ? AND batch = ? AND purge_after = ? LIMIT 1"
+        ? """
+          SELECT batch FROM trash WHERE purge_after > ? AND outcome IS NULL
+          ORDER BY batch DESC LIMIT 1
+          """
+        : """
+          SELECT batch FROM trash WHERE purge_after > ? AND batch = ? AND purge_after = ?
+            AND outcome IS NULL LIMIT 1
+          """
       let arguments: StatementArguments =
         wanted.map { [instant, $0.batch, Self.millis($0.purgeAfter)] } ?? [instant]
       guard let batch = try Int64.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
       let ids = try String.fetchAll(
-        db, sql: "SELECT id FROM trash WHERE batch = ? ORDER BY id", arguments: [batch])
+        db, sql: "SELECT id FROM trash WHERE batch = ? AND outcome IS NULL ORDER BY id",
+        arguments: [batch])
       try db.execute(
         sql: """
-          INSERT INTO session (id, status, summary, body)
-          SELECT id, status, summary, body FROM trash WHERE batch = ?
+          INSERT INTO session (id, status, summary, body, revision)
+          SELECT id, status, summary, body, revision FROM trash
+          WHERE batch = ? AND outcome IS NULL
           """,
         arguments: [batch])
       try db.execute(
         sql: """
           INSERT OR REPLACE INTO reminder (id, due, repeat_seconds, last_fired)
           SELECT id, reminder_due, reminder_repeat, reminder_last_fired FROM trash
-          WHERE batch = ? AND reminder_due IS NOT NULL AND reminder_repeat IS NOT NULL
+          WHERE batch = ? AND outcome IS NULL
+            AND reminder_due IS NOT NULL AND reminder_repeat IS NOT NULL
           """,
         arguments: [batch])
-      try db.execute(sql: "DELETE FROM trash WHERE batch = ?", arguments: [batch])
+      // The row stays, marked and without its ciphertext, for the ledger (see above).
+      try db.execute(
+        sql: """
+          UPDATE trash SET outcome = 'undone', summary = X'', body = X'', reminder_due = NULL,
+            reminder_repeat = NULL, reminder_last_fired = NULL
+          WHERE batch = ? AND outcome IS NULL
+          """,
+        arguments: [batch])
       return Restored(ids: ids.compactMap(SessionID.init))
     }
   }
@@ -99,16 +122,27 @@ extension Vault {
     // takes no write lock.
     let due = try read { db in
       try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE purge_after <= ?)", arguments: [instant])
+        db,
+        sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE purge_after <= ? AND outcome IS NULL)",
+        arguments: [instant])
     }
     // A vault that cannot be written keeps its expired trash until it can be: nothing in
     // the trash is ever shown.
     guard due == true, readOnly == nil else { return 0 }
     let purged = try write { db -> Int in
       let ids = try String.fetchAll(
-        db, sql: "SELECT id FROM trash WHERE purge_after <= ?", arguments: [instant])
+        db, sql: "SELECT id FROM trash WHERE purge_after <= ? AND outcome IS NULL",
+        arguments: [instant])
       guard !ids.isEmpty else { return 0 }
-      try db.execute(sql: "DELETE FROM trash WHERE purge_after <= ?", arguments: [instant])
+      // The ciphertext goes (secure_delete zeroes the cells it leaves); the row stays, marked,
+      // for the ledger, and the next keyed write removes it.
+      try db.execute(
+        sql: """
+          UPDATE trash SET outcome = 'purged', summary = X'', body = X'', reminder_due = NULL,
+            reminder_repeat = NULL, reminder_last_fired = NULL
+          WHERE purge_after <= ? AND outcome IS NULL
+          """,
+        arguments: [instant])
       for id in ids {
         try db.execute(sql: "INSERT OR IGNORE INTO tombstone (id) VALUES (?)", arguments: [id])
       }
@@ -130,7 +164,11 @@ extension Vault {
   public func isTrashed(_ deletion: Deletion) throws -> Bool {
     try read { db in
       try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE batch = ? AND purge_after = ?)",
+        db,
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM trash WHERE batch = ? AND purge_after = ?
+            AND outcome IS NULL)
+          """,
         arguments: [deletion.batch, Self.millis(deletion.purgeAfter)]) ?? false
     }
   }
@@ -138,7 +176,8 @@ extension Vault {
   /// The sessions waiting in the trash (for tests and status).
   public func trashedIDs() throws -> [SessionID] {
     try read { db in
-      try String.fetchAll(db, sql: "SELECT id FROM trash ORDER BY id").compactMap(SessionID.init)
+      try String.fetchAll(db, sql: "SELECT id FROM trash WHERE outcome IS NULL ORDER BY id")
+        .compactMap(SessionID.init)
     }
   }
 

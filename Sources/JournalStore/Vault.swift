@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 4
+  public static let formatVersion = 5
 
   public let path: String
   let database: DatabaseQueue
@@ -170,10 +170,18 @@ public final class Vault {
     return first.split(whereSeparator: \.isNewline).joined(separator: " ")
   }
 
-  /// The sessions, readable and writable with the vault's unlocked keys.
-  public func sessions(keys: VaultKeys, random: some RandomSource) throws -> SessionStore {
+  /// The sessions, readable and writable with the vault's unlocked keys, once the ledger has
+  /// checked that the vault is as journal last left it (and, the first time, protected it).
+  /// `accept`, asked with what the ledger found, may trust the vault as it is instead.
+  public func sessions(
+    keys: VaultKeys, random: some RandomSource, accept: ((StoreError) throws -> Bool)? = nil
+  ) throws -> SessionStore {
     precondition(keys.vaultID == header.vaultID, "keys of another vault")
-    return SessionStore(vault: self, cipher: try RecordCipher(keys: keys, random: random))
+    let store = SessionStore(
+      vault: self, cipher: try RecordCipher(keys: keys, random: random),
+      ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey))
+    try store.checkLedger(accept: accept)
+    return store
   }
 
   // MARK: - Opening
@@ -324,6 +332,28 @@ public final class Vault {
         sql: """
           CREATE INDEX session_list ON session (status, id, summary);
           UPDATE vault SET format_version = 4;
+          """)
+    }
+    migrator.registerMigration("v5: revisions and the ledger") { db in
+      // Tamper evidence (SECURITY.md, "The ledger"). Rows keep revision 0, sealed as before,
+      // until the vault is first opened with its key: then they are sealed again at
+      // revision 1 and the ledger's first tag is written (SessionStore.protect). The list
+      // index carries the revision, which the summaries' keys need.
+      try db.execute(
+        sql: """
+          ALTER TABLE session ADD COLUMN revision INTEGER NOT NULL DEFAULT 0
+            CHECK (revision >= 0);
+          ALTER TABLE trash ADD COLUMN revision INTEGER NOT NULL DEFAULT 0
+            CHECK (revision >= 0);
+          ALTER TABLE trash ADD COLUMN outcome TEXT CHECK (outcome IN ('undone', 'purged'));
+          CREATE TABLE ledger (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            generation INTEGER NOT NULL CHECK (generation >= 1),
+            tag BLOB NOT NULL CHECK (length(tag) = 32)
+          );
+          DROP INDEX session_list;
+          CREATE INDEX session_list ON session (status, id, revision, summary);
+          UPDATE vault SET format_version = 5;
           """)
     }
     return migrator

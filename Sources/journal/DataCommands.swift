@@ -125,9 +125,29 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
+    @Flag(
+      help: """
+        Trust this journal as it is now, after a backup restored on purpose (asks first): \
+        the check of removed or older sessions starts again from here.
+        """)
+    var accept = false
+
+    @Flag(name: .long, help: "With --accept: do not ask.")
+    var yes = false
+
     func run() throws {
       let runtime = try Runtime(options)
-      let journal = try runtime.openVault()
+      let journal: JournalVault
+      if accept {
+        let (opened, accepted) = try TrustVault.open(confirmed: yes, runtime)
+        journal = opened
+        Report.note(
+          accepted
+            ? "this journal is trusted as it is now; later changes are checked against it"
+            : "nothing to accept: this journal is as journal last left it")
+      } else {
+        journal = try runtime.openVault()
+      }
       let result = try journal.verify()
       if let problem = result.structureProblem {
         Report.error("the vault file's structure is damaged (SQLite: \(problem))")

@@ -38,6 +38,10 @@ struct DiagnosisTests {
     StoreError.diskFull(path: "/v"), StoreError.readOnly(path: "/v", reason: .fileSystem),
     StoreError.readOnly(path: "/v", reason: .file),
     StoreError.readOnly(path: "/v", reason: .directory(path: "/d")),
+    StoreError.tampered(.rows), StoreError.tampered(.ledger),
+    StoreError.tampered(.inconsistent(ids: ["3f2a"])),
+    StoreError.tampered(.inconsistent(ids: ["3f2a", "9c1d"])),
+    StoreError.tampered(.olderVersion(id: "3f2a")),
     SystemError.missing(path: "/d"), SystemError.exists(path: "/f"),
     SystemError.symlink(path: "/l"),
     SystemError.wrongOwner(path: "/o"),
@@ -60,6 +64,8 @@ struct DiagnosisTests {
     AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.noHome,
     AppError.lifecycle(.alreadyComplete, id: "3f2a"),
     AppError.laterFieldFilled(.reflection, id: "3f2a"), AppError.editorTextUnreadable,
+    AppError.olderThanSeen(seen: 9, found: 7), AppError.otherThanSeen(generation: 9),
+    AppError.witnessDamaged(path: "/s/seen/00"),
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
@@ -106,12 +112,12 @@ struct DiagnosisTests {
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 3)
     #expect(names["CryptoError"]?.count == 8)
-    #expect(names["StoreError"]?.count == 13)
+    #expect(names["StoreError"]?.count == 14)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 34)
+    #expect(names["AppError"]?.count == 37)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -187,6 +193,7 @@ struct DiagnosisTests {
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy, .diskFull, .readOnly: .ioError
+    case .tampered: .tampered
     }
   }
 
@@ -231,6 +238,7 @@ struct DiagnosisTests {
       .importRefused, .badSetting, .configLine:
       .usage
     case .lifecycle, .laterFieldFilled: .notAllowed
+    case .olderThanSeen, .otherThanSeen, .witnessDamaged: .tampered
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast: .usage

@@ -201,7 +201,8 @@ import Testing
           try Int.fetchOne(
             db, sql: "SELECT count(*) FROM session WHERE id LIKE ?", arguments: [id + "%"]) ?? -1,
           try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM trash WHERE id LIKE ?", arguments: [id + "%"]) ?? -1
+            db, sql: "SELECT count(*) FROM trash WHERE id LIKE ? AND outcome IS NULL",
+            arguments: [id + "%"]) ?? -1
         )
       }
       try queue.close()

@@ -199,8 +199,10 @@ import Testing
     Torture.report("tamper kdf limits", ["tried": outside.count + 2, "detected": detected])
   }
 
-  /// Ciphertexts swapped between two sessions, and between a session's two columns, and a
-  /// status edited in the clear: exactly the sessions touched are damaged.
+  /// Ciphertexts swapped between two sessions, and between a session's two columns: exactly
+  /// the sessions touched are damaged. A status edited in the clear or an id changed no longer
+  /// adds up to the ledger: the vault is refused as tampered with before any session is read
+  /// (an empty set of damaged sessions below stands for that).
   @Test func swaps() throws {
     let v = try Vault3()
     let (a, b) = (v.sessions[0].id.hex, v.sessions[1].id.hex)
@@ -212,8 +214,10 @@ import Testing
       (swap.replacingOccurrences(of: "%@", with: "summary"), [summaryB, summaryA], [0, 1]),
       (swap.replacingOccurrences(of: "%@", with: "body"), [bodyB, bodyA], [0, 1]),
       ("UPDATE session SET summary = body, body = summary WHERE id = '\(a)'", [], [0]),
-      ("UPDATE session SET status = 'needs_reflection' WHERE id = '\(b)'", [], [1]),
-      ("UPDATE session SET id = '\(String(repeating: "e", count: 32))' WHERE id = '\(a)'", [], [0]),
+    ]
+    let refused: [(String, StatementArguments)] = [
+      ("UPDATE session SET status = 'needs_reflection' WHERE id = '\(b)'", []),
+      ("UPDATE session SET id = '\(String(repeating: "e", count: 32))' WHERE id = '\(a)'", []),
     ]
     var detected = 0
     for (sql, arguments, damaged) in cases {
@@ -241,8 +245,20 @@ import Testing
       unlink(v.path)
       try FileManager.default.copyItem(atPath: copy, toPath: v.path)
     }
-    #expect(detected == cases.count)
-    Torture.report("tamper swaps", ["tried": cases.count, "detected": detected])
+    for (sql, arguments) in refused {
+      let copy = v.directory.file("copy.db")
+      unlink(copy)
+      try FileManager.default.copyItem(atPath: v.path, toPath: copy)
+      try v.edit(sql, arguments)
+      #expect(throws: StoreError.tampered(.rows), "\(sql)") { try v.readAll() }
+      if (try? v.readAll()) == nil { detected += 1 }
+      unlink(v.path + "-wal")
+      unlink(v.path + "-shm")
+      unlink(v.path)
+      try FileManager.default.copyItem(atPath: copy, toPath: v.path)
+    }
+    #expect(detected == cases.count + refused.count)
+    Torture.report("tamper swaps", ["tried": cases.count + refused.count, "detected": detected])
   }
 
   /// Bytes of the vault file itself, flipped at random, and the file truncated at many
@@ -288,7 +304,12 @@ import Testing
       } catch let error as StoreError {
         #expect(
           [.notAVault(path: v.path), .vaultMissing(path: v.path)].contains(error)
-            || { if case .database = error { return true } else { return false } }(),
+            || {
+              switch error {
+              case .database, .tampered: return true
+              default: return false
+              }
+            }(),
           "\(what): \(error)")
         detected += 1
       } catch is CryptoError {

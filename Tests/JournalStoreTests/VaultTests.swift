@@ -119,8 +119,8 @@ struct VaultTests {
   @Test func newerFormat() throws {
     let f = try StoreFixture()
     let queue = try DatabaseQueue(path: f.path)
-    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 5") }
-    #expect(throws: StoreError.newerFormat(found: 5, supported: 4)) { try Vault.open(at: f.path) }
+    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 6") }
+    #expect(throws: StoreError.newerFormat(found: 6, supported: 5)) { try Vault.open(at: f.path) }
   }
 
   /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import JournalCrypto
+import JournalStore
+import JournalSystem
+
+/// This computer's record of the last state it saw of a vault: the ledger's generation and
+/// tag, authenticated under the vault's ledger key (SECURITY.md, "This computer's record").
+///
+/// A vault replaced whole by an older copy of itself (a backup put back, a synced folder
+/// rolled back) adds up to its own older ledger, so it cannot be noticed from inside the
+/// file. This record, kept outside it, can: a vault whose generation is below the one
+/// recorded here, or equal with another tag, is not the one this computer last saw.
+///
+/// One record per vault file: a backup copy opened with --vault is older than the vault it
+/// was copied from, and that is no rollback. The file is
+/// `$XDG_STATE_HOME/journal/seen/<vault id hex>-<place>` (else `~/.local/state/journal/seen/…`),
+/// where place is the first 16 hex digits of the unkeyed BLAKE2b-256 of the vault file's
+/// real path; 0600 in 0700 directories: 97 bytes, "JRNLSEEN" ‖ 0x01 ‖ vault id (16) ‖
+/// generation (8, little-endian) ‖ tag (32) ‖ BLAKE2b-256 keyed with the ledger key over the
+/// 65 bytes before it.
+struct VaultWitness {
+  static let magic = Array("JRNLSEEN".utf8) + [1]
+  static let size = 9 + 16 + 8 + 32 + 32
+
+  let path: String
+  let vaultID: [UInt8]
+  let key: SecureBytes
+
+  /// The record of the vault file at `vault`; nil where there is no home to keep it in.
+  init?(vault: String, environment: [String: String], keys: VaultKeys) {
+    guard let directory = Self.directory(environment: environment) else { return nil }
+    let real = realpath(vault, nil).map { pointer in
+      defer { free(pointer) }
+      return String(cString: pointer)
+    }
+    let place = Self.hex(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16)
+    self.path = directory + "/" + Self.hex(keys.vaultID) + "-" + place
+    self.vaultID = keys.vaultID
+    self.key = keys.ledgerKey
+  }
+
+  static func directory(environment: [String: String]) -> String? {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+      return state + "/journal/seen"
+    }
+    guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+    return home + "/.local/state/journal/seen"
+  }
+
+  /// Compares the vault's stamp with the record, and moves the record forward to it.
+  func check(_ stamp: LedgerStamp) throws {
+    if let seen = try read() {
+      if seen.generation > stamp.generation {
+        throw AppError.olderThanSeen(seen: seen.generation, found: stamp.generation)
+      }
+      if seen.generation == stamp.generation {
+        guard KeyedHash.same(seen.tag, stamp.tag) else {
+          throw AppError.otherThanSeen(generation: seen.generation)
+        }
+        return
+      }
+    }
+    try record(stamp)
+  }
+
+  /// The stamp recorded, nil when this computer has none for the vault.
+  func read() throws -> LedgerStamp? {
+    guard try FileSafety.privateFile(path) else { return nil }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw AppError.witnessDamaged(path: path)
+    }
+    let bytes = Array(data)
+    guard bytes.count == Self.size, Array(bytes[0..<9]) == Self.magic,
+      Array(bytes[9..<25]) == vaultID,
+      KeyedHash.same(try mac(Array(bytes[0..<65])), Array(bytes[65...]))
+    else { throw AppError.witnessDamaged(path: path) }
+    let generation = bytes[25..<33].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    return LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
+  }
+
+  /// Writes `stamp` as the record, atomically (a new file renamed over the old one).
+  func record(_ stamp: LedgerStamp) throws {
+    let directory = FileSafety.parentDirectory(of: path)
+    try FileSafety.privateDirectory(directory, create: true)
+    var bytes = Self.magic + vaultID
+    withUnsafeBytes(of: stamp.generation.littleEndian) { bytes.append(contentsOf: $0) }
+    bytes += stamp.tag
+    bytes += try mac(bytes)
+    let temporary = path + ".tmp"
+    unlink(temporary)
+    try FileSafety.createExclusively(temporary)
+    let fd = open(temporary, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { throw SystemError.io(path: temporary, errno: errno) }
+    if let failure = FileSafety.writeAndSync(fd, bytes, removingOnFailure: temporary) {
+      throw SystemError.io(path: temporary, errno: failure)
+    }
+    guard rename(temporary, path) == 0 else {
+      let failure = errno
+      unlink(temporary)
+      throw SystemError.io(path: path, errno: failure)
+    }
+  }
+
+  private func mac(_ bytes: [UInt8]) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update(bytes)
+    return hash.finish()
+  }
+
+  static func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+  }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import JournalCore
+import JournalCrypto
+
+/// The ledger's generation and tag as stored: what this computer records of the last state
+/// of a vault it saw (see JournalApp's VaultWitness).
+public struct LedgerStamp: Equatable, Sendable {
+  public let generation: UInt64
+  public let tag: [UInt8]
+
+  public init(generation: UInt64, tag: [UInt8]) {
+    self.generation = generation
+    self.tag = tag
+  }
+}
+
+/// The vault's tamper evidence: one keyed tag over which sessions exist, at which revision,
+/// which wait in the trash and which were purged (SECURITY.md, "The ledger").
+///
+/// Each session row carries a revision, raised by every write and bound into its columns'
+/// keys, so an older column put back no longer opens. The tag covers every row's id, status
+/// and revision, the trash and the tombstones, under the ledger key, with a generation that
+/// every keyed write raises. So a row deleted, added, or put back whole from an older copy no
+/// longer adds up to the tag.
+///
+/// Undo and purge run without the key (undo must be quick, and any command purges). They do
+/// not remove the trash row they settle: they mark it `undone` or `purged` and keep its clear
+/// metadata, so the state the tag was made over can still be told from the rows. The next
+/// keyed write removes those marked rows and makes a new tag.
+struct Ledger {
+  typealias Stamp = LedgerStamp
+
+  let vaultID: [UInt8]
+  let key: SecureBytes
+
+  /// The stored stamp, or nil for a vault not yet protected.
+  static func stamp(_ db: Database) throws -> Stamp? {
+    guard let row = try Row.fetchOne(db, sql: "SELECT generation, tag FROM ledger") else {
+      return nil
+    }
+    guard let generation = try? row.decode(Int64.self, atIndex: 0), generation >= 1,
+      let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes
+    else { throw StoreError.tampered(.ledger) }
+    return Stamp(generation: UInt64(generation), tag: Array(tag))
+  }
+
+  /// Checks the vault against its stamp; throws `tampered` when it does not add up.
+  func verify(_ db: Database, against stamp: Stamp) throws {
+    let view = try View.read(db)
+    if !view.inconsistent.isEmpty {
+      throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
+    }
+    let tag = try view.tag(vaultID: vaultID, generation: stamp.generation, key: key)
+    guard KeyedHash.same(tag, stamp.tag) else { throw StoreError.tampered(.rows) }
+  }
+
+  /// After a keyed write: removes the trash rows undo and purge settled, and stamps the vault
+  /// as it now is, one generation on.
+  @discardableResult
+  func commit(_ db: Database, after stamp: Stamp?) throws -> Stamp {
+    try Self.settle(db)
+    let generation = (stamp?.generation ?? 0) + 1
+    let view = try View.read(db)
+    let tag = try view.tag(vaultID: vaultID, generation: generation, key: key)
+    try db.execute(
+      sql: """
+        INSERT INTO ledger (singleton, generation, tag) VALUES (1, ?, ?)
+        ON CONFLICT (singleton) DO UPDATE SET generation = excluded.generation, tag = excluded.tag
+        """,
+      arguments: [Int64(generation), Data(tag)])
+    return Stamp(generation: generation, tag: tag)
+  }
+
+  /// Brings rows that disagree with each other back into agreement, for trusting a vault as
+  /// it is (`journal verify --accept`): a purge's missing tombstone is written, a trash row
+  /// marked undone whose session is not there is dropped, a session both live and buried
+  /// loses its tombstone, and a reminder of no waiting session is removed. No session row is
+  /// touched.
+  static func repair(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT OR IGNORE INTO tombstone (id) SELECT id FROM trash WHERE outcome = 'purged';
+        DELETE FROM tombstone WHERE id IN (SELECT id FROM session);
+        DELETE FROM trash WHERE outcome IS NULL AND id IN (SELECT id FROM session);
+        DELETE FROM reminder WHERE id NOT IN
+          (SELECT id FROM session WHERE status = 'needs_reflection');
+        """)
+    try settle(db)
+  }
+
+  /// Removes the trash rows that an undo or a purge has settled: their effect stands in the
+  /// session and tombstone tables.
+  static func settle(_ db: Database) throws {
+    try db.execute(sql: "DELETE FROM trash WHERE outcome IS NOT NULL")
+  }
+
+  /// Whether any row was written under a ledger (a revision above 0): such a vault without
+  /// its ledger row has lost it to tampering, not to age.
+  static func hasRevisions(_ db: Database) throws -> Bool {
+    try Bool.fetchOne(
+      db,
+      sql: """
+        SELECT EXISTS (SELECT 1 FROM session WHERE revision > 0)
+          OR EXISTS (SELECT 1 FROM trash WHERE revision > 0)
+        """) ?? false
+  }
+
+  /// A trash row's outcome column: NULL, or the text that settled it.
+  struct Outcome: DatabaseValueConvertible {
+    let text: String?
+
+    var databaseValue: DatabaseValue { text.databaseValue }
+
+    static func fromDatabaseValue(_ value: DatabaseValue) -> Outcome? {
+      if value.isNull { return Outcome(text: nil) }
+      return String.fromDatabaseValue(value).map { Outcome(text: $0) }
+    }
+  }
+
+  // MARK: - The state the tag covers
+
+  /// The vault as the last keyed write left it, told from the rows: sessions restored by an
+  /// undo since count as still in the trash, and tombstones of purges since as not yet there.
+  struct View {
+    var sessions: [UInt8] = []
+    var trash: [UInt8] = []
+    var tombstones: [UInt8] = []
+    var inconsistent: Set<SessionID> = []
+
+    static func read(_ db: Database) throws -> View {
+      var view = View()
+      // Trash first: its outcomes decide how the session and tombstone rows count.
+      var undone: [SessionID: (status: UInt8, revision: UInt64)] = [:]
+      var waiting: Set<SessionID> = []
+      var purged: Set<SessionID> = []
+      let trashRows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT id, status, revision, batch, deleted_at, purge_after, outcome,
+            length(summary) + length(body)
+          FROM trash ORDER BY id
+          """)
+      for row in trashRows {
+        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+          let statusText = try? row.decode(String.self, atIndex: 1),
+          let status = Self.statusByte(statusText),
+          let revision = try? row.decode(Int64.self, atIndex: 2), revision >= 0,
+          let batch = try? row.decode(Int64.self, atIndex: 3),
+          let deletedAt = try? row.decode(Int64.self, atIndex: 4),
+          let purgeAfter = try? row.decode(Int64.self, atIndex: 5),
+          let outcome = try? row.decode(Outcome.self, atIndex: 6)
+        else { throw StoreError.tampered(.rows) }
+        view.trash.append(2)
+        id.withBytes { view.trash.append(contentsOf: $0) }
+        view.trash.append(status)
+        Self.append(UInt64(revision), to: &view.trash)
+        Self.append(UInt64(bitPattern: batch), to: &view.trash)
+        Self.append(UInt64(bitPattern: deletedAt), to: &view.trash)
+        Self.append(UInt64(bitPattern: purgeAfter), to: &view.trash)
+        switch outcome.text {
+        case nil: waiting.insert(id)
+        case "undone": undone[id] = (status, UInt64(revision))
+        case "purged":
+          purged.insert(id)
+          // A purge keeps no ciphertext.
+          if let stored = try? row.decode(Int64.self, atIndex: 7), stored != 0 {
+            view.inconsistent.insert(id)
+          }
+        default: throw StoreError.tampered(.rows)
+        }
+      }
+      var live: Set<SessionID> = []
+      try scanSessions(db) { id, status, revision in
+        live.insert(id)
+        if let was = undone[id] {
+          // Restored by an undo: as the trash row said, or not the row that was deleted.
+          if was != (status, revision) { view.inconsistent.insert(id) }
+          return
+        }
+        if waiting.contains(id) || purged.contains(id) { view.inconsistent.insert(id) }
+        view.sessions.append(1)
+        id.withBytes { view.sessions.append(contentsOf: $0) }
+        view.sessions.append(status)
+        Self.append(revision, to: &view.sessions)
+      }
+      for id in undone.keys where !live.contains(id) { view.inconsistent.insert(id) }
+      var buried: Set<SessionID> = []
+      for text in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") {
+        guard let id = SessionID(text) else { throw StoreError.tampered(.rows) }
+        buried.insert(id)
+        if live.contains(id) || waiting.contains(id) || undone[id] != nil {
+          view.inconsistent.insert(id)
+        }
+        if purged.contains(id) { continue }
+        view.tombstones.append(3)
+        id.withBytes { view.tombstones.append(contentsOf: $0) }
+      }
+      // A purge writes the tombstone with it.
+      view.inconsistent.formUnion(purged.subtracting(buried))
+      // A reminder belongs to a session waiting for reflection, or to a deletion in the trash.
+      for text in try String.fetchAll(
+        db,
+        sql: """
+          SELECT r.id FROM reminder r LEFT JOIN session s ON s.id = r.id
+          WHERE s.id IS NULL OR s.status != 'needs_reflection'
+          """)
+      {
+        if let id = SessionID(text) { view.inconsistent.insert(id) }
+      }
+      return view
+    }
+
+    /// Every session row in the order of the `session_list` index (status, then id), with
+    /// SQLite's own calls: this runs at every keyed open.
+    private static func scanSessions(
+      _ db: Database, _ visit: (SessionID, UInt8, UInt64) throws -> Void
+    ) throws {
+      let statement = try db.makeStatement(
+        sql: "SELECT id, status, revision FROM session INDEXED BY session_list ORDER BY status, id")
+      let handle = statement.sqliteStatement
+      while true {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { break }
+        guard code == SQLITE_ROW else {
+          throw DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+        guard let digits = sqlite3_column_text(handle, 0),
+          let id = SessionID(
+            storedDigits: UnsafeRawBufferPointer(
+              start: digits, count: Int(sqlite3_column_bytes(handle, 0)))),
+          let statusText = sqlite3_column_text(handle, 1),
+          let status = statusByte(String(cString: statusText)),
+          sqlite3_column_type(handle, 2) == SQLITE_INTEGER
+        else { throw StoreError.tampered(.rows) }
+        let revision = sqlite3_column_int64(handle, 2)
+        guard revision >= 0 else { throw StoreError.tampered(.rows) }
+        try visit(id, status, UInt64(revision))
+      }
+    }
+
+    /// The tag: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x01 ‖ vault id ‖
+    /// generation ‖ session entries ‖ trash entries ‖ tombstone entries.
+    func tag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
+      let hash = try KeyedHash(key: key)
+      hash.update(Array("JRNLLEDG".utf8) + [1])
+      hash.update(vaultID)
+      hash.update(generation)
+      hash.update(sessions)
+      hash.update(trash)
+      hash.update(tombstones)
+      return hash.finish()
+    }
+
+    static func statusByte(_ text: String) -> UInt8? {
+      switch text {
+      case SessionStatus.needsReflection.rawValue: 1
+      case SessionStatus.complete.rawValue: 2
+      default: nil
+      }
+    }
+
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+      withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+  }
+}

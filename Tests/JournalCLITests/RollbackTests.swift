@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// Tamper evidence as a person meets it (issue 17): the command that notices says so in one
+/// line with exit 12 and changes nothing, and `verify --accept` trusts a restored copy.
+struct RollbackTests {
+  /// Puts the files of the copy at `source` in the vault's place, as restoring a backup or a
+  /// synced folder rolling back would.
+  func restore(_ f: CLIFixture, from source: String) throws {
+    for suffix in ["", "-wal", "-shm"] { unlink(f.vaultPath + suffix) }
+    try FileManager.default.copyItem(atPath: source, toPath: f.vaultPath)
+    chmod(f.vaultPath, 0o600)
+  }
+
+  /// 5. The whole vault replaced by an older copy of itself: noticed by this computer's record,
+  /// said in one line, nothing changed; `verify --accept` trusts it on purpose.
+  @Test func olderCopyOfTheWholeVault() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let backup = f.home.file("backup.db")
+    #expect(f.run("backup", backup).status == 0)
+    let later = f.new()
+    try restore(f, from: backup)
+    let refused = f.run("list")
+    #expect(refused.status == 12, "\(refused)")
+    #expect(refused.stderr.contains("older than the one this computer last saw"))
+    #expect(refused.stderr.contains("journal verify --accept"))
+    #expect(refused.stderr.split(separator: "\n").count <= 2)
+    // Nothing was changed: still the older copy, still refused.
+    #expect(f.run("new", "--intention", "x", "--mood-before", "5").status == 12)
+    #expect(f.run("list").status == 12)
+    // Trusting it on purpose, without a terminal, needs --yes.
+    #expect(f.run("verify", "--accept").status != 0)
+    let accepted = f.run("verify", "--accept", "--yes")
+    #expect(accepted.status == 0, "\(accepted)")
+    #expect(accepted.stderr.contains("trusted as it is now"))
+    #expect(f.sessions().count == 1)
+    #expect(!f.sessions().contains { ($0["short_id"] as? String).map(later.hasPrefix) ?? false })
+    #expect(f.run("verify", "--accept", "--yes").stderr.contains("nothing to accept"))
+  }
+
+  /// 1. A session row deleted from the file: exit 12, and the file is left as it was.
+  @Test func deletedSession() throws {
+    let f = CLIFixture().initialise()
+    let a = f.new()
+    _ = f.new()
+    try f.tamper("DELETE FROM session WHERE id LIKE ?", [a + "%"])
+    let result = f.run("list")
+    #expect(result.status == 12, "\(result)")
+    #expect(result.stderr.contains("a session was removed or put back"))
+    #expect(f.run("verify").status == 12)
+    #expect(f.run("verify", "--accept", "--yes").status == 0)
+    #expect(f.sessions().count == 1)
+  }
+
+  /// 2. An older version of a session's body put back after an edit: the session is named.
+  @Test func olderBodyPutBack() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let queue = try GRDBQueue(f.vaultPath)
+    let old = try queue.body(of: id)
+    #expect(f.run("edit", id, "--intention", "a different intention").status == 0)
+    try f.tamper("UPDATE session SET body = ? WHERE id LIKE ?", [old, id + "%"])
+    let result = f.run("show", id)
+    #expect(result.status == 12, "\(result)")
+    #expect(result.stderr.contains(#"session "\#(id)" holds an older version of itself"#))
+    #expect(!result.stdout.contains("to listen inward"))
+  }
+}
+
+/// Reads one column straight from the file.
+struct GRDBQueue {
+  let path: String
+  init(_ path: String) throws { self.path = path }
+
+  func body(of prefix: String) throws -> Data {
+    let queue = try GRDB.DatabaseQueue(path: path)
+    defer { try? queue.close() }
+    return try queue.read { db in
+      try Data.fetchOne(
+        db, sql: "SELECT body FROM session WHERE id LIKE ?", arguments: [prefix + "%"]) ?? Data()
+    }
+  }
+}
