@@ -47,6 +47,57 @@ def unpad(padded, block=256):
     return end[:-1]
 
 
+def column_key(record_key, raw_id, column, revision):
+    message = raw_id + bytes([column]) + (struct.pack("<Q", revision) if revision else b"")
+    return nacl.hash.blake2b(message, digest_size=32, key=record_key, encoder=RAW)
+
+
+STATUS_BYTE = {"needs_reflection": 1, "complete": 2}
+
+
+def ledger_problem(db, vault_id, ledger_key):
+    """None when the vault adds up to its ledger (SECURITY.md, "The ledger"), else why not."""
+    row = db.execute("SELECT generation, tag FROM ledger").fetchone()
+    revised = db.execute("SELECT EXISTS (SELECT 1 FROM session WHERE revision > 0)"
+                         " OR EXISTS (SELECT 1 FROM trash WHERE revision > 0)").fetchone()[0]
+    if row is None:
+        return "the ledger is missing" if revised else None
+    generation, tag = row
+    trash = db.execute("SELECT id, status, revision, batch, deleted_at, purge_after, outcome,"
+                       " length(summary) + length(body) FROM trash ORDER BY id").fetchall()
+    outcome = {t[0]: t[6] for t in trash}
+    live = {sid: (status, revision) for sid, status, revision in
+            db.execute("SELECT id, status, revision FROM session")}
+    buried = {r[0] for r in db.execute("SELECT id FROM tombstone")}
+    for sid, status, revision, _, _, _, out, stored in trash:
+        fits = {None: sid not in live and sid not in buried,
+                "undone": live.get(sid) == (status, revision) and sid not in buried,
+                "purged": sid not in live and sid in buried and stored == 0}.get(out, False)
+        if not fits:
+            return f"trash row {sid[:8]} does not fit the sessions"
+    for sid in buried:
+        if sid in live:
+            return f"session {sid[:8]} is both live and purged"
+    for (rid,) in db.execute("SELECT id FROM reminder"):
+        if live.get(rid, ("",))[0] != "needs_reflection":
+            return f"the reminder of {rid[:8]} fits no waiting session"
+    message = b"JRNLLEDG\x01" + vault_id + struct.pack("<Q", generation)
+    for sid, (status, revision) in sorted(live.items(), key=lambda kv: (kv[1][0], kv[0])):
+        if outcome.get(sid) != "undone":
+            message += b"\x01" + bytes.fromhex(sid) + bytes([STATUS_BYTE[status]])
+            message += struct.pack("<Q", revision)
+    for sid, status, revision, batch, deleted_at, purge_after, _, _ in trash:
+        message += b"\x02" + bytes.fromhex(sid) + bytes([STATUS_BYTE[status]])
+        message += struct.pack("<Qqqq", revision, batch, deleted_at, purge_after)
+    for sid in sorted(buried):
+        if outcome.get(sid) != "purged":
+            message += b"\x03" + bytes.fromhex(sid)
+    expected = nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
+    if not b.sodium_memcmp(expected, bytes(tag)):
+        return "the rows do not add up to the ledger: a session removed, added or put back"
+    return None
+
+
 def fields(plain, tags):
     if not plain or plain[0] != 1:
         raise ValueError("unknown record version")
@@ -76,7 +127,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 4 or alg != "argon2id13":
+    if version > 5 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -88,12 +139,18 @@ def main():
     if unwrapped[:16] != vault_id:
         sys.exit("key header belongs to another vault")
     record_key = kdf_subkey(unwrapped[16:], 1, b"jrnl-rec")
+    if version >= 5:
+        problem = ledger_problem(db, vault_id, kdf_subkey(unwrapped[16:], 3, b"jrnl-led"))
+        if problem:
+            sys.exit(f"tampered: {problem}")
+    revision = "revision" if version >= 5 else "0"
     sessions = []
-    for sid, status, summary, body in db.execute("SELECT id, status, summary, body FROM session"):
+    for sid, status, summary, body, rev in db.execute(
+            f"SELECT id, status, summary, body, {revision} FROM session"):
         raw = bytes.fromhex(sid)
         try:
-            s = fields(unpad(open_box(summary, nacl.hash.blake2b(raw + b"\x01", digest_size=32, key=record_key, encoder=RAW))), SUMMARY_TAGS)
-            s.update(fields(unpad(open_box(body, nacl.hash.blake2b(raw + b"\x02", digest_size=32, key=record_key, encoder=RAW))), BODY_TAGS))
+            s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
+            s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), BODY_TAGS))
             if s["status"] != status:
                 raise ValueError("status mismatch")
             sessions.append(dict(s, id=sid))

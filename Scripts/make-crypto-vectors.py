@@ -3,7 +3,8 @@
 
 An implementation independent of journal's Swift code, following SECURITY.md alone:
 Argon2id key derivation, the wrapped data key, crypto_kdf subkeys (BLAKE2b with salt and
-personalisation), the per-(session, column) key, ISO/IEC 7816-4 padding and secretbox.
+personalisation), the per-(session, column, revision) key, ISO/IEC 7816-4 padding and
+secretbox, and the ledger's tag ("The ledger"), with negative cases of each.
 Run: pip install pynacl && python3 Scripts/make-crypto-vectors.py
 """
 import json
@@ -27,8 +28,25 @@ def kdf_subkey(master, subkey_id, context):
     return nacl.hash.blake2b(b"", digest_size=32, key=master, salt=salt, person=person, encoder=RAW)
 
 
-def column_key(record_key, session_id, column):
-    return nacl.hash.blake2b(session_id + bytes([column]), digest_size=32, key=record_key, encoder=RAW)
+def column_key(record_key, session_id, column, revision=0):
+    message = session_id + bytes([column]) + (struct.pack("<Q", revision) if revision else b"")
+    return nacl.hash.blake2b(message, digest_size=32, key=record_key, encoder=RAW)
+
+
+STATUS = {"needs_reflection": 1, "complete": 2}
+
+
+def ledger_tag(ledger_key, vault_id, generation, sessions, trash, tombstones):
+    message = b"JRNLLEDG\x01" + vault_id + struct.pack("<Q", generation)
+    for s in sorted(sessions, key=lambda s: (s["status"], s["id"])):
+        message += b"\x01" + bytes.fromhex(s["id"]) + bytes([STATUS[s["status"]]])
+        message += struct.pack("<Q", s["revision"])
+    for t in sorted(trash, key=lambda t: t["id"]):
+        message += b"\x02" + bytes.fromhex(t["id"]) + bytes([STATUS[t["status"]]])
+        message += struct.pack("<Qqqq", t["revision"], t["batch"], t["deleted_at"], t["purge_after"])
+    for d in sorted(tombstones):
+        message += b"\x03" + bytes.fromhex(d)
+    return nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
 
 
 def pad(data, block=256):
@@ -95,6 +113,40 @@ def main():
     write("record-other-column", dict(record, column=1, expect="integrity"))
     unpadded = seal(column_key(record_key, session_id, 2), nonce, plaintext)
     write("record-no-padding", dict(record, sealed=unpadded.hex(), expect="malformed"))
+    at_seven = seal(column_key(record_key, session_id, 2, 7), nonce, pad(plaintext))
+    write("record-revision-open", dict(record, revision=7, sealed=at_seven.hex(), expect="success"))
+    at_six = seal(column_key(record_key, session_id, 2, 6), nonce, pad(plaintext))
+    write("record-older-revision", dict(record, revision=7, sealed=at_six.hex(), expect="integrity"))
+    write("record-revision-zero", dict(record, revision=1, expect="integrity"))
+
+    # The ledger: a tag over a vault's rows, and the same tag against rows changed since.
+    ledger_key = kdf_subkey(data_key, 3, b"jrnl-led")
+    sessions = [
+        {"id": "3f2a1b2c4d5e4f60a1b2c3d4e5f60718", "status": "complete", "revision": 3},
+        {"id": "0a0b0c0d0e0f40718293a4b5c6d7e8f9", "status": "needs_reflection", "revision": 1},
+        {"id": "ffeeddccbbaa49887766554433221100", "status": "complete", "revision": 12},
+    ]
+    trash = [{"id": "5555555555554555a555555555555555", "status": "needs_reflection",
+              "revision": 2, "batch": 4, "deleted_at": 1763661600000,
+              "purge_after": 1763661610000}]
+    tombstones = ["77777777777747779777777777777777"]
+    generation = 9
+    tag = ledger_tag(ledger_key, vault_id, generation, sessions, trash, tombstones)
+    ledger = {"data_key": data_key.hex(), "vault_id": vault_id.hex(),
+              "ledger_key": ledger_key.hex(), "generation": generation, "sessions": sessions,
+              "trash": trash, "tombstones": tombstones, "tag": tag.hex()}
+    write("ledger-match", dict(ledger, expect="match"))
+    write("ledger-row-removed", dict(ledger, sessions=sessions[1:], expect="mismatch"))
+    older = [dict(sessions[0], revision=2)] + sessions[1:]
+    write("ledger-older-revision", dict(ledger, sessions=older, expect="mismatch"))
+    flipped = [dict(sessions[0], status="needs_reflection")] + sessions[1:]
+    write("ledger-status-changed", dict(ledger, sessions=flipped, expect="mismatch"))
+    added = sessions + [{"id": "77777777777747779777777777777777", "status": "complete",
+                         "revision": 1}]
+    write("ledger-row-added", dict(ledger, sessions=added, expect="mismatch"))
+    write("ledger-trash-dropped", dict(ledger, trash=[], expect="mismatch"))
+    write("ledger-tombstone-dropped", dict(ledger, tombstones=[], expect="mismatch"))
+    write("ledger-older-generation", dict(ledger, generation=8, expect="mismatch"))
 
 
 if __name__ == "__main__":

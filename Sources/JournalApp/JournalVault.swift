@@ -33,17 +33,36 @@ public final class JournalVault {
     let storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
     self.store = storage
     // This computer's record of the vault (a vault not yet protected has none to compare).
-    guard let stamp = storage.stamp,
+    guard var stamp = storage.stamp,
       let witness = VaultWitness(vault: path, environment: context.environment, keys: keys)
     else { return }
     do {
-      if accepted { try witness.record(stamp) } else { try witness.check(stamp) }
+      if accepted {
+        try witness.record(stamp)
+      } else {
+        // Another journal may have written (and recorded) since this one checked the vault:
+        // a record ahead of the stamp is checked again against the vault as it is now.
+        var tries = 0
+        while true {
+          do {
+            try witness.check(stamp)
+            break
+          } catch AppError.olderThanSeen where tries < 3 {
+            tries += 1
+            guard let now = try storage.recheck(), now.generation > stamp.generation else {
+              throw AppError.olderThanSeen(
+                seen: (try? witness.read())?.generation ?? 0, found: stamp.generation)
+            }
+            stamp = now
+          }
+        }
+      }
     } catch let error as AppError {
       guard let asking, try asking(error) else { throw error }
       try witness.record(stamp)
     }
     // Best effort: a record left behind is moved forward by the next command's check.
-    storage.onStamp = { try? witness.record($0) }
+    storage.onStamp = { try? witness.advance(to: $0) }
     self.acceptedChanges = accepted
   }
 

@@ -23,6 +23,9 @@ final class VaultStorage: SessionStorage {
   /// protected (one that could not be written since it gained a ledger).
   var stamp: LedgerStamp? { store.checked }
 
+  /// Checks the vault as it is now; its stamp.
+  func recheck() throws -> LedgerStamp? { try store.recheck() }
+
   /// Called with each new stamp after a write.
   var onStamp: ((LedgerStamp) -> Void)? {
     get { store.onStamp }

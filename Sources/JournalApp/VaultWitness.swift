@@ -79,6 +79,13 @@ struct VaultWitness {
     return LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
   }
 
+  /// Records `stamp` unless the record is already at a later generation (another journal
+  /// wrote after this one and recorded first).
+  func advance(to stamp: LedgerStamp) throws {
+    if let seen = try? read(), seen.generation >= stamp.generation { return }
+    try record(stamp)
+  }
+
   /// Writes `stamp` as the record, atomically (a new file renamed over the old one).
   func record(_ stamp: LedgerStamp) throws {
     let directory = FileSafety.parentDirectory(of: path)

@@ -152,13 +152,9 @@ struct Ledger {
           let purgeAfter = try? row.decode(Int64.self, atIndex: 5),
           let outcome = try? row.decode(Outcome.self, atIndex: 6)
         else { throw StoreError.tampered(.rows) }
-        view.trash.append(2)
-        id.withBytes { view.trash.append(contentsOf: $0) }
-        view.trash.append(status)
-        Self.append(UInt64(revision), to: &view.trash)
-        Self.append(UInt64(bitPattern: batch), to: &view.trash)
-        Self.append(UInt64(bitPattern: deletedAt), to: &view.trash)
-        Self.append(UInt64(bitPattern: purgeAfter), to: &view.trash)
+        view.addTrash(
+          id: id, status: status, revision: UInt64(revision), batch: batch,
+          deletedAt: deletedAt, purgeAfter: purgeAfter)
         switch outcome.text {
         case nil: waiting.insert(id)
         case "undone": undone[id] = (status, UInt64(revision))
@@ -180,10 +176,7 @@ struct Ledger {
           return
         }
         if waiting.contains(id) || purged.contains(id) { view.inconsistent.insert(id) }
-        view.sessions.append(1)
-        id.withBytes { view.sessions.append(contentsOf: $0) }
-        view.sessions.append(status)
-        Self.append(revision, to: &view.sessions)
+        view.addSession(id: id, status: status, revision: revision)
       }
       for id in undone.keys where !live.contains(id) { view.inconsistent.insert(id) }
       var buried: Set<SessionID> = []
@@ -194,8 +187,7 @@ struct Ledger {
           view.inconsistent.insert(id)
         }
         if purged.contains(id) { continue }
-        view.tombstones.append(3)
-        id.withBytes { view.tombstones.append(contentsOf: $0) }
+        view.addTombstone(id: id)
       }
       // A purge writes the tombstone with it.
       view.inconsistent.formUnion(purged.subtracting(buried))
@@ -210,6 +202,34 @@ struct Ledger {
         if let id = SessionID(text) { view.inconsistent.insert(id) }
       }
       return view
+    }
+
+    /// Adds a session row's entry; sessions come in order of status text, then id.
+    mutating func addSession(id: SessionID, status: UInt8, revision: UInt64) {
+      sessions.append(1)
+      id.withBytes { sessions.append(contentsOf: $0) }
+      sessions.append(status)
+      Self.append(revision, to: &sessions)
+    }
+
+    /// Adds a trash row's entry; trash rows come in order of id.
+    mutating func addTrash(
+      id: SessionID, status: UInt8, revision: UInt64, batch: Int64, deletedAt: Int64,
+      purgeAfter: Int64
+    ) {
+      trash.append(2)
+      id.withBytes { trash.append(contentsOf: $0) }
+      trash.append(status)
+      Self.append(revision, to: &trash)
+      Self.append(UInt64(bitPattern: batch), to: &trash)
+      Self.append(UInt64(bitPattern: deletedAt), to: &trash)
+      Self.append(UInt64(bitPattern: purgeAfter), to: &trash)
+    }
+
+    /// Adds a tombstone's entry; tombstones come in order of id.
+    mutating func addTombstone(id: SessionID) {
+      tombstones.append(3)
+      id.withBytes { tombstones.append(contentsOf: $0) }
     }
 
     /// Every session row in the order of the `session_list` index (status, then id), with

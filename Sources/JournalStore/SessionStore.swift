@@ -40,17 +40,28 @@ public final class SessionStore {
     }
   }
 
+  /// Checks the vault as it is now against its ledger (one read transaction, so another
+  /// process's write cannot fall between the stamp and the rows); the stamp checked.
+  @discardableResult
+  public func recheck() throws -> LedgerStamp? {
+    try verifyOrProtect()
+    return checked
+  }
+
   private func verifyOrProtect() throws {
-    let (stamp, revisions) = try read { db in
-      (try Ledger.stamp(db), try Ledger.hasRevisions(db))
+    let stamp = try read { db -> LedgerStamp? in
+      guard let stamp = try Ledger.stamp(db) else {
+        // Rows sealed at a revision were written under a ledger: it has been removed.
+        if try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
+        return nil
+      }
+      try ledger.verify(db, against: stamp)
+      return stamp
     }
     if let stamp {
-      try read { db in try ledger.verify(db, against: stamp) }
       checked = stamp
       return
     }
-    // Rows sealed at a revision were written under a ledger: it has been removed.
-    if revisions { throw StoreError.tampered(.ledger) }
     // A vault that cannot be written stays as it is until it can.
     guard vault.readOnly == nil else { return }
     try protect()

@@ -24,18 +24,8 @@ struct IndependentReaderTests {
     let f = CLIFixture().initialise()
     let id = f.new("--treatment", "other:San Pedro", "--dose", "a cup")
     f.run("reflect", id, "--mood-after", "9", "--reflection", "light\nand space", "--music", "rain")
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [Self.python, script, f.vaultPath]
-    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: f.passphraseFile))
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let (status, data, _) = try Self.read(f)
+    #expect(status == 0)
     let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
     let session = try #require(sessions.first)
     #expect(session["treatment"] as? String == "other")
@@ -48,5 +38,46 @@ struct IndependentReaderTests {
     #expect(session["mood_after"] as? Int == 9)
     #expect(session["status"] as? String == "complete")
     #expect((session["date"] as? String)?.hasPrefix("2026-11-20T18:00:00") == true)
+  }
+
+  /// The reader checks the ledger as SECURITY.md describes it: a vault after saves, edits, an
+  /// undone deletion and a purge (keyless marks still in the trash) adds up; with a row
+  /// deleted from the file, or a tombstone dropped, it does not.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderChecksTheLedger() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "0s"]).initialise()
+    let a = f.new(), b = f.new()
+    _ = f.new()
+    f.run("reflect", a, "--reflection", "seen")
+    f.run("delete", b, "--yes", extra: ["JOURNAL_UNDO_WINDOW": "10m"])
+    f.run("undo")
+    f.run("delete", b, "--yes")
+    f.run("undo")  // purges first, without the key; nothing left to undo
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.count == 2)
+    try f.tamper("DELETE FROM tombstone")
+    let dropped = try Self.read(f)
+    #expect(dropped.status != 0)
+    #expect(dropped.stderr.contains("tampered"))
+  }
+
+  /// Runs Scripts/decrypt-vault.py on the fixture's vault: its exit status, stdout, stderr.
+  static func read(_ f: CLIFixture) throws -> (status: Int32, stdout: Data, stderr: String) {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [Self.python, script, f.vaultPath]
+    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: f.passphraseFile))
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let message = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, data, String(decoding: message, as: UTF8.self))
   }
 }

@@ -27,10 +27,12 @@ struct KnownAnswerTests {
     return Vector(name: name, fields: fields)
   }
 
-  /// The vector set is there: six header scenarios and eight record scenarios.
+  /// The vector set is there: six header scenarios, eleven record scenarios, and the eight
+  /// ledger scenarios (checked in JournalStoreTests, where the ledger is).
   @Test func vectorsArePresent() {
     #expect(Self.vectors(prefix: "header-").count == 6)
-    #expect(Self.vectors(prefix: "record-").count == 8)
+    #expect(Self.vectors(prefix: "record-").count == 11)
+    #expect(Self.vectors(prefix: "ledger-").count == 8)
   }
 
   /// Unwrapping the data key ends as each header vector expects.
@@ -96,14 +98,18 @@ struct KnownAnswerTests {
     let cipher = try RecordCipher(keys: keys, random: ScriptedRandom([v.hex("nonce")]))
     let column = RecordCipher.Column(rawValue: UInt8(v.number("column")))!
     // When
+    let revision = v.number("revision")
     let outcome = Result {
-      try cipher.open(v.hex("sealed"), id: v.hex("session_id"), column: column) { Array($0) }
+      try cipher.open(
+        v.hex("sealed"), id: v.hex("session_id"), column: column, revision: revision
+      ) { Array($0) }
     }
     // Then
     switch (v.expect, outcome) {
     case ("success", .success(let plaintext)):
       #expect(plaintext == v.hex("plaintext"))
-      let sealed = try cipher.seal(v.hex("plaintext"), id: v.hex("session_id"), column: column)
+      let sealed = try cipher.seal(
+        v.hex("plaintext"), id: v.hex("session_id"), column: column, revision: revision)
       #expect(sealed == v.hex("sealed"))
     case ("integrity", .failure(let error)):
       #expect(error as? CryptoError == .integrity)

@@ -9,7 +9,7 @@ import Testing
 
 /// A vault of every format that ever shipped (1, 2, 3, 4), committed under Fixtures/ and
 /// opened by today's code: sessions field for field, the trash (restorable within its
-/// window, purged after it), tombstones and reminders.
+/// window, purged after it), tombstones and reminders, and the ledger (format 5) they gain.
 ///
 /// Each fixture was written by migrating a new file up to exactly that format
 /// (`DatabaseMigrator.migrate(_:upTo:)`) and writing rows as that format's code did:
@@ -60,6 +60,35 @@ struct FixtureTests {
     #expect(Set(summaries.map(\.id)) == [Self.complete, Self.waiting])
     #expect(try store.session(Self.complete) == Self.sessions[0])
     #expect(try store.session(Self.waiting) == Self.sessions[1])
+  }
+
+  /// Each format gains the ledger at its first opening with the key: every row sealed again
+  /// at revision 1 (still reading back the same), generation 1 stamped, and from then on a
+  /// row deleted from the file is noticed.
+  @Test(arguments: 1...4) func protectedWhenFirstUnlocked(format: Int) throws {
+    let (directory, path, _, store) = try Self.open(format)
+    defer { withExtendedLifetime(directory) {} }
+    let (revisions, generation) = try DatabaseQueue(path: path).read { db in
+      (
+        try Int64.fetchAll(db, sql: "SELECT revision FROM session UNION ALL SELECT revision FROM trash"),
+        try Int64.fetchOne(db, sql: "SELECT generation FROM ledger")
+      )
+    }
+    #expect(!revisions.isEmpty && revisions.allSatisfy { $0 == 1 })
+    #expect(generation == 1)
+    #expect(try store.session(Self.complete) == Self.sessions[0])
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [Self.waiting.hex])
+    }
+    let keys = try VaultKeys.open(
+      header: try Vault.open(at: path).header,
+      passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)), policy: TestKDF.policy)
+    // From format 3 the waiting session has a reminder, which no longer fits a session.
+    let expected: Tampering =
+      format >= 3 ? .inconsistent(ids: [Self.waiting.short]) : .rows
+    #expect(throws: StoreError.tampered(expected)) {
+      try Vault.open(at: path).sessions(keys: keys, random: SeededRandom(seed: 1))
+    }
   }
 
   /// From format 2 on: the deletion is restorable inside its window (with its reminder, from
