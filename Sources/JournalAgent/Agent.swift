@@ -14,6 +14,8 @@ public final class Agent {
   private let now: @Sendable () -> Date
   private let socketPath: String
   private var listener: Int32 = -1
+  /// The latest ledger stamp of the vault a journal reported (`witness`), held in memory only.
+  private var seen: [UInt8]?
 
   /// An agent for `dataKey`, living by `now` (the real clock; tests hand it one they move).
   public init(
@@ -163,8 +165,22 @@ public final class Agent {
     case .lock:
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, []))
       return false
+    case .witness:
+      guard payload.count == AgentProtocol.witnessBytes else {
+        AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.malformed.rawValue, []))
+        return true
+      }
+      // The latest state of the vault any journal has told this agent of: a vault put back
+      // whole while unlocked is older than it, even if the record on disk went back too.
+      if seen.map({ Self.generation($0) < Self.generation(payload) }) ?? true { seen = payload }
+      AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, seen ?? []))
     }
     return true
+  }
+
+  /// The generation of a witness payload (its first 8 bytes, little-endian).
+  static func generation(_ payload: [UInt8]) -> UInt64 {
+    payload.prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
   }
 
   private func shutdown() {

@@ -46,6 +46,19 @@ public struct AgentClient {
     return (number(payload[0..<4]), number(payload[4..<8]))
   }
 
+  /// Tells the agent the vault's ledger stamp as just found, and returns the latest stamp it
+  /// has been told of (this one, or a later one); nil when there is no answer.
+  public func witness(generation: UInt64, tag: [UInt8]) -> (generation: UInt64, tag: [UInt8])? {
+    var payload: [UInt8] = []
+    withUnsafeBytes(of: generation.littleEndian) { payload.append(contentsOf: $0) }
+    payload += tag
+    guard payload.count == AgentProtocol.witnessBytes,
+      let (code, answer) = request(.witness, payload), code == .ok,
+      answer.count == AgentProtocol.witnessBytes
+    else { return nil }
+    return (Agent.generation(answer), Array(answer[8...]))
+  }
+
   /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop.
   /// Returns how many were running.
   public static func lockAll(environment: [String: String]) -> Int {

@@ -23,7 +23,14 @@ public enum AgentProtocol {
     case status = 2
     /// No payload. The agent wipes its key and exits.
     case lock = 3
+    /// Payload: a ledger's generation (8, LE) ‖ tag (32), as a journal just found the vault.
+    /// Answer: the latest the agent has been told of (the same 40 bytes), after taking this
+    /// one if it is later.
+    case witness = 4
   }
+
+  /// Bytes of a witness payload: generation (8) ‖ tag (32).
+  public static let witnessBytes = 40
 
   public enum Code: UInt8, Sendable {
     case ok = 0

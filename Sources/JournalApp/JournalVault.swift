@@ -16,6 +16,7 @@ public final class JournalVault {
 
   private init(
     path: String, vault: Vault, keys: VaultKeys, context: AppContext,
+    agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil,
     accept: ((any Error) throws -> Bool)? = nil
   ) throws {
     self.path = path
@@ -33,25 +34,23 @@ public final class JournalVault {
     let storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
     self.store = storage
     // This computer's record of the vault (a vault not yet protected has none to compare).
-    guard var stamp = storage.stamp,
-      let witness = VaultWitness(vault: path, environment: context.environment, keys: keys)
-    else { return }
+    guard var stamp = storage.stamp else { return }
+    let witnesses = Witnesses(
+      record: VaultWitness(vault: path, environment: context.environment, keys: keys),
+      agent: agentWitness.map { ask in { stamp in ask(keys.vaultID, stamp) } })
     do {
-      if accepted {
-        try witness.record(stamp)
-      } else {
-        // Another journal may have written (and recorded) since this one checked the vault:
-        // a record ahead of the stamp is checked again against the vault as it is now.
+      if !accepted {
+        // Another journal may have written (and told its witnesses) since this one checked
+        // the vault: a witness ahead of the stamp is checked again against the vault now.
         var tries = 0
         while true {
           do {
-            try witness.check(stamp)
+            try witnesses.check(stamp)
             break
-          } catch AppError.olderThanSeen where tries < 3 {
+          } catch AppError.olderThanSeen(let seen, _) where tries < 3 {
             tries += 1
             guard let now = try storage.recheck(), now.generation > stamp.generation else {
-              throw AppError.olderThanSeen(
-                seen: (try? witness.read())?.generation ?? 0, found: stamp.generation)
+              throw AppError.olderThanSeen(seen: seen, found: stamp.generation)
             }
             stamp = now
           }
@@ -59,10 +58,14 @@ public final class JournalVault {
       }
     } catch let error as AppError {
       guard let asking, try asking(error) else { throw error }
-      try witness.record(stamp)
     }
-    // Best effort: a record left behind is moved forward by the next command's check.
-    storage.onStamp = { try? witness.advance(to: $0) }
+    if accepted {
+      // Trusted as it is: stamped past anything a witness saw, so that none takes it for
+      // older from now on.
+      stamp = try storage.restamp(after: witnesses.latest())
+      try witnesses.trust(stamp)
+    }
+    storage.onStamp = { witnesses.advance(to: $0) }
     self.acceptedChanges = accepted
   }
 
@@ -92,7 +95,8 @@ public final class JournalVault {
   /// asked with what was found, trusts it as it is (`journal verify --accept`).
   public static func open(
     at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
-    agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil }, tries: Int = 1,
+    agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
+    agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil, tries: Int = 1,
     tryAgain: () -> Void = {}, accept: ((any Error) throws -> Bool)? = nil,
     passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
@@ -102,7 +106,9 @@ public final class JournalVault {
     beforeUnlock(vault)
     // The agent's keys are asked for by vault id: another vault's are never used here.
     if let keys = agentKeys(vault.header.vaultID) {
-      return try JournalVault(path: path, vault: vault, keys: keys, context: context, accept: accept)
+      return try JournalVault(
+        path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
+        accept: accept)
     }
     var attempt = 1
     while true {
@@ -110,7 +116,8 @@ public final class JournalVault {
         let keys = try VaultKeys.open(
           header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
         return try JournalVault(
-          path: path, vault: vault, keys: keys, context: context, accept: accept)
+          path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
+          accept: accept)
       } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
         guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
         attempt += 1

@@ -74,6 +74,11 @@ public struct Runtime {
       agentKeys: { [context] id in
         AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id)
       },
+      agentWitness: { [context] id, stamp in
+        AgentClient(environment: context.environment, vaultID: id)?
+          .witness(generation: stamp.generation, tag: stamp.tag)
+          .map { LedgerStamp(generation: $0.generation, tag: $0.tag) }
+      },
       tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept
     ) { try askPassphrase(prompt: prompt) }
     if arc { announceArc(journal) }

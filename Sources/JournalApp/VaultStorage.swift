@@ -26,6 +26,11 @@ final class VaultStorage: SessionStorage {
   /// Checks the vault as it is now; its stamp.
   func recheck() throws -> LedgerStamp? { try store.recheck() }
 
+  /// Stamps the vault as it is one generation past `generation` (or its own, if later).
+  func restamp(after generation: UInt64) throws -> LedgerStamp {
+    try store.restamp(after: generation)
+  }
+
   /// Called with each new stamp after a write.
   var onStamp: ((LedgerStamp) -> Void)? {
     get { store.onStamp }

@@ -51,17 +51,23 @@ struct VaultWitness {
   /// Compares the vault's stamp with the record, and moves the record forward to it.
   func check(_ stamp: LedgerStamp) throws {
     if let seen = try read() {
-      if seen.generation > stamp.generation {
-        throw AppError.olderThanSeen(seen: seen.generation, found: stamp.generation)
-      }
-      if seen.generation == stamp.generation {
-        guard KeyedHash.same(seen.tag, stamp.tag) else {
-          throw AppError.otherThanSeen(generation: seen.generation)
-        }
-        return
-      }
+      try Self.compare(seen: seen, found: stamp)
+      if seen.generation == stamp.generation { return }
     }
-    try record(stamp)
+    // Moving the record forward is best effort: a record left behind is moved by the next
+    // command, and is never taken for a rollback (it is older, not newer).
+    try? record(stamp)
+  }
+
+  /// Refuses a vault found at `found` where `seen` was seen before: older, or as old with
+  /// another history.
+  static func compare(seen: LedgerStamp, found: LedgerStamp) throws {
+    if seen.generation > found.generation {
+      throw AppError.olderThanSeen(seen: seen.generation, found: found.generation)
+    }
+    if seen.generation == found.generation, !KeyedHash.same(seen.tag, found.tag) {
+      throw AppError.otherThanSeen(generation: seen.generation)
+    }
   }
 
   /// The stamp recorded, nil when this computer has none for the vault.
@@ -94,7 +100,8 @@ struct VaultWitness {
     withUnsafeBytes(of: stamp.generation.littleEndian) { bytes.append(contentsOf: $0) }
     bytes += stamp.tag
     bytes += try mac(bytes)
-    let temporary = path + ".tmp"
+    // Its own name per process: journals writing at once must not remove each other's.
+    let temporary = path + ".\(getpid()).tmp"
     unlink(temporary)
     try FileSafety.createExclusively(temporary)
     let fd = open(temporary, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -117,5 +124,40 @@ struct VaultWitness {
 
   static func hex(_ bytes: [UInt8]) -> String {
     bytes.map { String(format: "%02x", $0) }.joined()
+  }
+}
+
+/// Every witness this computer has of a vault's last state: its record on disk and, while the
+/// vault is unlocked, its agent, which holds the latest state in memory and so also notices a
+/// vault put back together with the record on disk.
+struct Witnesses {
+  let record: VaultWitness?
+  /// Tells the agent a stamp and returns the latest it knows; nil without an agent.
+  let agent: ((LedgerStamp) -> LedgerStamp?)?
+
+  /// Refuses a vault older than, or another than, what a witness saw; moves them forward.
+  func check(_ stamp: LedgerStamp) throws {
+    try record?.check(stamp)
+    if let seen = agent?(stamp) { try VaultWitness.compare(seen: seen, found: stamp) }
+  }
+
+  /// The latest generation a witness saw.
+  func latest() -> UInt64 {
+    let recorded = (try? record?.read())?.generation ?? 0
+    let remembered = agent?(LedgerStamp(generation: 0, tag: [UInt8](repeating: 0, count: 32)))
+    return max(recorded, remembered?.generation ?? 0)
+  }
+
+  /// After a write: the new stamp, to every witness (best effort: a record left behind is
+  /// moved forward by the next command's check).
+  func advance(to stamp: LedgerStamp) {
+    try? record?.advance(to: stamp)
+    _ = agent?(stamp)
+  }
+
+  /// After `verify --accept`: the stamp the vault now has, recorded as it is.
+  func trust(_ stamp: LedgerStamp) throws {
+    try record?.record(stamp)
+    _ = agent?(stamp)
   }
 }

@@ -48,6 +48,20 @@ public final class SessionStore {
     return checked
   }
 
+  /// Stamps the vault as it is (checked first) one generation past `generation`, or past its
+  /// own if that is later: after `verify --accept`, so that no witness of a later state takes
+  /// the trusted vault for an older one.
+  public func restamp(after generation: UInt64) throws -> LedgerStamp {
+    let stamp = try vault.write { db in
+      let current = try Ledger.stamp(db)
+      if let current { try ledger.verify(db, against: current) }
+      let floor = max(current?.generation ?? 0, generation)
+      return try ledger.commit(db, after: LedgerStamp(generation: floor, tag: current?.tag ?? []))
+    }
+    checked = stamp
+    return stamp
+  }
+
   private func verifyOrProtect() throws {
     let stamp = try read { db -> LedgerStamp? in
       guard let stamp = try Ledger.stamp(db) else {

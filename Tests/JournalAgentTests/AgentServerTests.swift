@@ -72,6 +72,21 @@ import Testing
   }
 
   /// Another vault's id gets no key; lock ends the agent at once.
+  /// The agent keeps the latest ledger stamp it was told of: an older one is answered with
+  /// the later, a later one is taken; a witness request does not count as use (the idle time
+  /// runs on), and a tag of the wrong size is not sent.
+  @Test func witnessKeepsTheLatestStamp() throws {
+    let agent = try Running(idle: 600, lifetime: 7200)
+    let five = [UInt8](repeating: 5, count: 32), seven = [UInt8](repeating: 7, count: 32)
+    #expect(agent.client.witness(generation: 5, tag: five)?.generation == 5)
+    let older = agent.client.witness(generation: 3, tag: seven)
+    #expect(older?.generation == 5 && older?.tag == five)
+    #expect(agent.client.witness(generation: 7, tag: seven)?.tag == seven)
+    agent.clock.advance(by: 599)
+    #expect(agent.client.status()?.idle == 1)
+    #expect(agent.client.witness(generation: 7, tag: [1, 2]) == nil)
+  }
+
   @Test func otherVaultAndLock() throws {
     let agent = try Running(idle: 600, lifetime: 7200)
     #expect(agent.client.keys(vaultID: [UInt8](repeating: 1, count: 16)) == nil)

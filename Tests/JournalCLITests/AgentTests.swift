@@ -52,6 +52,33 @@ import Testing
     #expect(f.run("lock").stderr == "journal: already locked\n")
   }
 
+  /// While unlocked, the agent remembers the latest state of the vault: the vault put back
+  /// whole together with this computer's record of it (both files rolled back) is still
+  /// noticed, and `verify --accept` trusts it, after which the agent agrees.
+  @Test func agentNoticesARollbackOfTheRecordToo() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    _ = f.new()
+    #expect(f.run("unlock", "--for", "10m").status == 0)
+    defer { f.run("lock") }
+    let seen = f.home.path + "/.local/state/journal/seen"
+    let backup = f.home.file("backup.db")
+    #expect(f.run("backup", backup).status == 0)
+    let records = f.home.file("seen-backup")
+    try FileManager.default.copyItem(atPath: seen, toPath: records)
+    _ = f.new()
+    for suffix in ["", "-wal", "-shm"] { unlink(f.vaultPath + suffix) }
+    try FileManager.default.copyItem(atPath: backup, toPath: f.vaultPath)
+    try FileManager.default.removeItem(atPath: seen)
+    try FileManager.default.copyItem(atPath: records, toPath: seen)
+    let refused = f.run("list", extra: locked)
+    #expect(refused.status == 12, "\(refused)")
+    #expect(refused.stderr.contains("older than the one this computer last saw"))
+    #expect(f.run("verify", "--accept", "--yes", extra: locked).status == 0)
+    #expect(f.run("list", extra: locked).status == 0)
+    #expect(f.sessions().count == 1)
+  }
+
   // The idle timeout and the maximum lifetime are tested by moving a clock
   // (JournalAgentTests.AgentServerTests), not by waiting here.
 
