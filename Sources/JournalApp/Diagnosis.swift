@@ -176,6 +176,22 @@ public struct Diagnosis: Equatable, Sendable {
           + (ids.count == 1 ? #"session "\#(ids[0])""# : "sessions " + ids.joined(separator: ", "))
           + " do not fit the sessions: they were changed outside journal",
         hint: hint, exitCode: .tampered)
+    case .sessions(let missing, let added, let changed):
+      func named(_ ids: [String], one: String, many: String) -> String? {
+        guard !ids.isEmpty else { return nil }
+        let shown = ids.prefix(5).map { #""\#($0)""# }
+        let more = ids.count > 5 ? ["\(ids.count - 5) more"] : []
+        return (ids.count == 1 ? "session " : "sessions ") + Prose.list(shown + more) + " "
+          + (ids.count == 1 ? one : many)
+      }
+      let parts = [
+        named(missing, one: "is missing", many: "are missing"),
+        named(changed, one: "holds another version", many: "hold other versions"),
+        named(added, one: "was not there", many: "were not there"),
+      ].compactMap { $0 }
+      return Diagnosis(
+        message: "this journal is not as this computer last saw it: " + Prose.list(parts),
+        hint: hint, exitCode: .tampered)
     case .olderVersion(let id):
       return Diagnosis(
         message: #"session "\#(id)" holds an older version of itself, put back from an earlier copy"#,

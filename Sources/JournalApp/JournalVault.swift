@@ -31,7 +31,15 @@ public final class JournalVault {
         return accepted
       }
     }
-    let storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
+    let storage: VaultStorage
+    do {
+      storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
+    } catch StoreError.tampered(.rows) {
+      // Name the sessions, where this computer's record saw the rows the ledger stands for.
+      let named = VaultWitness(vault: path, environment: context.environment, keys: keys)?
+        .differences(in: vault)
+      throw StoreError.tampered(named ?? .rows)
+    }
     self.store = storage
     // This computer's record of the vault (a vault not yet protected has none to compare).
     guard var stamp = storage.stamp else { return }

@@ -18,7 +18,9 @@ import JournalSystem
 /// where place is the first 16 hex digits of the unkeyed BLAKE2b-256 of the vault file's
 /// real path; 0600 in 0700 directories: 97 bytes, "JRNLSEEN" ‖ 0x01 ‖ vault id (16) ‖
 /// generation (8, little-endian) ‖ tag (32) ‖ BLAKE2b-256 keyed with the ledger key over the
-/// 65 bytes before it.
+/// 65 bytes before it; then, when known, the entries the tag covers (three counts, 4 bytes
+/// little-endian each, then the session, trash and tombstone entries), which the tag itself
+/// authenticates: they let journal name the sessions that differ.
 struct VaultWitness {
   static let magic = Array("JRNLSEEN".utf8) + [1]
   static let size = 9 + 16 + 8 + 32 + 32
@@ -59,6 +61,20 @@ struct VaultWitness {
     try? record(stamp)
   }
 
+  /// The sessions by which the vault's rows now differ from those this record saw, when the
+  /// record saw the generation the vault still claims (rows changed behind its ledger's back);
+  /// nil when that cannot be told.
+  func differences(in vault: Vault) -> Tampering? {
+    guard let seen = try? read(), let seenRows = seen.rows,
+      let stored = try? vault.ledgerStamp(), stored.generation == seen.generation,
+      let now = try? vault.ledgerRows()
+    else { return nil }
+    let (missing, added, changed) = now.differences(from: seenRows)
+    guard !(missing.isEmpty && added.isEmpty && changed.isEmpty) else { return nil }
+    return .sessions(
+      missing: missing.map(\.short), added: added.map(\.short), changed: changed.map(\.short))
+  }
+
   /// Refuses a vault found at `found` where `seen` was seen before: older, or as old with
   /// another history.
   static func compare(seen: LedgerStamp, found: LedgerStamp) throws {
@@ -77,12 +93,34 @@ struct VaultWitness {
       throw AppError.witnessDamaged(path: path)
     }
     let bytes = Array(data)
-    guard bytes.count == Self.size, Array(bytes[0..<9]) == Self.magic,
+    guard bytes.count >= Self.size, Array(bytes[0..<9]) == Self.magic,
       Array(bytes[9..<25]) == vaultID,
-      KeyedHash.same(try mac(Array(bytes[0..<65])), Array(bytes[65...]))
+      KeyedHash.same(try mac(Array(bytes[0..<65])), Array(bytes[65..<97]))
     else { throw AppError.witnessDamaged(path: path) }
-    let generation = bytes[25..<33].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    return LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
+    let generation = Self.number(bytes[25..<33])
+    let stamp = LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
+    guard bytes.count > Self.size else { return stamp }
+    // The entries: authenticated by the tag itself.
+    guard bytes.count >= Self.size + 12 else { throw AppError.witnessDamaged(path: path) }
+    let counts = (0..<3).map { Int(Self.number(bytes[Self.size + 4 * $0..<Self.size + 4 * $0 + 4])) }
+    let sizes = [counts[0] * 26, counts[1] * 50, counts[2] * 17]
+    var offset = Self.size + 12
+    var parts: [[UInt8]] = []
+    for size in sizes {
+      guard size >= 0, offset + size <= bytes.count else { throw AppError.witnessDamaged(path: path) }
+      parts.append(Array(bytes[offset..<offset + size]))
+      offset += size
+    }
+    guard offset == bytes.count,
+      let rows = LedgerRows(sessions: parts[0], trash: parts[1], tombstones: parts[2]),
+      rows.authenticate(stamp, vaultID: vaultID, key: key)
+    else { throw AppError.witnessDamaged(path: path) }
+    return LedgerStamp(generation: generation, tag: stamp.tag, rows: rows)
+  }
+
+  /// A little-endian unsigned number.
+  static func number(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
   }
 
   /// Records `stamp` unless the record is already at a later generation (another journal
@@ -100,13 +138,21 @@ struct VaultWitness {
     withUnsafeBytes(of: stamp.generation.littleEndian) { bytes.append(contentsOf: $0) }
     bytes += stamp.tag
     bytes += try mac(bytes)
+    if let rows = stamp.rows {
+      for part in [rows.sessions.count / 26, rows.trash.count / 50, rows.tombstones.count / 17] {
+        withUnsafeBytes(of: UInt32(part).littleEndian) { bytes.append(contentsOf: $0) }
+      }
+      bytes += rows.sessions + rows.trash + rows.tombstones
+    }
     // Its own name per process: journals writing at once must not remove each other's.
     let temporary = path + ".\(getpid()).tmp"
     unlink(temporary)
     try FileSafety.createExclusively(temporary)
     let fd = open(temporary, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { throw SystemError.io(path: temporary, errno: errno) }
-    if let failure = FileSafety.writeAndSync(fd, bytes, removingOnFailure: temporary) {
+    // Not synced to disk: a record lost to a power cut is only older than the vault, which
+    // is never taken for a rollback; syncing would cost every write a flush.
+    if let failure = FileSafety.writeAll(fd, bytes, removingOnFailure: temporary) {
       throw SystemError.io(path: temporary, errno: failure)
     }
     guard rename(temporary, path) == 0 else {

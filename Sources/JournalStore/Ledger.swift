@@ -5,14 +5,93 @@ import JournalCore
 import JournalCrypto
 
 /// The ledger's generation and tag as stored: what this computer records of the last state
-/// of a vault it saw (see JournalApp's VaultWitness).
+/// of a vault it saw (see JournalApp's VaultWitness). Two stamps are equal when their
+/// generation and tag are; the rows they were made over, when known, ride along.
 public struct LedgerStamp: Equatable, Sendable {
   public let generation: UInt64
   public let tag: [UInt8]
+  /// The entries the tag covers, when this stamp was just checked or written.
+  public let rows: LedgerRows?
 
-  public init(generation: UInt64, tag: [UInt8]) {
+  public init(generation: UInt64, tag: [UInt8], rows: LedgerRows? = nil) {
     self.generation = generation
     self.tag = tag
+    self.rows = rows
+  }
+
+  public static func == (a: LedgerStamp, b: LedgerStamp) -> Bool {
+    a.generation == b.generation && a.tag == b.tag
+  }
+}
+
+/// The entries a ledger tag covers (SECURITY.md, "The ledger"): fixed-size records of every
+/// session, trash row and tombstone, in the tag's order. Ids, statuses and revisions only.
+public struct LedgerRows: Equatable, Sendable {
+  public internal(set) var sessions: [UInt8] = []
+  public internal(set) var trash: [UInt8] = []
+  public internal(set) var tombstones: [UInt8] = []
+
+  static let sessionBytes = 26
+  static let trashBytes = 50
+  static let tombstoneBytes = 17
+
+  public init() {}
+
+  /// Rows from their three parts; nil when a part is not a whole number of its entries.
+  public init?(sessions: [UInt8], trash: [UInt8], tombstones: [UInt8]) {
+    guard sessions.count % Self.sessionBytes == 0, trash.count % Self.trashBytes == 0,
+      tombstones.count % Self.tombstoneBytes == 0
+    else { return nil }
+    self.sessions = sessions
+    self.trash = trash
+    self.tombstones = tombstones
+  }
+
+  /// Whether `stamp`'s tag is the one these rows make for the vault `vaultID`.
+  public func authenticate(
+    _ stamp: LedgerStamp, vaultID: [UInt8], key: SecureBytes
+  ) -> Bool {
+    guard let tag = try? tag(vaultID: vaultID, generation: stamp.generation, key: key) else {
+      return false
+    }
+    return KeyedHash.same(tag, stamp.tag)
+  }
+
+  /// The tag: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x01 ‖ vault id ‖
+  /// generation ‖ session entries ‖ trash entries ‖ tombstone entries.
+  func tag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update(Array("JRNLLEDG".utf8) + [1])
+    hash.update(vaultID)
+    hash.update(generation)
+    hash.update(sessions)
+    hash.update(trash)
+    hash.update(tombstones)
+    return hash.finish()
+  }
+
+  /// How these rows (the vault now) differ from `earlier` (the rows a witness saw): sessions
+  /// gone from it, sessions it did not have, and sessions at another revision or status, by
+  /// id. A session moved to the trash or the tombstones counts as gone from the sessions.
+  public func differences(from earlier: LedgerRows) -> (
+    missing: [SessionID], added: [SessionID], changed: [SessionID]
+  ) {
+    func entries(_ bytes: [UInt8], size: Int) -> [SessionID: ArraySlice<UInt8>] {
+      var out: [SessionID: ArraySlice<UInt8>] = [:]
+      for start in stride(from: 0, to: bytes.count, by: size) {
+        let entry = bytes[start..<start + size]
+        let hex = entry.dropFirst().prefix(16).map { String(format: "%02x", $0) }.joined()
+        if let id = SessionID(hex) { out[id] = entry }
+      }
+      return out
+    }
+    let now = entries(sessions, size: Self.sessionBytes)
+    let then = entries(earlier.sessions, size: Self.sessionBytes)
+    let missing = then.keys.filter { now[$0] == nil }.sorted()
+    let added = now.keys.filter { then[$0] == nil }.sorted()
+    let changed = now.keys.filter { id in then[id].map { !$0.elementsEqual(now[id] ?? []) } ?? false }
+      .sorted()
+    return (missing, added, changed)
   }
 }
 
@@ -46,14 +125,17 @@ struct Ledger {
     return Stamp(generation: UInt64(generation), tag: Array(tag))
   }
 
-  /// Checks the vault against its stamp; throws `tampered` when it does not add up.
-  func verify(_ db: Database, against stamp: Stamp) throws {
+  /// Checks the vault against its stamp; throws `tampered` when it does not add up. Returns
+  /// the stamp with the rows it covers.
+  @discardableResult
+  func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
     let view = try View.read(db)
     if !view.inconsistent.isEmpty {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
     let tag = try view.tag(vaultID: vaultID, generation: stamp.generation, key: key)
     guard KeyedHash.same(tag, stamp.tag) else { throw StoreError.tampered(.rows) }
+    return Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.rows)
   }
 
   /// After a keyed write: removes the trash rows undo and purge settled, and stamps the vault
@@ -70,7 +152,7 @@ struct Ledger {
         ON CONFLICT (singleton) DO UPDATE SET generation = excluded.generation, tag = excluded.tag
         """,
       arguments: [Int64(generation), Data(tag)])
-    return Stamp(generation: generation, tag: tag)
+    return Stamp(generation: generation, tag: tag, rows: view.rows)
   }
 
   /// Brings rows that disagree with each other back into agreement, for trusting a vault as
@@ -124,9 +206,7 @@ struct Ledger {
   /// The vault as the last keyed write left it, told from the rows: sessions restored by an
   /// undo since count as still in the trash, and tombstones of purges since as not yet there.
   struct View {
-    var sessions: [UInt8] = []
-    var trash: [UInt8] = []
-    var tombstones: [UInt8] = []
+    var rows = LedgerRows()
     var inconsistent: Set<SessionID> = []
 
     static func read(_ db: Database) throws -> View {
@@ -206,10 +286,10 @@ struct Ledger {
 
     /// Adds a session row's entry; sessions come in order of status text, then id.
     mutating func addSession(id: SessionID, status: UInt8, revision: UInt64) {
-      sessions.append(1)
-      id.withBytes { sessions.append(contentsOf: $0) }
-      sessions.append(status)
-      Self.append(revision, to: &sessions)
+      rows.sessions.append(1)
+      id.withBytes { rows.sessions.append(contentsOf: $0) }
+      rows.sessions.append(status)
+      Self.append(revision, to: &rows.sessions)
     }
 
     /// Adds a trash row's entry; trash rows come in order of id.
@@ -217,19 +297,19 @@ struct Ledger {
       id: SessionID, status: UInt8, revision: UInt64, batch: Int64, deletedAt: Int64,
       purgeAfter: Int64
     ) {
-      trash.append(2)
-      id.withBytes { trash.append(contentsOf: $0) }
-      trash.append(status)
-      Self.append(revision, to: &trash)
-      Self.append(UInt64(bitPattern: batch), to: &trash)
-      Self.append(UInt64(bitPattern: deletedAt), to: &trash)
-      Self.append(UInt64(bitPattern: purgeAfter), to: &trash)
+      rows.trash.append(2)
+      id.withBytes { rows.trash.append(contentsOf: $0) }
+      rows.trash.append(status)
+      Self.append(revision, to: &rows.trash)
+      Self.append(UInt64(bitPattern: batch), to: &rows.trash)
+      Self.append(UInt64(bitPattern: deletedAt), to: &rows.trash)
+      Self.append(UInt64(bitPattern: purgeAfter), to: &rows.trash)
     }
 
     /// Adds a tombstone's entry; tombstones come in order of id.
     mutating func addTombstone(id: SessionID) {
-      tombstones.append(3)
-      id.withBytes { tombstones.append(contentsOf: $0) }
+      rows.tombstones.append(3)
+      id.withBytes { rows.tombstones.append(contentsOf: $0) }
     }
 
     /// Every session row in the order of the `session_list` index (status, then id), with
@@ -262,17 +342,8 @@ struct Ledger {
       }
     }
 
-    /// The tag: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x01 ‖ vault id ‖
-    /// generation ‖ session entries ‖ trash entries ‖ tombstone entries.
     func tag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
-      let hash = try KeyedHash(key: key)
-      hash.update(Array("JRNLLEDG".utf8) + [1])
-      hash.update(vaultID)
-      hash.update(generation)
-      hash.update(sessions)
-      hash.update(trash)
-      hash.update(tombstones)
-      return hash.finish()
+      try rows.tag(vaultID: vaultID, generation: generation, key: key)
     }
 
     static func statusByte(_ text: String) -> UInt8? {

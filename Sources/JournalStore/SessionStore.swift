@@ -69,8 +69,7 @@ public final class SessionStore {
         if try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
         return nil
       }
-      try ledger.verify(db, against: stamp)
-      return stamp
+      return try ledger.verify(db, against: stamp)
     }
     if let stamp {
       checked = stamp
@@ -87,10 +86,7 @@ public final class SessionStore {
   private func protect() throws {
     checked = try vault.write { db in
       // Another process may have done it meanwhile.
-      if let stamp = try Ledger.stamp(db) {
-        try ledger.verify(db, against: stamp)
-        return stamp
-      }
+      if let stamp = try Ledger.stamp(db) { return try ledger.verify(db, against: stamp) }
       let waiting = ["session": "1", "trash": "outcome IS NULL"]
       for (table, condition) in waiting {
         let rows = try Row.fetchAll(

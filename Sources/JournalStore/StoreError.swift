@@ -45,6 +45,9 @@ public enum Tampering: Equatable, Sendable {
   case inconsistent(ids: [String])
   /// A column of this session is an older version of itself.
   case olderVersion(id: String)
+  /// The rows differ from what this computer last saw of them, session by session (short
+  /// ids): sessions gone, sessions that were not there, sessions at another version.
+  case sessions(missing: [String], added: [String], changed: [String])
 }
 
 /// Why a vault cannot be written, as the system told it.

@@ -162,6 +162,17 @@ public final class Vault {
     }
   }
 
+  /// The ledger's stamp as stored (not checked: that needs the key), nil when there is none.
+  public func ledgerStamp() throws -> LedgerStamp? {
+    try read { db in try Ledger.stamp(db) }
+  }
+
+  /// The entries the ledger's tag covers, as the rows are now (no key needed, nothing
+  /// checked): to tell which sessions differ from what a witness saw.
+  public func ledgerRows() throws -> LedgerRows {
+    try read { db in try Ledger.View.read(db).rows }
+  }
+
   /// SQLite's own check of the file's structure; nil when it is sound, else its first report.
   public func structureProblem() throws -> String? {
     let report = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }

@@ -63,11 +63,24 @@ public enum FileSafety {
   public static func writeAndSync(_ fd: Int32, _ bytes: [UInt8], removingOnFailure path: String)
     -> Int32?
   {
+    write(fd, bytes, sync: true, removingOnFailure: path)
+  }
+
+  /// The same without the fsync, for a file whose loss in a power cut does no harm.
+  public static func writeAll(_ fd: Int32, _ bytes: [UInt8], removingOnFailure path: String)
+    -> Int32?
+  {
+    write(fd, bytes, sync: false, removingOnFailure: path)
+  }
+
+  private static func write(
+    _ fd: Int32, _ bytes: [UInt8], sync: Bool, removingOnFailure path: String
+  ) -> Int32? {
     let descriptor = FileDescriptor(rawValue: fd)
     var failure: Int32?
     do {
       _ = try bytes.withUnsafeBytes { try descriptor.writeAll($0) }
-      if fsync(fd) != 0 { failure = errno }
+      if sync, fsync(fd) != 0 { failure = errno }
     } catch {
       failure = (error as? Errno)?.rawValue ?? EIO
     }

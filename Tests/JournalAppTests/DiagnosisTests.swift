@@ -42,6 +42,7 @@ struct DiagnosisTests {
     StoreError.tampered(.inconsistent(ids: ["3f2a"])),
     StoreError.tampered(.inconsistent(ids: ["3f2a", "9c1d"])),
     StoreError.tampered(.olderVersion(id: "3f2a")),
+    StoreError.tampered(.sessions(missing: ["3f2a"], added: [], changed: ["9c1d", "0a0b"])),
     SystemError.missing(path: "/d"), SystemError.exists(path: "/f"),
     SystemError.symlink(path: "/l"),
     SystemError.wrongOwner(path: "/o"),
