@@ -168,7 +168,8 @@ public struct Diagnosis: Equatable, Sendable {
         hint: hint, exitCode: .tampered)
     case .ledger:
       return Diagnosis(
-        message: "this journal's ledger is missing or damaged, so removed sessions cannot be ruled out",
+        message:
+          "this journal's ledger is missing or damaged, so removed sessions cannot be ruled out",
         hint: hint, exitCode: .tampered)
     case .inconsistent(let ids):
       return Diagnosis(
@@ -194,7 +195,8 @@ public struct Diagnosis: Equatable, Sendable {
         hint: hint, exitCode: .tampered)
     case .olderVersion(let id):
       return Diagnosis(
-        message: #"session "\#(id)" holds an older version of itself, put back from an earlier copy"#,
+        message:
+          #"session "\#(id)" holds an older version of itself, put back from an earlier copy"#,
         hint: hint, exitCode: .tampered)
     }
   }

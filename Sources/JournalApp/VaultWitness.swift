@@ -102,12 +102,16 @@ struct VaultWitness {
     guard bytes.count > Self.size else { return stamp }
     // The entries: authenticated by the tag itself.
     guard bytes.count >= Self.size + 12 else { throw AppError.witnessDamaged(path: path) }
-    let counts = (0..<3).map { Int(Self.number(bytes[Self.size + 4 * $0..<Self.size + 4 * $0 + 4])) }
+    let counts = (0..<3).map {
+      Int(Self.number(bytes[Self.size + 4 * $0..<Self.size + 4 * $0 + 4]))
+    }
     let sizes = [counts[0] * 26, counts[1] * 50, counts[2] * 17]
     var offset = Self.size + 12
     var parts: [[UInt8]] = []
     for size in sizes {
-      guard size >= 0, offset + size <= bytes.count else { throw AppError.witnessDamaged(path: path) }
+      guard size >= 0, offset + size <= bytes.count else {
+        throw AppError.witnessDamaged(path: path)
+      }
       parts.append(Array(bytes[offset..<offset + size]))
       offset += size
     }

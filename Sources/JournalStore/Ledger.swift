@@ -89,8 +89,9 @@ public struct LedgerRows: Equatable, Sendable {
     let then = entries(earlier.sessions, size: Self.sessionBytes)
     let missing = then.keys.filter { now[$0] == nil }.sorted()
     let added = now.keys.filter { then[$0] == nil }.sorted()
-    let changed = now.keys.filter { id in then[id].map { !$0.elementsEqual(now[id] ?? []) } ?? false }
-      .sorted()
+    let changed = now.keys.filter { id in then[id].map { !$0.elementsEqual(now[id] ?? []) } ?? false
+    }
+    .sorted()
     return (missing, added, changed)
   }
 }

@@ -38,25 +38,23 @@ extension Vault {
   ) throws -> Deletion {
     let deletedAt = Self.millis(now)
     let purge = max(Self.millis(purgeAfter), deletedAt)
-    do {
-      let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
-      for id in ids {
-        try db.execute(
-          sql: """
-            INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body,
-              reminder_due, reminder_repeat, reminder_last_fired, revision)
-            SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds,
-              r.last_fired, s.revision
-            FROM session s LEFT JOIN reminder r ON r.id = s.id WHERE s.id = ?
-            """,
-          arguments: [batch, deletedAt, purge, id.hex])
-        guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: id.short) }
-        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
-        // A deleted session's reminder is cancelled with it, and comes back with an undo.
-        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
-      }
-      return Deletion(batch: batch, purgeAfter: Date(timeIntervalSince1970: Double(purge) / 1000))
+    let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
+    for id in ids {
+      try db.execute(
+        sql: """
+          INSERT INTO trash (id, batch, deleted_at, purge_after, status, summary, body,
+            reminder_due, reminder_repeat, reminder_last_fired, revision)
+          SELECT s.id, ?, ?, ?, s.status, s.summary, s.body, r.due, r.repeat_seconds,
+            r.last_fired, s.revision
+          FROM session s LEFT JOIN reminder r ON r.id = s.id WHERE s.id = ?
+          """,
+        arguments: [batch, deletedAt, purge, id.hex])
+      guard db.changesCount == 1 else { throw StoreError.noMatch(prefix: id.short) }
+      try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
+      // A deleted session's reminder is cancelled with it, and comes back with an undo.
+      try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
     }
+    return Deletion(batch: batch, purgeAfter: Date(timeIntervalSince1970: Double(purge) / 1000))
   }
 
   /// Restores the most recent deletion if its window is still open at `now` (the window is
@@ -74,13 +72,13 @@ extension Vault {
       let sql =
         wanted == nil
         ? """
-          SELECT batch FROM trash WHERE purge_after > ? AND outcome IS NULL
-          ORDER BY batch DESC LIMIT 1
-          """
+        SELECT batch FROM trash WHERE purge_after > ? AND outcome IS NULL
+        ORDER BY batch DESC LIMIT 1
+        """
         : """
-          SELECT batch FROM trash WHERE purge_after > ? AND batch = ? AND purge_after = ?
-            AND outcome IS NULL LIMIT 1
-          """
+        SELECT batch FROM trash WHERE purge_after > ? AND batch = ? AND purge_after = ?
+          AND outcome IS NULL LIMIT 1
+        """
       let arguments: StatementArguments =
         wanted.map { [instant, $0.batch, Self.millis($0.purgeAfter)] } ?? [instant]
       guard let batch = try Int64.fetchOne(db, sql: sql, arguments: arguments) else { return nil }

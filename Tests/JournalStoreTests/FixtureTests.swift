@@ -70,7 +70,8 @@ struct FixtureTests {
     defer { withExtendedLifetime(directory) {} }
     let (revisions, generation) = try DatabaseQueue(path: path).read { db in
       (
-        try Int64.fetchAll(db, sql: "SELECT revision FROM session UNION ALL SELECT revision FROM trash"),
+        try Int64.fetchAll(
+          db, sql: "SELECT revision FROM session UNION ALL SELECT revision FROM trash"),
         try Int64.fetchOne(db, sql: "SELECT generation FROM ledger")
       )
     }
