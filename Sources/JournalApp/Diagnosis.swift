@@ -445,6 +445,11 @@ public struct Diagnosis: Equatable, Sendable {
         message:
           "nothing was imported: the file has export version \(found); this journal reads up to \(supported)",
         hint: "update journal to import it", exitCode: .newerFormat)
+    case .importJrnlJournal:
+      return Diagnosis(
+        message: "nothing was imported: this is a jrnl journal file, not its export",
+        hint: #"export it with "jrnl --export json > journal.json" and import that file"#,
+        exitCode: .usage)
     case .outputExists(let path):
       return Diagnosis(
         message: #""\#(path)" already exists"#,

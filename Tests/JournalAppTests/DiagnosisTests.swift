@@ -69,7 +69,8 @@ struct DiagnosisTests {
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
-    AppError.importVersion(found: 9, supported: 1), AppError.outputExists(path: "/o"),
+    AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
+    AppError.outputExists(path: "/o"),
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
@@ -117,7 +118,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 37)
+    #expect(names["AppError"]?.count == 38)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -235,7 +236,7 @@ struct DiagnosisTests {
     case .passphraseFileUnsafe, .configUnsafe: .unsafeFiles
     case .passphraseTooShort, .passphraseMismatch, .missingFlags, .nothingToChange,
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
-      .importRefused, .badSetting, .configLine:
+      .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage
     case .lifecycle, .laterFieldFilled: .notAllowed
     case .olderThanSeen, .otherThanSeen, .witnessDamaged: .tampered
