@@ -76,9 +76,10 @@ public struct Diagnosis: Equatable, Sendable {
     case .emptyIntention:
       return Diagnosis(
         message: "the intention is empty", hint: "a few words are enough", exitCode: .usage)
-    case .unknownTreatment:
+    case .unknownTreatment(let suggestion):
+      // The suggestion is one of journal's own keys; what was typed is never repeated.
       return Diagnosis(
-        message: "unknown treatment",
+        message: "unknown treatment" + (suggestion.map { #"; did you mean "\#($0)"?"# } ?? ""),
         hint: "choose one of " + Treatment.known.map(\.key).joined(separator: ", ")
           + #", or "other:<name>""#,
         exitCode: .usage)

@@ -19,7 +19,8 @@ struct DiagnosisTests {
     ValidationError.missingFields([.intention]), ValidationError.moodNotANumber(field: .moodBefore),
     ValidationError.moodOutOfRange(field: .moodBefore, value: 0), ValidationError.unreadableDate,
     ValidationError.dateTooFarAhead, ValidationError.dateTooFarBack, ValidationError.emptyIntention,
-    ValidationError.unknownTreatment("SECRET"), ValidationError.emptyCustomTreatment,
+    ValidationError.unknownTreatment(suggestion: "psilocybin"),
+    ValidationError.emptyCustomTreatment,
     ValidationError.customTreatmentTooLong(maximum: 64),
     ValidationError.textTooLong(field: .dose, maximumBytes: 250),
     ValidationError.controlCharacters(field: .intention),
@@ -260,11 +261,17 @@ struct DiagnosisTests {
     #expect(text.message == "the reflection is longer than 64 KiB")
   }
 
-  /// A treatment name typed wrongly is private: the message lists the known ones instead.
+  /// A treatment name typed wrongly is private: the error cannot even hold it; the message
+  /// names the nearest known treatment, and the hint lists them all.
   @Test func noTypedContentInMessages() {
-    let diagnosis = Diagnosis(ValidationError.unknownTreatment("my secret brew"))
-    #expect(!diagnosis.message.contains("secret brew"))
-    #expect(!(diagnosis.hint ?? "").contains("secret brew"))
-    #expect(diagnosis.hint?.contains("psilocybin") == true)
+    let near = Diagnosis(ValidationError.unknownTreatment(suggestion: "psilocybin"))
+    #expect(near.message == #"unknown treatment; did you mean "psilocybin"?"#)
+    #expect(
+      near.hint
+        == "choose one of psilocybin, mdma, ketamine, lsd, ayahuasca, mescaline, dmt, "
+        + #"ibogaine, cannabis, or "other:<name>""#)
+    let far = Diagnosis(ValidationError.unknownTreatment(suggestion: nil))
+    #expect(far.message == "unknown treatment")
+    #expect(far.hint == near.hint)
   }
 }
