@@ -87,6 +87,31 @@ import Testing
     #expect(overall["average_mood_before"] as? Double == 8)
   }
 
+  /// Editing an imported session at a terminal: the mood-before slider starts with nothing
+  /// chosen and Enter leaves it not recorded, instead of saving the 5 it would start at.
+  @Test func editKeepsMoodNotRecorded() throws {
+    let f = CLIFixture().initialise()
+    #expect(f.run("import", Self.jrnlFixture).status == 0)
+    let id = try #require(f.sessions().first?["short_id"] as? String)
+    let process = f.cli.interactive(["edit", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("When was it?"))
+    process.write("\r")
+    #expect(process.expect("Treatment ["))
+    process.write("\r")
+    #expect(process.expect("Dose (optional)"))
+    process.write("\r")
+    #expect(process.expect("Intention"))
+    process.write("\u{04}")
+    #expect(process.expect("Enter with nothing chosen"))
+    #expect(process.expect("Mood before"))
+    #expect(process.expect("not chosen"))
+    process.write("\r")
+    #expect(process.expect("Mood after"))
+    process.signal(SIGINT)
+    _ = process.wait()
+    #expect(f.show(id)["mood_before"] is NSNull)
+  }
+
   /// jrnl's own journal file, given instead of its JSON export, is recognised: one error
   /// that says how to export it, exit 2, nothing of the file repeated, the vault unchanged.
   @Test func jrnlJournalFileRefused() {
