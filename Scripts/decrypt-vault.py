@@ -24,6 +24,9 @@ SUMMARY_TAGS = {1: "date", 2: "treatment", 3: "treatment_name", 4: "mood_before"
 BODY_TAGS = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 TIMES = {"date", "created", "updated"}
 MOODS = {"mood_before", "mood_after"}
+# Tag 4 (mood before) may be absent: not recorded (a session imported from jrnl). A reader
+# gives an absent mood as null, never a number.
+REQUIRED = {"date", "treatment", "status", "created", "updated", "intention"}
 
 
 def kdf_subkey(master, subkey_id, context):
@@ -112,6 +115,8 @@ def fields(plain, tags):
             ms = struct.unpack("<q", value)[0]
             out[name] = datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
         elif name in MOODS:
+            if length != 1 or not 1 <= value[0] <= 10:
+                raise ValueError("mood out of range")
             out[name] = value[0]
         else:
             out[name] = value.decode("utf-8")
@@ -151,8 +156,10 @@ def main():
         try:
             s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
             s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), BODY_TAGS))
-            if s["status"] != status:
-                raise ValueError("status mismatch")
+            if not REQUIRED <= s.keys() or s["status"] != status:
+                raise ValueError("missing field or status mismatch")
+            for mood in MOODS:
+                s.setdefault(mood, None)
             sessions.append(dict(s, id=sid))
         except Exception:
             sessions.append({"id": sid, "damaged": True})

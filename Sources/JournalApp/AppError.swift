@@ -61,6 +61,8 @@ public enum AppError: Error, Equatable, Sendable {
   case importRefused(place: String, reason: String)
   /// An import file from a newer journal.
   case importVersion(found: Int, supported: Int)
+  /// An import file that is jrnl's own plain-text journal, not its JSON export.
+  case importJrnlJournal
   /// An export or backup target already exists.
   case outputExists(path: String)
   /// An output file could not be written (removed again, so no partial export is left).

@@ -76,9 +76,10 @@ public struct Diagnosis: Equatable, Sendable {
     case .emptyIntention:
       return Diagnosis(
         message: "the intention is empty", hint: "a few words are enough", exitCode: .usage)
-    case .unknownTreatment:
+    case .unknownTreatment(let suggestion):
+      // The suggestion is one of journal's own keys; what was typed is never repeated.
       return Diagnosis(
-        message: "unknown treatment",
+        message: "unknown treatment" + (suggestion.map { #"; did you mean "\#($0)"?"# } ?? ""),
         hint: "choose one of " + Treatment.known.map(\.key).joined(separator: ", ")
           + #", or "other:<name>""#,
         exitCode: .usage)
@@ -463,6 +464,11 @@ public struct Diagnosis: Equatable, Sendable {
         message:
           "nothing was imported: the file has export version \(found); this journal reads up to \(supported)",
         hint: "update journal to import it", exitCode: .newerFormat)
+    case .importJrnlJournal:
+      return Diagnosis(
+        message: "nothing was imported: this is a jrnl journal file, not its export",
+        hint: #"export it with "jrnl --export json > journal.json" and import that file"#,
+        exitCode: .usage)
     case .outputExists(let path):
       return Diagnosis(
         message: #""\#(path)" already exists"#,

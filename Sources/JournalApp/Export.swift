@@ -87,7 +87,7 @@ public enum Export {
     for s in sessions {
       let cells: [String?] = [
         s.id.hex, DisplayFormat.iso8601(s.date), s.treatment.key, s.treatment.customName, s.dose,
-        s.intention, String(s.moodBefore.value), s.environment, s.music,
+        s.intention, s.moodBefore.map { String($0.value) }, s.environment, s.music,
         s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
         DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
       ]
@@ -121,7 +121,9 @@ public enum Export {
         "## \(format.dateTime(s.date)) · \(s.treatment.displayName)"
           + (s.dose.map { " · \($0)" } ?? ""))
       let status = s.status.label.prefix(1).uppercased() + s.status.label.dropFirst()
-      let moods = "mood \(s.moodBefore.value)" + (s.moodAfter.map { " → \($0.value)" } ?? "")
+      let moods =
+        "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
+        + (s.moodAfter.map { " → \($0.value)" } ?? "")
       blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
       blocks += ["### Before", "**Intention**", s.intention]
       if s.environment != nil || s.music != nil {

@@ -190,7 +190,10 @@ public struct Forms {
       return try terminal.readMood(
         MoodQuestion(
           field: field, prompt: "  Mood before, 1 (low) to 10 (high)\(keep) ",
-          current: current?.moodBefore, optional: false, clearable: false))
+          // A saved session without one (imported, not recorded) keeps none on Enter: the
+          // slider must not start at 5 and save a number nobody chose.
+          current: current?.moodBefore, optional: current != nil && current?.moodBefore == nil,
+          clearable: false))
     case .moodAfter:
       return try terminal.readMood(
         MoodQuestion(

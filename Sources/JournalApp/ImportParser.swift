@@ -2,7 +2,8 @@ import Foundation
 import JournalCore
 
 /// Reads an import file into validated sessions: journal's own JSON export, or a jrnl JSON
-/// export (`jrnl --export json`). Any problem refuses the whole file, naming the place.
+/// export (`jrnl --export json`). Any problem refuses the whole file, naming the place; jrnl's
+/// own plain-text journal is recognised and refused with the command that exports it.
 public struct ImportParser {
   /// What kind of file it was.
   public enum Kind: String, Sendable { case journal, jrnl }
@@ -26,6 +27,7 @@ public struct ImportParser {
     do {
       root = try JSONSerialization.jsonObject(with: data)
     } catch {
+      if Self.isJrnlJournal(data) { throw AppError.importJrnlJournal }
       throw AppError.importRefused(
         place: Self.syntaxPlace(error, data), reason: "is not valid JSON")
     }
@@ -56,6 +58,23 @@ public struct ImportParser {
       }
     }
     return "line \(line), column \(column)"
+  }
+
+  /// Whether `data` reads as jrnl's plain-text journal: its first line that is not blank
+  /// starts with an entry's date and time, "[2026-11-01 20:00] Title" (jrnl 2 and later,
+  /// also with seconds or AM/PM) or "2026-11-01 20:00 Title" (jrnl 1). Only the first 200
+  /// bytes are looked at, and nothing of them is kept.
+  static func isJrnlJournal(_ data: Data) -> Bool {
+    let head = String(decoding: data.prefix(200), as: UTF8.self)
+    guard
+      let first = head.split(whereSeparator: \.isNewline).first(where: {
+        !$0.allSatisfy(\.isWhitespace)
+      })
+    else { return false }
+    let pattern =
+      #"^(\[\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})?( ?[AaPp][Mm])?\]|"#
+      + #"\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})?( ?[AaPp][Mm])? )"#
+    return first.range(of: pattern, options: .regularExpression) != nil
   }
 
   // MARK: - journal's own export
@@ -146,9 +165,6 @@ public struct ImportParser {
     guard let intention = try text(.intention, .intention, multiline: true) else {
       throw refuse(.intention, "is missing or empty")
     }
-    guard let moodBefore = try mood(.moodBefore, required: true) else {
-      throw refuse(.moodBefore, "is missing")
-    }
     let reflection = try text(.reflection, .reflection, multiline: true)
     let status: SessionStatus = reflection == nil ? .needsReflection : .complete
     if let given = try string(.status, required: false), given != status.rawValue {
@@ -160,7 +176,9 @@ public struct ImportParser {
     guard created <= updated else { throw refuse(.updated, "is before created") }
     return Session(
       id: id, date: try time(.date), treatment: treatment,
-      dose: try text(.dose, .dose, multiline: false), intention: intention, moodBefore: moodBefore,
+      dose: try text(.dose, .dose, multiline: false), intention: intention,
+      // Absent or null: not recorded (a session imported from jrnl, exported again).
+      moodBefore: try mood(.moodBefore, required: false),
       environment: try text(.environment, .environment, multiline: true),
       music: try text(.music, .music, multiline: true),
       moodAfter: try mood(.moodAfter, required: false),
@@ -172,10 +190,10 @@ public struct ImportParser {
   /// A jrnl entry becomes a complete session: its title and body are the reflection, its
   /// date and time are kept (in the local time zone, as jrnl writes them). What jrnl does
   /// not record is marked as such, never invented: the intention reads "(imported from
-  /// jrnl)", the treatment is the first tag naming a known treatment (@mdma) or else
-  /// "other: not recorded", and the mood before is 5, the scale's middle, also noted in the
-  /// intention. The id is derived from the entry's date and text, so importing the same
-  /// file twice changes nothing.
+  /// jrnl; no intention recorded)", the treatment is the first tag naming a known treatment
+  /// (@mdma) or else "other: not recorded", and the moods are absent (shown "not recorded",
+  /// left out of trends). The id is derived from the entry's date and text, so importing
+  /// the same file twice changes nothing.
   func jrnl(_ object: [String: Any]) throws -> [Session] {
     guard let entries = object["entries"] as? [Any] else { return [] }
     var seen: Set<SessionID> = []
@@ -214,8 +232,8 @@ public struct ImportParser {
       sessions.append(
         Session(
           id: id, date: date, treatment: treatment, dose: nil,
-          intention: "(imported from jrnl; mood before not recorded, set to 5)",
-          moodBefore: .middle, environment: nil, music: nil, moodAfter: nil,
+          intention: "(imported from jrnl; no intention recorded)",
+          moodBefore: nil, environment: nil, music: nil, moodAfter: nil,
           reflection: reflection, created: date, updated: date, status: .complete))
     }
     return sessions

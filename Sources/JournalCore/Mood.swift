@@ -12,7 +12,8 @@ public struct Mood: Hashable, Sendable, Comparable {
     self.value = value
   }
 
-  /// 5, the middle of the scale: what an import from a tool without moods records.
+  /// 5, the middle of the scale: where the slider starts. Never a stand-in for a mood that
+  /// was not recorded (that is nil).
   public static let middle = Mood(unchecked: 5)
 
   private init(unchecked value: Int) { self.value = value }

@@ -7,7 +7,8 @@ public struct Session: Hashable, Sendable {
   public private(set) var treatment: Treatment
   public private(set) var dose: String?
   public private(set) var intention: String
-  public private(set) var moodBefore: Mood
+  /// Asked for by every form; nil only when the source of an import did not record one.
+  public private(set) var moodBefore: Mood?
   public private(set) var environment: String?
   public private(set) var music: String?
   public private(set) var moodAfter: Mood?
@@ -19,7 +20,7 @@ public struct Session: Hashable, Sendable {
   /// Rebuilds a session exactly as stored. Only the store calls this; it checks what it reads.
   public init(
     id: SessionID, date: Date, treatment: Treatment, dose: String?, intention: String,
-    moodBefore: Mood, environment: String?, music: String?, moodAfter: Mood?,
+    moodBefore: Mood?, environment: String?, music: String?, moodAfter: Mood?,
     reflection: String?, created: Date, updated: Date, status: SessionStatus
   ) {
     self.id = id
@@ -118,7 +119,7 @@ public struct Session: Hashable, Sendable {
     case .treatment: treatment.displayName
     case .dose: dose
     case .intention: intention
-    case .moodBefore: String(moodBefore.value)
+    case .moodBefore: moodBefore.map { String($0.value) }
     case .environment: environment
     case .music: music
     case .moodAfter: moodAfter.map { String($0.value) }

@@ -2,7 +2,8 @@ import Foundation
 
 /// A session as JSON: the one definition of its keys and values, for `export` (and so
 /// `import`, which reads exports back), `list --json` and `show --json`; next, the sync
-/// wire format. Dates are ISO8601's one written form; empty optional fields are `null`;
+/// wire format. Dates are ISO8601's one written form; empty optional fields are `null` (and
+/// so is a mood before that was not recorded);
 /// `short_id` appears only in what `--json` prints, the body fields only with the body.
 public struct SessionDocument: Codable, Equatable, Sendable {
   /// The JSON keys, one place.
@@ -29,7 +30,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
   public var date: String
   public var treatment: String
   public var treatmentName: String?
-  public var moodBefore: Int
+  public var moodBefore: Int?
   public var moodAfter: Int?
   public var status: String
   public var created: String
@@ -43,7 +44,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     date = ISO8601.string(s.date)
     treatment = s.treatment.key
     treatmentName = s.treatment.customName
-    moodBefore = s.moodBefore.value
+    moodBefore = s.moodBefore?.value
     moodAfter = s.moodAfter?.value
     status = s.status.rawValue
     created = ISO8601.string(s.created)
@@ -86,7 +87,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     date = try c.decode(String.self, forKey: .date)
     treatment = try c.decode(String.self, forKey: .treatment)
     treatmentName = try c.decodeIfPresent(String.self, forKey: .treatmentName)
-    moodBefore = try c.decode(Int.self, forKey: .moodBefore)
+    moodBefore = try c.decodeIfPresent(Int.self, forKey: .moodBefore)
     moodAfter = try c.decodeIfPresent(Int.self, forKey: .moodAfter)
     status = try c.decode(String.self, forKey: .status)
     created = try c.decode(String.self, forKey: .created)

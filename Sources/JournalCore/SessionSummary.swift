@@ -5,14 +5,15 @@ public struct SessionSummary: Hashable, Sendable {
   public let id: SessionID
   public let date: Date
   public let treatment: Treatment
-  public let moodBefore: Mood
+  /// Nil when not recorded (an import from a tool without moods).
+  public let moodBefore: Mood?
   public let moodAfter: Mood?
   public let status: SessionStatus
   public let created: Date
   public let updated: Date
 
   public init(
-    id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood, moodAfter: Mood?,
+    id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood?, moodAfter: Mood?,
     status: SessionStatus, created: Date, updated: Date
   ) {
     self.id = id

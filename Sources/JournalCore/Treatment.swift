@@ -85,6 +85,6 @@ public enum Treatment: Hashable, Sendable {
       return .other(name)
     }
     if lower == "other" { throw .emptyCustomTreatment }
-    throw .unknownTreatment(trimmed)
+    throw .unknownTreatment(suggestion: Suggestion.nearest(to: trimmed, among: known.map(\.key)))
   }
 }

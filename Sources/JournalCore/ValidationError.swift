@@ -15,8 +15,9 @@ public enum ValidationError: Error, Equatable, Sendable {
   case dateTooFarBack
   /// The intention is empty; it is required.
   case emptyIntention
-  /// A treatment name that is not known and not written as "other:<name>".
-  case unknownTreatment(String)
+  /// A treatment name that is not known and not written as "other:<name>"; with the nearest
+  /// known treatment's key when one is near (never what was typed).
+  case unknownTreatment(suggestion: String?)
   /// "other" with no name after it.
   case emptyCustomTreatment
   /// A custom treatment name longer than allowed.

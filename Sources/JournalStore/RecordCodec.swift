@@ -21,7 +21,7 @@ public enum RecordCodec {
     put(.date, time: s.date, into: &out)
     put(.treatment, text: s.treatment.key, into: &out)
     if let name = s.treatment.customName { put(.treatmentName, text: name, into: &out) }
-    put(.moodBefore, bytes: [UInt8(s.moodBefore.value)], into: &out)
+    if let before = s.moodBefore { put(.moodBefore, bytes: [UInt8(before.value)], into: &out) }
     if let after = s.moodAfter { put(.moodAfter, bytes: [UInt8(after.value)], into: &out) }
     put(.status, text: s.status.rawValue, into: &out)
     put(.created, time: s.created, into: &out)
@@ -45,14 +45,13 @@ public enum RecordCodec {
   ) throws -> SessionSummary {
     let fields = try split(bytes, allowed: summaryTags)
     guard let date = try time(fields[.date]), let treatment = try treatment(fields),
-      let before = try mood(fields[.moodBefore]),
       let status = status(fields[.status]), status != .draft,
       let created = try time(fields[.created]), let updated = try time(fields[.updated])
     else { throw Malformed() }
-    let after = try fields[.moodAfter].map { slice throws in
-      guard let mood = try mood(slice) else { throw Malformed() }
-      return mood
-    }
+    // Both moods may be absent: a mood before was not recorded by the tool a session was
+    // imported from, a mood after not given yet. FieldCodec.mood refuses a present but bad one.
+    let before = try mood(fields[.moodBefore])
+    let after = try mood(fields[.moodAfter])
     return SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: before, moodAfter: after,
       status: status, created: created, updated: updated)

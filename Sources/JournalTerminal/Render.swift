@@ -14,7 +14,8 @@ public struct Render {
 
   // MARK: - Text
 
-  /// One line a session: id, date, mood (before → after), treatment, status badge, handed to
+  /// One line a session: id, date, mood (before → after; "–" for a mood before that was not
+  /// recorded), treatment, status badge, handed to
   /// `write` as UTF-8 a chunk (about 64 KiB) at a time: a list of 100,000 sessions is several
   /// megabytes that need never be in memory at once. A terminal too narrow for that line gets
   /// two lines a session instead; nothing is cut.
@@ -53,6 +54,7 @@ public struct Render {
     let mood = Array("  mood ".utf8)
     let arrow = Array(" → ".utf8)
     let noAfter = Array("     ".utf8)
+    let notRecorded = Array(" –".utf8)
     let chunk = 1 << 16
     var out: [UInt8] = []
     out.reserveCapacity(chunk + 512)
@@ -62,7 +64,11 @@ public struct Render {
       out.append(0x20)
       format.appendDateTime(s.date, to: &out)
       out.append(contentsOf: mood)
-      appendMood(s.moodBefore.value, &out)
+      if let before = s.moodBefore {
+        appendMood(before.value, &out)
+      } else {
+        out.append(contentsOf: notRecorded)
+      }
       if let after = s.moodAfter {
         out.append(contentsOf: arrow)
         appendMood(after.value, &out)
@@ -86,7 +92,7 @@ public struct Render {
     var out = ""
     for s in sessions {
       out += s.id.short + "  " + format.dateTime(s.date) + "\n"
-      var second = "  mood \(s.moodBefore.value)"
+      var second = "  mood " + (s.moodBefore.map { String($0.value) } ?? "not recorded")
       if let after = s.moodAfter { second += " → \(after.value)" }
       second += ", " + s.treatment.displayName + ", " + badge(s.status)
       out += Wrap.lines(second, width: presentation.width ?? 80, indent: "    ").joined(
@@ -111,7 +117,7 @@ public struct Render {
       indent: "  ")
     out += "\n\n"
     out += heading("Before")
-    out += line("Mood before", mood(s.moodBefore))
+    out += line("Mood before", s.moodBefore.map(mood) ?? "not recorded")
     out += block("Intention", s.intention)
     out += "\n" + heading("Setting")
     out += line("Environment", s.environment)
@@ -201,7 +207,8 @@ public struct Render {
     func object(_ row: Trends.Row) -> [String: Any] {
       [
         "name": row.name, "sessions": row.sessions,
-        "average_mood_before": rounded(row.averageBefore),
+        "average_mood_before": row.averageBefore.map { rounded($0) as Any } ?? NSNull(),
+        "with_mood_before": row.withBefore,
         "average_mood_after": row.averageAfter.map { rounded($0) as Any } ?? NSNull(),
         "with_mood_after": row.withAfter,
         "average_change": row.averageChange.map { rounded($0) as Any } ?? NSNull(),

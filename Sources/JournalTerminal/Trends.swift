@@ -3,13 +3,18 @@ import JournalCore
 
 /// Mood before and after, over time and per treatment: averages with the counts they rest
 /// on, and the moods session by session for sparklines. Only description: no streaks, no
-/// scores, no judgement of a session or a month.
+/// scores, no judgement of a session or a month. A mood that was not recorded (a session
+/// imported from jrnl has no mood before) is left out of every average, never counted as a
+/// number, and each average says how many sessions it rests on.
 public struct Trends: Sendable {
   /// One group's figures (a month, a treatment).
   public struct Row: Sendable, Equatable {
     public let name: String
     public let sessions: Int
-    public let averageBefore: Double
+    /// The average of the moods before, over the sessions that have one; nil when none has.
+    public let averageBefore: Double?
+    /// How many sessions have a mood before.
+    public let withBefore: Int
     /// The average of the moods after, over the sessions that have one; nil when none has.
     public let averageAfter: Double?
     /// How many sessions have a mood after.
@@ -19,7 +24,7 @@ public struct Trends: Sendable {
   }
 
   /// The sessions oldest first, as (before, after) pairs, for the sparklines.
-  public let moods: [(before: Int, after: Int?)]
+  public let moods: [(before: Int?, after: Int?)]
   /// By month ("2026-11"), oldest first.
   public let months: [Row]
   public let treatments: [Row]
@@ -27,7 +32,7 @@ public struct Trends: Sendable {
 
   public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
     let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
-    moods = ordered.map { ($0.moodBefore.value, $0.moodAfter?.value) }
+    moods = ordered.map { ($0.moodBefore?.value, $0.moodAfter?.value) }
     let format = DisplayFormat(timeZone: timeZone)
     let byMonth = Dictionary(grouping: ordered) { format.month($0.date) }
     months = byMonth.keys.sorted().map { Self.row($0, byMonth[$0] ?? []) }
@@ -40,14 +45,16 @@ public struct Trends: Sendable {
   }
 
   private static func row(_ name: String, _ sessions: [SessionSummary]) -> Row {
-    let before = sessions.map { Double($0.moodBefore.value) }
+    let before = sessions.compactMap { $0.moodBefore.map { Double($0.value) } }
     let after = sessions.compactMap { $0.moodAfter.map { Double($0.value) } }
-    let changes = sessions.compactMap { s in
-      s.moodAfter.map { Double($0.value - s.moodBefore.value) }
+    let changes = sessions.compactMap { s -> Double? in
+      guard let before = s.moodBefore, let after = s.moodAfter else { return nil }
+      return Double(after.value - before.value)
     }
     return Row(
-      name: name, sessions: sessions.count, averageBefore: average(before) ?? 0,
-      averageAfter: average(after), withAfter: after.count, averageChange: average(changes))
+      name: name, sessions: sessions.count, averageBefore: average(before),
+      withBefore: before.count, averageAfter: average(after), withAfter: after.count,
+      averageChange: average(changes))
   }
 
   private static func average(_ values: [Double]) -> Double? {
@@ -76,14 +83,21 @@ public struct TrendsView {
     out += "\n" + table("By month", first: "month", trends.months)
     out += "\n" + table("By treatment", first: "treatment", trends.treatments)
     let note =
-      "\"before\" averages every session; \"after\" and \"change\" (after − before) only the "
-      + "sessions with a mood after."
+      unrecorded
+      ? "\"before\" averages the sessions with a mood before, \"after\" those with a mood "
+        + "after, and \"change\" (after − before) those with both; a mood not recorded is "
+        + "left out."
+      : "\"before\" averages every session; \"after\" and \"change\" (after − before) only "
+        + "the sessions with a mood after."
     out +=
       "\n"
       + (presentation.width.map { Wrap.lines(note, width: $0) } ?? [note])
       .joined(separator: "\n") + "\n"
     return out
   }
+
+  /// Whether some session has no mood before: then the tables say how many have one.
+  private var unrecorded: Bool { trends.overall.withBefore < trends.overall.sessions }
 
   private var heading: String {
     let count = trends.overall.sessions
@@ -103,10 +117,14 @@ public struct TrendsView {
     let shown = trends.moods.suffix(room)
     let label = shown.count < trends.moods.count ? "the latest \(shown.count)" : "each session"
     var out = wrap("Over time, \(label), oldest first") + "\n"
-    let beforeMarks = String(shown.map { Self.block($0.before) })
+    let beforeMarks = String(shown.map { $0.before.map(Self.block) ?? "\u{A0}" })
     // A no-break space where there is no mood after: wrapping never splits the marks.
     let afterMarks = String(shown.map { $0.after.map(Self.block) ?? "\u{A0}" })
-    out += wrap("  before  \(beforeMarks)  average \(number(trends.overall.averageBefore))") + "\n"
+    var before =
+      "  before  \(beforeMarks)  average \(trends.overall.averageBefore.map(number) ?? "none")"
+    let notRecorded = trends.overall.sessions - trends.overall.withBefore
+    if notRecorded > 0 { before += " (\(notRecorded) not recorded)" }
+    out += wrap(before) + "\n"
     var after =
       "  after   \(afterMarks)  average \(trends.overall.averageAfter.map(number) ?? "none")"
     let missing = trends.overall.sessions - trends.overall.withAfter
@@ -115,12 +133,19 @@ public struct TrendsView {
   }
 
   private func table(_ title: String, first: String, _ rows: [Trends.Row]) -> String {
-    let header = [first, "sessions", "before", "with after", "after", "change"]
+    // The "with before" column only when some mood before was not recorded: otherwise it
+    // would repeat "sessions" on every row.
+    let counted = unrecorded
+    var header = [first, "sessions", "before", "with after", "after", "change"]
+    if counted { header.insert("with before", at: 2) }
     let body = rows.map { row in
-      [
-        row.name, String(row.sessions), number(row.averageBefore), String(row.withAfter),
-        row.averageAfter.map(number) ?? "none", row.averageChange.map(signed) ?? "none",
+      var cells = [
+        row.name, String(row.sessions), row.averageBefore.map(number) ?? "none",
+        String(row.withAfter), row.averageAfter.map(number) ?? "none",
+        row.averageChange.map(signed) ?? "none",
       ]
+      if counted { cells.insert(String(row.withBefore), at: 2) }
+      return cells
     }
     let widths = header.indices.map { column in
       ([header] + body).map { Wrap.columns($0[column]) }.max() ?? 0
@@ -137,10 +162,13 @@ public struct TrendsView {
     if let width = presentation.width, total > width {
       // Too narrow for columns: one short paragraph a row, nothing cut.
       return title + "\n"
-        + body.map { cells in
-          wrap(
-            "  \(cells[0]): \(cells[1]) session\(cells[1] == "1" ? "" : "s"), before \(cells[2]); "
-              + "\(cells[3]) with a mood after, after \(cells[4]), change \(cells[5])")
+        + body.map { full in
+          var cells = full
+          let withBefore = counted ? "\(cells.remove(at: 2)) with a mood before, " : ""
+          return wrap(
+            "  \(cells[0]): \(cells[1]) session\(cells[1] == "1" ? "" : "s"), \(withBefore)"
+              + "before \(cells[2]); \(cells[3]) with a mood after, after \(cells[4]), "
+              + "change \(cells[5])")
         }.joined(separator: "\n") + "\n"
     }
     return title + "\n" + ([line(header)] + body.map(line)).joined(separator: "\n") + "\n"

@@ -1,12 +1,16 @@
 import ArgumentParser
 import JournalApp
+import JournalCore
 
 /// Turns ArgumentParser's refusals into journal's own words.
 ///
 /// ArgumentParser quotes what was typed ("Unexpected arguments 'rest', 'by', 'the', 'sea'"),
 /// and a refused command line ends up in cron mail and the journald log. So no message here
 /// repeats a value the person typed: only journal's own option names and placeholders are
-/// kept, and unquoted words after an option are explained as a quoting problem.
+/// kept, and unquoted words after an option are explained as a quoting problem. The one
+/// exception is a word where a command's name goes (`journal nwe`), repeated only when it is
+/// a slip of a command's name (the nearest command is suggested beside it) and has a
+/// command's shape (lowercase letters, digits and hyphens); any other is not repeated.
 enum ParseFailure {
   /// Reports `error` from parsing `arguments` and returns the exit code: help and version
   /// requests print to stdout and succeed; everything else is a usage error.
@@ -17,6 +21,7 @@ enum ParseFailure {
       if !message.isEmpty { try? Runtime.output(message + "\n") }
       return JournalApp.ExitCode.success.rawValue
     }
+    if let code = reportUnknownCommand(arguments) { return code }
     let (text, hint) = words(for: message, arguments: arguments)
     Report.error(text, hint: hint)
     return JournalApp.ExitCode.usage.rawValue
@@ -70,6 +75,45 @@ enum ParseFailure {
     if quoted.isEmpty && kept.contains(": ") { kept = "an option could not be read" }
     kept = kept.hasSuffix(".") ? String(kept.dropLast()) : kept
     return (kept.prefix(1).lowercased() + kept.dropFirst(), help)
+  }
+
+  /// Reports a command that does not exist (`journal nwe`, `journal help nwe`, `journal
+  /// reminders rnu`) with the nearest one, and returns the exit code; nil when every word in a
+  /// command's place names one. `journal help <command>` checks this before ArgumentParser,
+  /// which would print the top-level help for an unknown name and succeed.
+  static func reportUnknownCommand(_ arguments: [String]) -> Int32? {
+    guard let (text, hint) = unknownCommand(in: arguments) else { return nil }
+    Report.error(text, hint: hint)
+    return JournalApp.ExitCode.usage.rawValue
+  }
+
+  /// The words for the first word in a command's place that names no command, if any.
+  static func unknownCommand(in arguments: [String]) -> (String, String)? {
+    let words = arguments.first == "help" ? Array(arguments.dropFirst()) : arguments
+    var command: any ParsableCommand.Type = Journal.self
+    var path: [String] = []
+    for word in words {
+      let subcommands = command.configuration.subcommands
+      // An option, or a command that takes arguments rather than commands: not ours to judge.
+      guard !word.hasPrefix("-"), !subcommands.isEmpty else { return nil }
+      if let next = subcommands.first(where: {
+        $0._commandName == word || $0.configuration.aliases.contains(word)
+      }) {
+        command = next
+        path.append(word)
+        continue
+      }
+      let names = subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+      let prefix = path.map { $0 + " " }.joined()
+      let near = Suggestion.nearest(to: word, among: names)
+      let commandShape = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+      let shown = near != nil && word.count <= 24 && word.allSatisfy { commandShape.contains($0) }
+      var text = shown ? #"no command "\#(prefix + word)""# : "there is no such command"
+      if let near { text += #"; did you mean "\#(prefix + near)"?"# }
+      let help = (["journal", "help"] + path).joined(separator: " ")
+      return (text, #"run "\#(help)" to see the commands"#)
+    }
+    return nil
   }
 
   /// The option nearest before `value` on the command line ("--intention"), if any.

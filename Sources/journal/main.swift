@@ -14,6 +14,10 @@ func finish(_ code: Int32) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `journal help nwe`: ArgumentParser would print the top-level help and succeed.
+if arguments.first == "help", let code = ParseFailure.reportUnknownCommand(arguments) {
+  finish(code)
+}
 var command: any ParsableCommand
 do {
   command = try Journal.parseAsRoot(arguments)

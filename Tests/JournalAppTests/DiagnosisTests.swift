@@ -19,7 +19,8 @@ struct DiagnosisTests {
     ValidationError.missingFields([.intention]), ValidationError.moodNotANumber(field: .moodBefore),
     ValidationError.moodOutOfRange(field: .moodBefore, value: 0), ValidationError.unreadableDate,
     ValidationError.dateTooFarAhead, ValidationError.dateTooFarBack, ValidationError.emptyIntention,
-    ValidationError.unknownTreatment("SECRET"), ValidationError.emptyCustomTreatment,
+    ValidationError.unknownTreatment(suggestion: "psilocybin"),
+    ValidationError.emptyCustomTreatment,
     ValidationError.customTreatmentTooLong(maximum: 64),
     ValidationError.textTooLong(field: .dose, maximumBytes: 250),
     ValidationError.controlCharacters(field: .intention),
@@ -70,7 +71,8 @@ struct DiagnosisTests {
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
-    AppError.importVersion(found: 9, supported: 1), AppError.outputExists(path: "/o"),
+    AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
+    AppError.outputExists(path: "/o"),
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
@@ -118,7 +120,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 37)
+    #expect(names["AppError"]?.count == 38)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -236,7 +238,7 @@ struct DiagnosisTests {
     case .passphraseFileUnsafe, .configUnsafe: .unsafeFiles
     case .passphraseTooShort, .passphraseMismatch, .missingFlags, .nothingToChange,
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
-      .importRefused, .badSetting, .configLine:
+      .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage
     case .lifecycle, .laterFieldFilled: .notAllowed
     case .olderThanSeen, .otherThanSeen, .witnessDamaged: .tampered
@@ -260,11 +262,17 @@ struct DiagnosisTests {
     #expect(text.message == "the reflection is longer than 64 KiB")
   }
 
-  /// A treatment name typed wrongly is private: the message lists the known ones instead.
+  /// A treatment name typed wrongly is private: the error cannot even hold it; the message
+  /// names the nearest known treatment, and the hint lists them all.
   @Test func noTypedContentInMessages() {
-    let diagnosis = Diagnosis(ValidationError.unknownTreatment("my secret brew"))
-    #expect(!diagnosis.message.contains("secret brew"))
-    #expect(!(diagnosis.hint ?? "").contains("secret brew"))
-    #expect(diagnosis.hint?.contains("psilocybin") == true)
+    let near = Diagnosis(ValidationError.unknownTreatment(suggestion: "psilocybin"))
+    #expect(near.message == #"unknown treatment; did you mean "psilocybin"?"#)
+    #expect(
+      near.hint
+        == "choose one of psilocybin, mdma, ketamine, lsd, ayahuasca, mescaline, dmt, "
+        + #"ibogaine, cannabis, or "other:<name>""#)
+    let far = Diagnosis(ValidationError.unknownTreatment(suggestion: nil))
+    #expect(far.message == "unknown treatment")
+    #expect(far.hint == near.hint)
   }
 }

@@ -30,6 +30,21 @@ struct FormsTests {
     #expect(terminal.transcript.components(separatedBy: "Treatment [psilocybin]").count == 3)
   }
 
+  /// A mistyped treatment at the prompt is answered with the nearest known one, and the
+  /// line that says so does not repeat what was typed.
+  @Test func treatmentTypoSuggestsTheNearest() throws {
+    let f = try AppFixture()
+    let terminal = ScriptedTerminal([.line("Psilocibin"), .line("psilocybin")])
+    var draft = SessionDraft(id: f.context.newSessionID(), date: f.clock.read())
+    try Forms(terminal: terminal, context: f.context).fillNow(
+      &draft, skipping: [.date, .dose, .intention, .moodBefore])
+    #expect(draft.treatment == .psilocybin)
+    #expect(
+      terminal.transcript.contains(
+        #"  unknown treatment; did you mean "psilocybin"? — choose one of psilocybin,"#))
+    #expect(terminal.transcript.components(separatedBy: "Psilocibin").count == 2)
+  }
+
   /// Fields given as flags are not asked; an empty intention is asked again.
   @Test func nowFormSkipsGivenFields() throws {
     let f = try AppFixture()

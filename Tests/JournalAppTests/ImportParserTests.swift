@@ -15,7 +15,8 @@ struct ImportParserTests {
   }()
 
   /// A real jrnl 4.6 export: every entry becomes a complete session, text and date kept,
-  /// a treatment tag used, the rest marked as not recorded; ids are stable.
+  /// a treatment tag used, the rest marked as not recorded (the mood before is absent, never
+  /// a number jrnl did not have); ids are stable.
   @Test func jrnlFixture() throws {
     let (kind, sessions) = try parser.parse(Self.fixture)
     #expect(kind == .jrnl)
@@ -28,8 +29,8 @@ struct ImportParserTests {
     )
     #expect(DisplayFormat.iso8601(first.date) == "2026-11-01T20:00:00.000Z")
     #expect(first.status == .complete)
-    #expect(first.moodBefore == .middle)
-    #expect(first.intention.contains("imported from jrnl"))
+    #expect(sessions.allSatisfy { $0.moodBefore == nil && $0.moodAfter == nil })
+    #expect(first.intention == "(imported from jrnl; no intention recorded)")
     #expect(sessions[1].treatment == .mdma)
     #expect(sessions[2].treatment == .other("not recorded"))
     #expect(sessions[3].reflection?.hasPrefix("Ünïcödé check — ✨ and 日本語") == true)
@@ -62,6 +63,40 @@ struct ImportParserTests {
     let s = try #require(sessions.first)
     #expect(s.treatment == .lsd && s.dose == "100 µg" && s.moodAfter == Mood(8))
     #expect(s.status == .complete)
+  }
+
+  /// A session with no mood before (one imported from jrnl, exported again) reads back
+  /// without one; a missing or null mood before is "not recorded", not a refusal.
+  @Test func ownFormatWithoutMoodBefore() throws {
+    var unrecorded = valid
+    unrecorded["mood_before"] = NSNull()
+    let s = try #require(try parser.parse(document(unrecorded)).1.first)
+    #expect(s.moodBefore == nil)
+    unrecorded.removeValue(forKey: "mood_before")
+    #expect(try parser.parse(document(unrecorded)).1.first?.moodBefore == nil)
+  }
+
+  /// jrnl's own journal file (plain text, not its JSON export) is recognised, in the
+  /// bracketed form jrnl 2 and later write and the older bare one, and refused with words
+  /// that say how to export it; nothing of the file is in them.
+  @Test func jrnlPlainTextFile() {
+    let files = [
+      "[2026-11-01 20:00] First session, secret words.\nThe room felt enormous.\n\n"
+        + "[2026-11-08 19:30] Integration walk.\n",
+      "\n2026-11-01 20:00 First session, secret words.\nThe room felt enormous.\n",
+      "[2026-11-01 08:00 PM] First session, secret words.\n",
+    ]
+    for file in files {
+      #expect(throws: AppError.importJrnlJournal) { try parser.parse(Data(file.utf8)) }
+    }
+    let words = Diagnosis(AppError.importJrnlJournal)
+    #expect(words.exitCode == .usage)
+    #expect(words.message == "nothing was imported: this is a jrnl journal file, not its export")
+    #expect(
+      words.hint == #"export it with "jrnl --export json > journal.json" and import that file"#)
+    #expect(
+      throws: AppError.importRefused(place: "line 1, column 1", reason: "is not valid JSON")
+    ) { try parser.parse(Data("First session 2026-11-01 20:00\n".utf8)) }
   }
 
   /// Fractions of a second longer than milliseconds are read to the millisecond; a very long

@@ -18,7 +18,7 @@ struct TrendsTests {
     let date = TestClock.reference.addingTimeInterval(Double(offset) * day)
     return SessionSummary(
       id: SessionID(randomBytes: [UInt8](repeating: UInt8(index), count: 16)), date: date,
-      treatment: treatment, moodBefore: Mood(before) ?? .middle,
+      treatment: treatment, moodBefore: Mood(before),
       moodAfter: after.flatMap(Mood.init), status: after == nil ? .needsReflection : .complete,
       created: date, updated: date)
   }
@@ -36,6 +36,75 @@ struct TrendsTests {
     let mdma = trends.treatments[1]
     #expect(mdma.withAfter == 1)
     #expect(mdma.averageChange == 3)
+  }
+
+  /// A session whose mood before was not recorded (imported from jrnl).
+  private static let unrecorded = SessionSummary(
+    id: SessionID(randomBytes: [UInt8](repeating: 0xEE, count: 16)),
+    date: TestClock.reference.addingTimeInterval(-day), treatment: .other("not recorded"),
+    moodBefore: nil, moodAfter: Mood(9), status: .complete,
+    created: TestClock.reference, updated: TestClock.reference)
+
+  /// A mood before that was not recorded is left out of "before" and "change", and counted:
+  /// each row says how many sessions its "before" rests on; none is not a number.
+  @Test func moodBeforeNotRecorded() {
+    let trends = Trends(Self.sessions + [Self.unrecorded], timeZone: .gmt)
+    #expect(trends.overall.sessions == 7)
+    #expect(trends.overall.withBefore == 6)
+    #expect(trends.overall.averageBefore == 4)
+    #expect(trends.overall.withAfter == 6)
+    #expect(trends.overall.averageChange == 3.2)
+    #expect(trends.moods.first?.before == nil)
+    let alone = Trends([Self.unrecorded], timeZone: .gmt).overall
+    #expect(alone.withBefore == 0 && alone.averageBefore == nil && alone.averageChange == nil)
+  }
+
+  /// With a mood before not recorded, the sparkline leaves its place empty and says how many,
+  /// the tables gain a "with before" column (a sentence at 40 columns), the note says what
+  /// each average rests on.
+  @Test func notRecordedGolden() {
+    let trends = Trends(Self.sessions + [Self.unrecorded], timeZone: .gmt)
+    let wide = TrendsView(
+      trends, presentation: Presentation(plain: false, colour: false, width: 80))
+    let narrow = TrendsView(
+      trends, presentation: Presentation(plain: true, colour: false, width: 40))
+    #expect(
+      wide.text == """
+        Mood before and after: 7 sessions, November 2026 to January 2027
+
+        Over time, each session, oldest first
+          before  \u{A0}▂▃▄▃▅▁  average 4.0 (1 not recorded)
+          after   ▇▅▅▆▆\u{A0}▄  average 7.2 (1 without one yet)
+
+        By month
+          month    sessions  with before  before  with after  after  change
+          2026-11         2            1     3.0           2    8.0    +4.0
+          2026-12         4            4     4.8           3    7.3    +3.0
+          2027-01         1            1     2.0           1    5.0    +3.0
+
+        By treatment
+          treatment     sessions  with before  before  with after  after  change
+          Psilocybin           4            4     3.2           4    6.5    +3.2
+          MDMA                 2            2     5.5           1    8.0    +3.0
+          not recorded         1            0    none           1    9.0    none
+
+        "before" averages the sessions with a mood before, "after" those with a mood
+        after, and "change" (after − before) those with both; a mood not recorded is
+        left out.
+
+        """)
+    #expect(
+      narrow.text.hasPrefix(
+        """
+        Mood before and after: 7 sessions,
+            November 2026 to January 2027
+
+        By month
+          2026-11: 2 sessions, 1 with a mood
+            before, before 3.0; 2 with a mood
+            after, after 8.0, change +4.0
+        """))
+    #expect(narrow.text.split(separator: "\n").allSatisfy { Wrap.columns($0) <= 40 })
   }
 
   @Test func sparklinesAndTablesGolden() {

@@ -60,6 +60,77 @@ import Testing
         == "journal: jrnl export: added 0, updated 0, left 4 unchanged\n")
   }
 
+  /// jrnl records no mood: an imported entry's mood before is "not recorded" in show, null
+  /// in --json and export, a dash in list, and left out of the trends' averages (which say
+  /// how many sessions they rest on); never an invented 5.
+  @Test func jrnlMoodNotRecorded() throws {
+    let f = CLIFixture().initialise()
+    let rated = f.new("--mood-before", "8")
+    #expect(f.run("import", Self.jrnlFixture).status == 0)
+    let imported = try #require(f.sessions().first { $0["short_id"] as? String != rated })
+    #expect(imported["mood_before"] is NSNull)
+    let id = try #require(imported["short_id"] as? String)
+    let show = f.run("show", id)
+    #expect(show.status == 0)
+    #expect(show.stdout.contains("  Mood before   not recorded\n"), "\(show.stdout)")
+    #expect(!show.stdout.contains("neutral"))
+    #expect(f.show(id)["mood_before"] is NSNull)
+    let line = f.run("list").stdout.split(separator: "\n").first { $0.hasPrefix(id) }
+    #expect(line?.contains("  mood  –     ") == true, "\(line ?? "")")
+    let export = f.run("export", "--format", "csv").stdout
+    #expect(export.contains(",(imported from jrnl; no intention recorded),,"))
+    let trends = f.run("trends", "--json")
+    let object = try JSONSerialization.jsonObject(with: Data(trends.stdout.utf8)) as? [String: Any]
+    let overall = try #require(object?["overall"] as? [String: Any])
+    #expect(overall["sessions"] as? Int == 5)
+    #expect(overall["with_mood_before"] as? Int == 1)
+    #expect(overall["average_mood_before"] as? Double == 8)
+  }
+
+  /// Editing an imported session at a terminal: the mood-before slider starts with nothing
+  /// chosen and Enter leaves it not recorded, instead of saving the 5 it would start at.
+  @Test func editKeepsMoodNotRecorded() throws {
+    let f = CLIFixture().initialise()
+    #expect(f.run("import", Self.jrnlFixture).status == 0)
+    let id = try #require(f.sessions().first?["short_id"] as? String)
+    let process = f.cli.interactive(["edit", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("When was it?"))
+    process.write("\r")
+    #expect(process.expect("Treatment ["))
+    process.write("\r")
+    #expect(process.expect("Dose (optional)"))
+    process.write("\r")
+    #expect(process.expect("Intention"))
+    process.write("\u{04}")
+    #expect(process.expect("Enter with nothing chosen"))
+    #expect(process.expect("Mood before"))
+    #expect(process.expect("not chosen"))
+    process.write("\r")
+    #expect(process.expect("Mood after"))
+    process.signal(SIGINT)
+    _ = process.wait()
+    #expect(f.show(id)["mood_before"] is NSNull)
+  }
+
+  /// jrnl's own journal file, given instead of its JSON export, is recognised: one error
+  /// that says how to export it, exit 2, nothing of the file repeated, the vault unchanged.
+  @Test func jrnlJournalFileRefused() {
+    let f = CLIFixture().initialise()
+    let file = f.home.write(
+      "journal.txt",
+      "[2026-11-01 20:00] First @psilocybin session, private words.\nThe room felt enormous.\n\n"
+        + "[2026-11-08 19:30] Integration walk.\nLighter shoulders.\n")
+    let result = f.run("import", file)
+    #expect(result.status == 2)
+    #expect(
+      result.stderr == """
+        journal: error: nothing was imported: this is a jrnl journal file, not its export
+        journal: hint: export it with "jrnl --export json > journal.json" and import that file
+
+        """)
+    #expect(f.sessions().isEmpty)
+  }
+
   /// A malformed file is refused whole, with its place, and the vault does not change.
   @Test func malformedImport() throws {
     let f = CLIFixture().initialise()

@@ -40,6 +40,19 @@ struct IndependentReaderTests {
     #expect((session["date"] as? String)?.hasPrefix("2026-11-20T18:00:00") == true)
   }
 
+  /// A mood before that was not recorded (a jrnl import) is stored as no tag 4 at all, and
+  /// the reader, as SECURITY.md says, gives it as null.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderMoodNotRecorded() throws {
+    let f = CLIFixture().initialise()
+    #expect(f.run("import", DataTests.jrnlFixture).status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.count == 4)
+    #expect(sessions.allSatisfy { $0["mood_before"] is NSNull }, "\(sessions)")
+  }
+
   /// The reader checks the ledger as SECURITY.md describes it: a vault after saves, edits, an
   /// undone deletion and a purge (keyless marks still in the trash) adds up; with a row
   /// deleted from the file, or a tombstone dropped, it does not.

@@ -69,4 +69,59 @@ import Testing
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
   }
+
+  /// `journal help nwe` is a usage error naming the nearest command, not the top-level help
+  /// with exit 0; `journal nwe` says the same; a word far from every command gets no guess
+  /// and is not repeated (it may be anything: ErrorPipelineTests).
+  @Test func unknownCommandSuggestsTheNearest() {
+    let f = CLIFixture()
+    let expected = """
+      journal: error: no command "nwe"; did you mean "new"?
+      journal: hint: run "journal help" to see the commands
+
+      """
+    for arguments in [["help", "nwe"], ["nwe"], ["nwe", "--intention", "private words"]] {
+      let result = f.cli.run(arguments)
+      #expect(result.status == 2, "\(arguments)")
+      #expect(result.stdout.isEmpty)
+      #expect(result.stderr == expected, "\(arguments)")
+    }
+    let nested = f.run("help", "reminders", "rnu")
+    #expect(nested.status == 2)
+    #expect(
+      nested.stderr.hasPrefix(
+        #"journal: error: no command "reminders rnu"; did you mean "reminders run"?"#))
+    let far = f.run("xyzzy")
+    #expect(far.status == 2)
+    #expect(
+      far.stderr == """
+        journal: error: there is no such command
+        journal: hint: run "journal help" to see the commands
+
+        """)
+    let help = f.run("help", "new")
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("journal new"))
+    #expect(f.run("help").status == 0)
+  }
+
+  /// A mistyped treatment gets the nearest known one, and what was typed is never repeated:
+  /// a substance's name is record content.
+  @Test func unknownTreatmentSuggestsTheNearest() {
+    let f = CLIFixture().initialise()
+    let result = f.run(
+      "new", "--intention", "to listen", "--mood-before", "5", "--treatment", "psilocibin")
+    #expect(result.status == 2)
+    #expect(
+      result.stderr == """
+        journal: error: unknown treatment; did you mean "psilocybin"?
+        journal: hint: choose one of psilocybin, mdma, ketamine, lsd, ayahuasca, mescaline, dmt, ibogaine, cannabis, or "other:<name>"
+
+        """)
+    let far = f.run("export", "--treatment", "my secret brew")
+    #expect(far.status == 2)
+    #expect(far.stderr.hasPrefix("journal: error: unknown treatment\n"))
+    #expect(!far.stderr.contains("secret"))
+    #expect(f.sessions().isEmpty)
+  }
 }

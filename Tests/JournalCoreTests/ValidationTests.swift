@@ -17,13 +17,20 @@ struct ValidationTests {
     }
   }
 
-  /// Known treatments in any case, custom ones as other:<name>, unknown ones refused.
+  /// Known treatments in any case, custom ones as other:<name>, unknown ones refused with
+  /// the nearest known one when there is one, and nothing of what was typed.
   @Test func treatments() throws {
     #expect(try Treatment.parse("MDMA") == .mdma)
     #expect(try Treatment.parse("other: San Pedro") == .other("San Pedro"))
     #expect(try Treatment.parse("other:5-MeO") == .other("5-MeO"))
-    #expect(throws: ValidationError.unknownTreatment("mushrooms")) {
+    #expect(throws: ValidationError.unknownTreatment(suggestion: nil)) {
       try Treatment.parse("mushrooms")
+    }
+    #expect(throws: ValidationError.unknownTreatment(suggestion: "psilocybin")) {
+      try Treatment.parse("psilocibin")
+    }
+    #expect(throws: ValidationError.unknownTreatment(suggestion: "mdma")) {
+      try Treatment.parse(" MDNA ")
     }
     #expect(throws: ValidationError.emptyCustomTreatment) { try Treatment.parse("other:") }
     #expect(Treatment(key: "other", customName: "x") == .other("x"))

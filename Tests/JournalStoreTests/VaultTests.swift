@@ -24,6 +24,22 @@ struct VaultTests {
     #expect(try reopened.session(session.id) == session)
   }
 
+  /// A session whose mood before was not recorded (imported from jrnl) is stored without
+  /// tag 4 and read back without one, in the session and in the list's summaries.
+  @Test func roundTripWithoutMoodBefore() throws {
+    let f = try StoreFixture()
+    let saved = try f.session(seed: 2)
+    let session = Session(
+      id: saved.id, date: saved.date, treatment: saved.treatment, dose: nil,
+      intention: saved.intention, moodBefore: nil, environment: nil, music: nil,
+      moodAfter: nil, reflection: "seen", created: saved.created, updated: saved.updated,
+      status: .complete)
+    try f.store.upsert(session)
+    #expect(try f.store.session(session.id) == session)
+    #expect(try f.store.session(session.id).moodBefore == nil)
+    #expect(try f.store.summaries().sessions == [session.summary])
+  }
+
   /// The directory is 0700 and the vault, WAL and SHM files 0600.
   @Test func permissions() throws {
     let f = try StoreFixture()
