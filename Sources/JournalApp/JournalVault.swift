@@ -17,12 +17,15 @@ public final class JournalVault {
   private init(
     path: String, vault: Vault, keys: VaultKeys, context: AppContext,
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil,
-    accept: ((any Error) throws -> Bool)? = nil
+    accept: ((any Error) throws -> Bool)? = nil, forListing: Bool = false
   ) throws {
     self.path = path
     self.vault = vault
     self.keys = keys
     self.context = context
+    self.witnesses = Witnesses(
+      record: VaultWitness(vault: path, environment: context.environment, keys: keys),
+      agent: agentWitness.map { ask in { stamp in ask(keys.vaultID, stamp) } })
     // Asked at most once, with the first thing found: the ledger's, then this computer's.
     var accepted = false
     let asking = accept.map { accept in
@@ -33,21 +36,50 @@ public final class JournalVault {
     }
     let storage: VaultStorage
     do {
-      storage = try VaultStorage(vault: vault, keys: keys, random: context.random, accept: asking)
+      storage = try VaultStorage(
+        vault: vault, keys: keys, random: context.random, accept: asking,
+        checkWhenListing: forListing)
     } catch StoreError.tampered(.rows) {
-      // Name the sessions, where this computer's record saw the rows the ledger stands for.
-      let named = VaultWitness(vault: path, environment: context.environment, keys: keys)?
-        .differences(in: vault)
-      throw StoreError.tampered(named ?? .rows)
+      throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
     self.store = storage
-    // This computer's record of the vault (a vault not yet protected has none to compare).
-    guard var stamp = storage.stamp else { return }
-    let witnesses = Witnesses(
-      record: VaultWitness(vault: path, environment: context.environment, keys: keys),
-      agent: agentWitness.map { ask in { stamp in ask(keys.vaultID, stamp) } })
+    self.vaultStorage = storage
+    if forListing {
+      // Checked by the first `list`, from its own pass over the rows.
+      witnessPending = true
+      return
+    }
+    try checkWitnesses(asking: asking, accepted: accepted)
+    self.acceptedChanges = accepted
+  }
+
+  /// This computer's witnesses of the vault's last state: its record on disk and, while
+  /// unlocked, the agent.
+  private let witnesses: Witnesses
+  /// The store behind `store`, for the ledger's stamp.
+  private let vaultStorage: VaultStorage
+  /// Whether the witnesses are still to be asked (a vault opened for listing).
+  private var witnessPending = false
+
+  /// The ledger's `rows` finding, session by session where this computer's record saw the
+  /// rows the ledger stands for.
+  private static func naming(_ tampering: Tampering, vault: Vault, witness: VaultWitness?)
+    -> StoreError
+  {
+    guard case .rows = tampering, let named = witness?.differences(in: vault) else {
+      return .tampered(tampering)
+    }
+    return .tampered(named)
+  }
+
+  /// Refuses a vault older than, or another than, what a witness of this computer saw, and
+  /// moves them forward to it; after `verify --accept`, records it as it is.
+  private func checkWitnesses(asking: ((any Error) throws -> Bool)?, accepted: Bool) throws {
+    // A vault not yet protected (one that could not be written) has no stamp to compare.
+    guard var stamp = vaultStorage.stamp else { return }
+    var trusted = accepted
     do {
-      if !accepted {
+      if !trusted {
         // Another journal may have written (and told its witnesses) since this one checked
         // the vault: a witness ahead of the stamp is checked again against the vault now.
         var tries = 0
@@ -57,7 +89,7 @@ public final class JournalVault {
             break
           } catch AppError.olderThanSeen(let seen, _) where tries < 3 {
             tries += 1
-            guard let now = try storage.recheck(), now.generation > stamp.generation else {
+            guard let now = try vaultStorage.recheck(), now.generation > stamp.generation else {
               throw AppError.olderThanSeen(seen: seen, found: stamp.generation)
             }
             stamp = now
@@ -66,15 +98,16 @@ public final class JournalVault {
       }
     } catch let error as AppError {
       guard let asking, try asking(error) else { throw error }
+      trusted = true
     }
-    if accepted {
+    if trusted {
       // Trusted as it is: stamped past anything a witness saw, so that none takes it for
       // older from now on.
-      stamp = try storage.restamp(after: witnesses.latest())
+      stamp = try vaultStorage.restamp(after: witnesses.latest())
       try witnesses.trust(stamp)
     }
-    storage.onStamp = { witnesses.advance(to: $0) }
-    self.acceptedChanges = accepted
+    let witnesses = self.witnesses
+    vaultStorage.onStamp = { witnesses.advance(to: $0) }
   }
 
   /// Whether opening trusted a vault that did not add up (`verify --accept`).
@@ -106,7 +139,7 @@ public final class JournalVault {
     agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil, tries: Int = 1,
     tryAgain: () -> Void = {}, accept: ((any Error) throws -> Bool)? = nil,
-    passphrase: () throws -> SecureBytes
+    forListing: Bool = false, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
@@ -116,7 +149,7 @@ public final class JournalVault {
     if let keys = agentKeys(vault.header.vaultID) {
       return try JournalVault(
         path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
-        accept: accept)
+        accept: accept, forListing: forListing)
     }
     var attempt = 1
     while true {
@@ -125,7 +158,7 @@ public final class JournalVault {
           header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
         return try JournalVault(
           path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
-          accept: accept)
+          accept: accept, forListing: forListing)
       } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
         guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
         attempt += 1
@@ -191,7 +224,17 @@ public final class JournalVault {
   public func list(
     needsReflection: Bool
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    try store.summaries(needsReflection: needsReflection)
+    let listed: (sessions: [SessionSummary], damaged: [SessionID])
+    do {
+      listed = try store.summaries(needsReflection: needsReflection)
+    } catch StoreError.tampered(.rows) {
+      throw Self.naming(.rows, vault: vault, witness: witnesses.record)
+    }
+    if witnessPending {
+      witnessPending = false
+      try checkWitnesses(asking: nil, accepted: false)
+    }
+    return listed
   }
 
   /// Checks that the session is waiting for reflection before asking for any.

@@ -64,8 +64,12 @@ public struct Runtime {
   /// Opens the vault, asking for the passphrase only once the file is known to be a vault.
   /// With integration prompts on, today's are shown once it is open.
   /// `accept` may trust a vault that is not as journal last left it (`verify --accept`).
+  ///
+  /// `forListing`: the vault's check is made by the first `list`, from its own pass over the
+  /// rows (the journal then reads them once).
   public func openVault(
-    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil
+    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil,
+    forListing: Bool = false
   ) throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
@@ -79,7 +83,8 @@ public struct Runtime {
           .witness(generation: stamp.generation, tag: stamp.tag)
           .map { LedgerStamp(generation: $0.generation, tag: $0.tag) }
       },
-      tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept
+      tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept,
+      forListing: forListing
     ) { try askPassphrase(prompt: prompt) }
     if arc { announceArc(journal) }
     return journal

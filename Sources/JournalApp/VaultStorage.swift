@@ -13,10 +13,11 @@ final class VaultStorage: SessionStorage {
 
   init(
     vault: Vault, keys: VaultKeys, random: some RandomSource,
-    accept: ((StoreError) throws -> Bool)? = nil
+    accept: ((StoreError) throws -> Bool)? = nil, checkWhenListing: Bool = false
   ) throws {
     self.vault = vault
-    self.store = try vault.sessions(keys: keys, random: random, accept: accept)
+    self.store = try vault.sessions(
+      keys: keys, random: random, accept: accept, checkWhenListing: checkWhenListing)
   }
 
   /// The ledger's stamp as this store last checked or wrote it; nil for a vault not yet

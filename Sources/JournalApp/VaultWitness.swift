@@ -65,7 +65,7 @@ struct VaultWitness {
   /// record saw the generation the vault still claims (rows changed behind its ledger's back);
   /// nil when that cannot be told.
   func differences(in vault: Vault) -> Tampering? {
-    guard let seen = try? read(), let seenRows = seen.rows,
+    guard let seen = try? read(rows: true), let seenRows = seen.rows,
       let stored = try? vault.ledgerStamp(), stored.generation == seen.generation,
       let now = try? vault.ledgerRows()
     else { return nil }
@@ -86,12 +86,15 @@ struct VaultWitness {
     }
   }
 
-  /// The stamp recorded, nil when this computer has none for the vault.
-  func read() throws -> LedgerStamp? {
+  /// The stamp recorded, nil when this computer has none for the vault; with `rows`, the
+  /// entries too (read and authenticated only when asked: every command reads the stamp).
+  func read(rows wanted: Bool = false) throws -> LedgerStamp? {
     guard try FileSafety.privateFile(path) else { return nil }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw AppError.witnessDamaged(path: path)
-    }
+    let handle = FileHandle(forReadingAtPath: path)
+    defer { try? handle?.close() }
+    guard let handle,
+      let data = try? (wanted ? handle.readToEnd() : handle.read(upToCount: Self.size))
+    else { throw AppError.witnessDamaged(path: path) }
     let bytes = Array(data)
     guard bytes.count >= Self.size, Array(bytes[0..<9]) == Self.magic,
       Array(bytes[9..<25]) == vaultID,
@@ -99,7 +102,7 @@ struct VaultWitness {
     else { throw AppError.witnessDamaged(path: path) }
     let generation = Self.number(bytes[25..<33])
     let stamp = LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
-    guard bytes.count > Self.size else { return stamp }
+    guard wanted, bytes.count > Self.size else { return stamp }
     // The entries: authenticated by the tag itself.
     guard bytes.count >= Self.size + 12 else { throw AppError.witnessDamaged(path: path) }
     let counts = (0..<3).map {

@@ -130,7 +130,11 @@ struct Ledger {
   /// the stamp with the rows it covers.
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
-    let view = try View.read(db)
+    try verify(try View.read(db), against: stamp)
+  }
+
+  /// Checks a view of the vault, read in one transaction with `stamp`, against it.
+  func verify(_ view: View, against stamp: Stamp) throws -> Stamp {
     if !view.inconsistent.isEmpty {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
@@ -210,17 +214,30 @@ struct Ledger {
     var rows = LedgerRows()
     var inconsistent: Set<SessionID> = []
 
+    /// Restored by an undo since the last keyed write: counted as still in the trash.
+    var undone: Set<SessionID> = []
+
+    /// The whole view: the trash, tombstones and agreement (`readAllButSessions`), then every
+    /// session, one range of the ledger's index per status.
     static func read(_ db: Database) throws -> View {
+      var view = try readAllButSessions(db)
+      for status in [SessionStatus.complete, .needsReflection] {
+        try scanSessions(db, status: status, skipping: view.undone, into: &view.rows.sessions)
+      }
+      return view
+    }
+
+    /// Everything but the sessions' entries, which `list` adds from its own pass over them
+    /// (SessionStore.summaries) instead of reading them twice.
+    static func readAllButSessions(_ db: Database) throws -> View {
       var view = View()
-      // Trash first: its outcomes decide how the session and tombstone rows count.
-      var undone: [SessionID: (status: UInt8, revision: UInt64)] = [:]
-      var waiting: Set<SessionID> = []
+      // The trash first (a few rows at most): its outcomes decide how the session and
+      // tombstone rows count.
       var purged: Set<SessionID> = []
       let trashRows = try Row.fetchAll(
         db,
         sql: """
-          SELECT id, status, revision, batch, deleted_at, purge_after, outcome,
-            length(summary) + length(body)
+          SELECT id, status, revision, batch, deleted_at, purge_after, outcome
           FROM trash ORDER BY id
           """)
       for row in trashRows {
@@ -237,49 +254,40 @@ struct Ledger {
           id: id, status: status, revision: UInt64(revision), batch: batch,
           deletedAt: deletedAt, purgeAfter: purgeAfter)
         switch outcome.text {
-        case nil: waiting.insert(id)
-        case "undone": undone[id] = (status, UInt64(revision))
-        case "purged":
-          purged.insert(id)
-          // A purge keeps no ciphertext.
-          if let stored = try? row.decode(Int64.self, atIndex: 7), stored != 0 {
-            view.inconsistent.insert(id)
-          }
+        case nil: break
+        case "undone": view.undone.insert(id)
+        case "purged": purged.insert(id)
         default: throw StoreError.tampered(.rows)
         }
       }
-      var live: Set<SessionID> = []
-      try scanSessions(db) { id, status, revision in
-        live.insert(id)
-        if let was = undone[id] {
-          // Restored by an undo: as the trash row said, or not the row that was deleted.
-          if was != (status, revision) { view.inconsistent.insert(id) }
-          return
-        }
-        if waiting.contains(id) || purged.contains(id) { view.inconsistent.insert(id) }
-        view.addSession(id: id, status: status, revision: revision)
-      }
-      for id in undone.keys where !live.contains(id) { view.inconsistent.insert(id) }
-      var buried: Set<SessionID> = []
       for text in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") {
         guard let id = SessionID(text) else { throw StoreError.tampered(.rows) }
-        buried.insert(id)
-        if live.contains(id) || waiting.contains(id) || undone[id] != nil {
-          view.inconsistent.insert(id)
-        }
-        if purged.contains(id) { continue }
-        view.addTombstone(id: id)
+        if !purged.contains(id) { view.addTombstone(id: id) }
       }
-      // A purge writes the tombstone with it.
-      view.inconsistent.formUnion(purged.subtracting(buried))
-      // A reminder belongs to a session waiting for reflection, or to a deletion in the trash.
-      for text in try String.fetchAll(
+      // Rows that disagree with each other, asked of SQLite: each query touches only the
+      // trash and reminder rows (a handful) and looks the others up by id.
+      let disagreeing = try String.fetchAll(
         db,
         sql: """
+          SELECT t.id FROM trash t WHERE
+            CASE t.outcome
+              WHEN 'undone' THEN
+                NOT EXISTS (SELECT 1 FROM session s
+                  WHERE s.id = t.id AND s.status = t.status AND s.revision = t.revision)
+                OR EXISTS (SELECT 1 FROM tombstone d WHERE d.id = t.id)
+              WHEN 'purged' THEN
+                NOT EXISTS (SELECT 1 FROM tombstone d WHERE d.id = t.id)
+                OR EXISTS (SELECT 1 FROM session s WHERE s.id = t.id)
+                OR length(t.summary) + length(t.body) > 0
+              ELSE
+                EXISTS (SELECT 1 FROM session s WHERE s.id = t.id)
+                OR EXISTS (SELECT 1 FROM tombstone d WHERE d.id = t.id)
+            END
+          UNION
           SELECT r.id FROM reminder r LEFT JOIN session s ON s.id = r.id
           WHERE s.id IS NULL OR s.status != 'needs_reflection'
           """)
-      {
+      for text in disagreeing {
         if let id = SessionID(text) { view.inconsistent.insert(id) }
       }
       return view
@@ -313,13 +321,22 @@ struct Ledger {
       id.withBytes { rows.tombstones.append(contentsOf: $0) }
     }
 
-    /// Every session row in the order of the `session_list` index (status, then id), with
-    /// SQLite's own calls: this runs at every keyed open.
-    private static func scanSessions(
-      _ db: Database, _ visit: (SessionID, UInt8, UInt64) throws -> Void
+    /// The entries of the sessions of one status, in order of id, appended to `entries`:
+    /// a range of the `session_ledger` index, with SQLite's own calls and nothing allocated
+    /// per row. This is the one pass over the whole vault at every keyed open and write (but
+    /// `list`'s, which makes the entries from its own pass). Rows restored by an undo since the
+    /// last keyed write (`skipping`) still count as in the trash. A status other than the two
+    /// is caught by the tag: its row is in neither range.
+    static func scanSessions(
+      _ db: Database, status: SessionStatus, skipping undone: Set<SessionID>,
+      into entries: inout [UInt8]
     ) throws {
       let statement = try db.makeStatement(
-        sql: "SELECT id, status, revision FROM session INDEXED BY session_list ORDER BY status, id")
+        sql: """
+          SELECT id, revision FROM session INDEXED BY session_ledger WHERE status = ?
+          ORDER BY id
+          """)
+      try statement.setArguments([status.rawValue])
       let handle = statement.sqliteStatement
       while true {
         let code = sqlite3_step(handle)
@@ -329,17 +346,57 @@ struct Ledger {
             resultCode: ResultCode(rawValue: code),
             message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
         }
-        guard let digits = sqlite3_column_text(handle, 0),
-          let id = SessionID(
-            storedDigits: UnsafeRawBufferPointer(
-              start: digits, count: Int(sqlite3_column_bytes(handle, 0)))),
-          let statusText = sqlite3_column_text(handle, 1),
-          let status = statusByte(String(cString: statusText)),
-          sqlite3_column_type(handle, 2) == SQLITE_INTEGER
+        guard let digits = sqlite3_column_text(handle, 0), sqlite3_column_bytes(handle, 0) == 32,
+          sqlite3_column_type(handle, 1) == SQLITE_INTEGER
         else { throw StoreError.tampered(.rows) }
-        let revision = sqlite3_column_int64(handle, 2)
-        guard revision >= 0 else { throw StoreError.tampered(.rows) }
-        try visit(id, status, UInt64(revision))
+        if !undone.isEmpty,
+          let id = SessionID(storedDigits: UnsafeRawBufferPointer(start: digits, count: 32)),
+          undone.contains(id)
+        {
+          continue
+        }
+        guard
+          appendEntry(
+            to: &entries, digits: digits, status: status, revision: sqlite3_column_int64(handle, 1))
+        else { throw StoreError.tampered(.rows) }
+      }
+    }
+
+    /// Appends one session's entry (0x01 ‖ id ‖ status ‖ revision) made from the id's 32 hex
+    /// digits as stored; false when they are not lowercase hex or the revision is negative.
+    static func appendEntry(
+      to entries: inout [UInt8], digits: UnsafePointer<UInt8>, status: SessionStatus,
+      revision: Int64
+    ) -> Bool {
+      guard revision >= 0 else { return false }
+      // Made on the stack, then copied in once: appending byte by byte, or growing the array
+      // first, cost more than the rest of the entry together.
+      var entry: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+      let valid = withUnsafeMutableBytes(of: &entry) { entry in
+        hexValues.withUnsafeBufferPointer { hex in
+          entry[0] = 1
+          var bad: UInt8 = 0
+          for index in 0..<16 {
+            let high = hex[Int(digits[2 * index])], low = hex[Int(digits[2 * index + 1])]
+            bad |= (high | low) & 0xF0
+            entry[1 + index] = high << 4 | (low & 0x0F)
+          }
+          entry[17] = status == .complete ? 2 : 1
+          entry.storeBytes(of: UInt64(revision).littleEndian, toByteOffset: 18, as: UInt64.self)
+          return bad == 0
+        }
+      }
+      withUnsafeBytes(of: &entry) { entries.append(contentsOf: $0.prefix(LedgerRows.sessionBytes)) }
+      return valid
+    }
+
+    /// Each byte's value as a lowercase hex digit, 0xFF for any other byte (the id column's
+    /// CHECK admits only lowercase hex).
+    private static let hexValues: [UInt8] = (0..<256).map { byte in
+      switch UInt8(byte) {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+      default: 0xFF
       }
     }
 

@@ -9,6 +9,9 @@ public final class SessionStore {
   private let vault: Vault
   private let cipher: RecordCipher
   private let ledger: Ledger
+  /// Whether the ledger is still to be checked, by the first `summaries` (a store opened for
+  /// `list`).
+  var checkWhenListing = false
   /// The ledger stamp this store last checked or wrote: a write that finds it unchanged need
   /// not check the whole vault again. Nil for a vault not yet protected (read-only).
   public private(set) var checked: LedgerStamp?
@@ -169,12 +172,22 @@ public final class SessionStore {
 
   /// The whole session with this id.
   public func session(_ id: SessionID) throws -> Session {
-    try read { db in try self.fetch(id, db) }
+    try checkIfListingDidNot()
+    return try read { db in try self.fetch(id, db) }
+  }
+
+  /// A store opened for listing checks the ledger in its first `summaries`; anything else
+  /// asked of it first checks it the ordinary way.
+  private func checkIfListingDidNot() throws {
+    guard checkWhenListing else { return }
+    checkWhenListing = false
+    try checkLedger()
   }
 
   /// The one session whose id starts with what the person typed (see `Vault.resolve`).
   public func resolve(_ text: String) throws -> SessionID {
-    try vault.resolve(text)
+    try checkIfListingDidNot()
+    return try vault.resolve(text)
   }
 
   /// Every session's summary, newest first, and the ids of rows that failed to open (by id).
@@ -182,19 +195,47 @@ public final class SessionStore {
   /// The rows are read with SQLite's own calls (GRDB's `Row` copied every column into a
   /// `Data` first) from the `session_list` index, in batches that a second thread opens while
   /// the next are read (SummaryPipeline).
+  ///
+  /// A store opened for listing (`Vault.sessions(…, checkWhenListing: true)`) checks the
+  /// ledger here, from this same pass over the rows, in the same read transaction: the
+  /// session entries the tag covers are made from the rows as they are read, so `list` reads
+  /// the vault once, not twice.
   public func summaries(
     status: SessionStatus? = nil
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    if checkWhenListing, try read({ db in try Ledger.stamp(db) }) == nil {
+      // Not protected yet (or its ledger lost): the whole check, which may protect it.
+      checkWhenListing = false
+      try checkLedger()
+    }
+    let checking = checkWhenListing
     let pipeline = SummaryPipeline(openers: try summaryOpeners())
     defer { pipeline.wait() }
+    var found: (stamp: LedgerStamp, view: Ledger.View, listed: [UInt8], rest: [UInt8])?
     try read { db in
+      var view: Ledger.View?
+      var stamp: LedgerStamp?
+      if checking {
+        stamp = try Ledger.stamp(db)
+        if stamp != nil { view = try Ledger.View.readAllButSessions(db) }
+      }
+      var listed: [UInt8] = []
+      // In the order of the list index (status, then id): the ledger's order.
       let statement = try db.makeStatement(
         sql: status == nil
-          ? "SELECT id, status, revision, summary FROM session"
-          : "SELECT id, status, revision, summary FROM session WHERE status = ?")
+          ? """
+          SELECT id, status, revision, summary FROM session INDEXED BY session_list
+          ORDER BY status, id
+          """
+          : """
+          SELECT id, status, revision, summary FROM session INDEXED BY session_list
+          WHERE status = ? ORDER BY id
+          """)
       if let status { try statement.setArguments([status.rawValue]) }
       let handle = statement.sqliteStatement
       var batch = SummaryBatch()
+      let entries = view != nil
+      let undone = view?.undone ?? []
       while true {
         let code = sqlite3_step(handle)
         if code == SQLITE_DONE { break }
@@ -204,18 +245,43 @@ public final class SessionStore {
             message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
         }
         let digits = Self.text(handle, 0)
+        let statusText = Self.text(handle, 1)
+        let revision = sqlite3_column_int64(handle, 2)
         guard
           let id = SessionID(storedDigits: digits)
             ?? SessionID(String(decoding: digits, as: UTF8.self))
-        else { continue }
-        batch.append(
-          id: id, status: Self.text(handle, 1), revision: sqlite3_column_int64(handle, 2),
-          sealed: Self.blob(handle, 3))
+        else {
+          if entries { throw StoreError.tampered(.rows) }
+          continue
+        }
+        if entries, undone.isEmpty || !undone.contains(id) {
+          guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
+            let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            Ledger.View.appendEntry(
+              to: &listed, digits: start, status: rowStatus, revision: revision)
+          else { throw StoreError.tampered(.rows) }
+        }
+        batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
         if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
       }
       _ = pipeline.submit(batch)
+      // The sessions of the other status, which the tag covers too.
+      var rest: [UInt8] = []
+      if let view, let status {
+        try Ledger.View.scanSessions(
+          db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
+          into: &rest)
+      }
+      if let stamp, let view { found = (stamp, view, listed, rest) }
     }
     let (sessions, damaged) = pipeline.finish()
+    if let (stamp, found, listed, rest) = found {
+      // "complete" sorts before "needs_reflection".
+      var view = found
+      view.rows.sessions = status == .needsReflection ? rest + listed : listed + rest
+      checked = try ledger.verify(view, against: stamp)
+      checkWhenListing = false
+    }
     // Damaged ids by id: the threads finish in no fixed order.
     return (Self.newestFirst(sessions), damaged.sorted())
   }
@@ -269,6 +335,7 @@ public final class SessionStore {
   /// Every whole session (for export and verify), in no order, and the ids of rows that
   /// failed to open.
   public func allSessions() throws -> (sessions: [Session], damaged: [SessionID]) {
+    try checkIfListingDidNot()
     var sessions: [Session] = []
     var damaged: [SessionID] = []
     try read { db in
@@ -329,7 +396,8 @@ public final class SessionStore {
 
   /// How many sessions the vault holds.
   public func count() throws -> Int {
-    try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }
+    try checkIfListingDidNot()
+    return try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }
   }
 
   // MARK: - Rows
@@ -419,6 +487,7 @@ public final class SessionStore {
   /// One keyed write: the vault is checked against its ledger first (unless this store checked
   /// the same stamp already), then changed, then stamped one generation on.
   private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    checkWhenListing = false
     var stamp: Ledger.Stamp?
     let result = try vault.write { db in
       let current = try Ledger.stamp(db)

@@ -20,7 +20,7 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let journal = try runtime.openVault()
+      let journal = try runtime.openVault(forListing: true)
       let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
       if json {
         try Runtime.output(Render.json(list: sessions, damaged: damaged))

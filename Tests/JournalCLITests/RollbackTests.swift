@@ -61,6 +61,25 @@ struct RollbackTests {
     #expect(f.sessions().count == 1)
   }
 
+  /// `list` checks the vault from its own pass over the rows: with --needs-reflection too,
+  /// where the session removed is one it does not show, and an undo and a purge made without
+  /// the key since the last write still add up.
+  @Test func listChecksWhatItDoesNotShow() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10m"]).initialise()
+    let complete = f.new()
+    #expect(f.run("reflect", complete, "--reflection", "done").status == 0)
+    let waiting = f.new(), other = f.new()
+    #expect(f.run("delete", other, "--yes").status == 0)
+    #expect(f.run("undo").status == 0)
+    #expect(f.run("list", "--needs-reflection").status == 0)
+    #expect(f.run("list").status == 0)
+    try f.tamper("DELETE FROM session WHERE id LIKE ?", [complete + "%"])
+    let result = f.run("list", "--needs-reflection")
+    #expect(result.status == 12, "\(result)")
+    #expect(result.stderr.contains(#"session "\#(complete.prefix(8))" is missing"#))
+    #expect(!result.stdout.contains(waiting.prefix(8)))
+  }
+
   /// 2. An older version of a session's body put back after an edit: the session is named.
   @Test func olderBodyPutBack() throws {
     let f = CLIFixture().initialise()
