@@ -34,7 +34,8 @@ extension Journal {
     @Option(help: "json (default), markdown or csv.")
     var format: ExportFormat = .json
     @Option(
-      help: ArgumentHelp("Write to this new file instead of standard output.", valueName: "file"))
+      help: ArgumentHelp("Write to this new file instead of standard output.", valueName: "file"),
+      completion: .file())
     var output: String?
     @Option(help: "Only sessions on or after this date.")
     var since: String?
@@ -42,7 +43,9 @@ extension Journal {
     var until: String?
     @Option(help: "Only sessions with this status: needs-reflection or complete.")
     var status: StatusChoice?
-    @Option(help: "Only sessions of this treatment (psilocybin, mdma, …, other).")
+    @Option(
+      help: "Only sessions of this treatment (psilocybin, mdma, …, other).",
+      completion: Completions.treatmentFilters)
     var treatment: String?
 
     func run() throws {
@@ -77,7 +80,8 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     @Argument(
-      help: ArgumentHelp("The file to import (\"-\" for standard input).", valueName: "file"))
+      help: ArgumentHelp("The file to import (\"-\" for standard input).", valueName: "file"),
+      completion: .file())
     var file: String
 
     @Flag(help: "Say what would change, and change nothing.")
@@ -107,7 +111,7 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The new file.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The new file.", valueName: "file"), completion: .file())
     var file: String
 
     func run() throws {

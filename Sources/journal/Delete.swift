@@ -18,7 +18,8 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "The sessions' ids, or any unique start of each.")
+    @Argument(
+      help: "The sessions' ids, or any unique start of each.", completion: Completions.sessionIDs)
     var ids: [String]
 
     @Flag(help: "Delete without asking for confirmation.")

@@ -9,7 +9,8 @@ struct FieldFlags: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "psilocybin (default), mdma, ketamine, lsd, ayahuasca, mescaline, "
-        + "dmt, ibogaine, cannabis, or other:<name>."))
+        + "dmt, ibogaine, cannabis, or other:<name>."),
+    completion: Completions.treatments)
   var treatment: String?
   @Option(help: ArgumentHelp(#"Free text, such as "2.5 g dried"."#))
   var dose: String?

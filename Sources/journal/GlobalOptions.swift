@@ -6,14 +6,16 @@ struct GlobalOptions: ParsableArguments {
     name: .long,
     help: ArgumentHelp(
       "The vault file (default: $JOURNAL_VAULT, else "
-        + "$XDG_DATA_HOME/journal/vault.db).", valueName: "path"))
+        + "$XDG_DATA_HOME/journal/vault.db).", valueName: "path"),
+    completion: .file())
   var vault: String?
 
   @Option(
     name: .long,
     help: ArgumentHelp(
       "Read the passphrase from the first line of this file (0600). Also JOURNAL_PASSPHRASE_FILE.",
-      valueName: "path"))
+      valueName: "path"),
+    completion: .file())
   var passphraseFile: String?
 
   @Option(

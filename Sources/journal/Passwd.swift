@@ -13,7 +13,8 @@ extension Journal {
     @Option(
       help: ArgumentHelp(
         "Read the new passphrase from this file (0600). Also JOURNAL_NEW_PASSPHRASE_FILE.",
-        valueName: "path"))
+        valueName: "path"),
+      completion: .file())
     var newPassphraseFile: String?
 
     @Option(help: "Also change the key-derivation strength: interactive, moderate, sensitive.")

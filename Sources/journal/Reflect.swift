@@ -14,7 +14,8 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "The session's id, or any unique start of it.")
+    @Argument(
+      help: "The session's id, or any unique start of it.", completion: Completions.sessionIDs)
     var id: String
 
     @Flag(help: "Write the reflection in $VISUAL or $EDITOR. Also JOURNAL_EDITOR=1.")

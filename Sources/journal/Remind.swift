@@ -17,7 +17,8 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "The session's id, or any unique start of it.")
+    @Argument(
+      help: "The session's id, or any unique start of it.", completion: Completions.sessionIDs)
     var id: String
 
     @Option(

@@ -11,7 +11,8 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "The session's id, or any unique start of it.")
+    @Argument(
+      help: "The session's id, or any unique start of it.", completion: Completions.sessionIDs)
     var id: String
 
     @Flag(help: "Print JSON (its fields are in \(Manual.pointer), JSON OUTPUT).")

@@ -200,27 +200,3 @@ import Testing
     #expect(result.stdout.contains("needs reflection"))
   }
 }
-
-/// Shell completions come from the same command definitions as --help.
-@Suite struct CompletionTests {
-  @Test(arguments: ["bash", "zsh", "fish"])
-  func completionScriptsNameEveryCommand(shell: String) {
-    let f = CLIFixture()
-    let result = f.run("--generate-completion-script", shell)
-    #expect(result.status == 0)
-    for command in ["reflect", "trends", "reminders", "passwd", "unlock"] {
-      #expect(result.stdout.contains(command), "\(shell) lacks \(command)")
-    }
-    #expect(result.stdout.contains(shell == "fish" ? "'plain'" : "--plain"))
-  }
-
-  /// The bash script is valid bash and registers a completion for journal.
-  @Test func bashLoadsTheScript() throws {
-    let f = CLIFixture()
-    let script = f.home.write("journal.bash", f.run("--generate-completion-script", "bash").stdout)
-    let result = f.cli.runProgram(
-      ["/bin/bash", "-c", "source \(script) && complete -p journal"])
-    #expect(result.status == 0, "\(result)")
-    #expect(result.stdout.contains("journal"))
-  }
-}
