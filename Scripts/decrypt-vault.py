@@ -27,6 +27,8 @@ MOODS = {"mood_before", "mood_after"}
 # Tag 4 (mood before) may be absent: not recorded (a session imported from jrnl). A reader
 # gives an absent mood as null, never a number.
 REQUIRED = {"date", "treatment", "status", "created", "updated", "intention"}
+TREATMENTS = {"psilocybin", "mdma", "ketamine", "lsd", "ayahuasca", "mescaline", "dmt",
+              "ibogaine", "cannabis", "other"}
 
 
 def kdf_subkey(master, subkey_id, context):
@@ -104,14 +106,20 @@ def ledger_problem(db, vault_id, ledger_key):
 def fields(plain, tags):
     if not plain or plain[0] != 1:
         raise ValueError("unknown record version")
-    out, offset = {}, 1
+    out, offset, previous = {}, 1, 0
     while offset < len(plain):
+        if len(plain) - offset < 5:
+            raise ValueError("malformed field")
         tag, length = plain[offset], struct.unpack("<I", plain[offset + 1:offset + 5])[0]
         value = plain[offset + 5:offset + 5 + length]
-        if tag not in tags or tags[tag] in out or len(value) != length:
+        # Tags strictly ascend (so none repeats); a length past the end is damage.
+        if tag not in tags or tag <= previous or len(value) != length:
             raise ValueError("malformed field")
+        previous = tag
         name = tags[tag]
         if name in TIMES:
+            if length != 8:
+                raise ValueError("a time is 8 bytes")
             ms = struct.unpack("<q", value)[0]
             out[name] = datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
         elif name in MOODS:
@@ -126,8 +134,14 @@ def fields(plain, tags):
 
 def main():
     path = sys.argv[1]
-    passphrase = (sys.stdin.readline() if not sys.stdin.isatty()
-                  else getpass.getpass("Passphrase: ")).rstrip("\r\n").encode()
+    # The first line: the bytes before the first "\n" (all of them without one), less one "\r"
+    # at its end; nothing else is trimmed (SECURITY.md, "Key header").
+    if sys.stdin.isatty():
+        passphrase = getpass.getpass("Passphrase: ").encode()
+    else:
+        passphrase = sys.stdin.buffer.read().split(b"\n", 1)[0]
+        if passphrase.endswith(b"\r"):
+            passphrase = passphrase[:-1]
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
@@ -158,6 +172,14 @@ def main():
             s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), BODY_TAGS))
             if not REQUIRED <= s.keys() or s["status"] != status:
                 raise ValueError("missing field or status mismatch")
+            # A known treatment; a name with "other" and only with it; complete exactly when
+            # reflected on.
+            if s["treatment"] not in TREATMENTS or s["status"] not in STATUS_BYTE:
+                raise ValueError("unknown treatment or status")
+            if ("treatment_name" in s) != (s["treatment"] == "other"):
+                raise ValueError("treatment name without other, or other without a name")
+            if (s["status"] == "complete") != ("reflection" in s):
+                raise ValueError("status does not match the reflection")
             for mood in MOODS:
                 s.setdefault(mood, None)
             sessions.append(dict(s, id=sid))

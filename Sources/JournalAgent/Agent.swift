@@ -140,6 +140,7 @@ public final class Agent {
       let command = AgentProtocol.Command(rawValue: header[5])
     else {
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.malformed.rawValue, []))
+      Self.drain(client)
       return true
     }
     let payload = length == 0 ? [] : AgentProtocol.read(client, count: length, timeout: 1)
@@ -149,6 +150,11 @@ public final class Agent {
     }
     switch command {
     case .keys:
+      // A vault id is 16 bytes: anything else is a malformed request, not another vault.
+      guard payload.count == vaultID.count else {
+        AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.malformed.rawValue, []))
+        return true
+      }
       guard payload == vaultID else {
         AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.otherVault.rawValue, []))
         return true
@@ -176,6 +182,25 @@ public final class Agent {
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, seen ?? []))
     }
     return true
+  }
+
+  /// After an error answer to a request whose payload was not read: reads what the client
+  /// sent, for at most a second and 64 KiB, so that closing does not reset the connection
+  /// (a close with unread data sends a reset, which can discard the answer before the client
+  /// reads it).
+  static func drain(_ client: Int32) {
+    Glibc.shutdown(client, Int32(SHUT_WR))
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var total = 0
+    let deadline = Date().addingTimeInterval(1)
+    while total < 65536 {
+      var descriptor = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+      let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+      guard poll(&descriptor, 1, left) > 0 else { return }
+      let count = Glibc.read(client, &buffer, buffer.count)
+      guard count > 0 else { return }
+      total += count
+    }
   }
 
   /// The generation of a witness payload (its first 8 bytes, little-endian).

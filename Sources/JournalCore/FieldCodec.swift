@@ -3,8 +3,9 @@ import Foundation
 /// The one TLV layout of every sealed plaintext (SECURITY.md, "Record layout" and "Draft
 /// files"): a version byte, then fields as tag (1 byte) ‖ length (4 bytes, little-endian) ‖
 /// value. Times are milliseconds since 1970-01-01 UTC as signed 64-bit little-endian; moods
-/// one byte; texts UTF-8. Unknown tags, tags a layout does not allow, repeated tags and
-/// lengths past the end are errors: a reader must not guess.
+/// one byte; texts UTF-8. Tags strictly ascend. Unknown tags, tags a layout does not allow,
+/// tags out of order (a repeated one among them) and lengths past the end are errors: a
+/// reader must not guess.
 ///
 /// The session's two columns (RecordCodec) and a draft (DraftCodec) are layouts over it:
 /// which tags each holds, and which are required.
@@ -72,10 +73,12 @@ public enum FieldCodec {
     guard bytes.first == version else { throw Malformed() }
     var fields = Fields()
     var offset = 1
+    var previous: UInt8 = 0
     while offset < bytes.count {
       guard bytes.count - offset >= 5, let tag = Tag(rawValue: bytes[offset]),
-        allowed.contains(tag), fields[tag] == nil
+        allowed.contains(tag), tag.rawValue > previous
       else { throw Malformed() }
+      previous = tag.rawValue
       let count =
         Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) << 16
         | Int(bytes[offset + 4]) << 24

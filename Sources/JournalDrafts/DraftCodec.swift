@@ -55,9 +55,9 @@ public enum DraftCodec {
     draft.date = try FieldCodec.time(fields[.date])
     if let key = try FieldCodec.text(fields[.treatment]) {
       let name = try FieldCodec.text(fields[.treatmentName])
-      guard let treatment = Treatment(key: key, customName: name) else {
-        throw FieldCodec.Malformed()
-      }
+      // A name comes with "other" and only with it, as in the session columns.
+      guard name == nil || key == "other", let treatment = Treatment(key: key, customName: name)
+      else { throw FieldCodec.Malformed() }
       draft.treatment = treatment
     }
     draft.moodBefore = try FieldCodec.mood(fields[.moodBefore])

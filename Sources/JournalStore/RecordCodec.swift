@@ -58,12 +58,13 @@ public enum RecordCodec {
   }
 
   /// The treatment from its key and custom name, matching the key's bytes: `list` reads one
-  /// per session, and making a String of each key only to compare it cost more. Like
-  /// `Treatment(key:customName:)`, a named treatment ignores a (valid) custom name.
+  /// per session, and making a String of each key only to compare it cost more. A name
+  /// comes with `other` and only with it (SECURITY.md): either way round is damage.
   private static func treatment(_ fields: Fields) throws -> Treatment? {
     guard let key = fields[.treatment] else { return nil }
     let name = try text(fields[.treatmentName])
     if equal(key, otherKey) { return name.map { .other($0) } }
+    guard name == nil else { throw Malformed() }
     return treatmentKeys.first { equal(key, $0.key) }?.treatment
   }
 

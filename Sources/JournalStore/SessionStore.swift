@@ -448,7 +448,10 @@ public final class SessionStore {
       ) { plain in
         try RecordCodec.decodeBody(plain)
       }
-      guard let intention = body.intention else { throw CryptoError.malformedPlaintext }
+      // Complete exactly when reflected on (SECURITY.md): either way round is damage.
+      guard let intention = body.intention,
+        (summary.status == .complete) == (body.reflection != nil)
+      else { throw CryptoError.malformedPlaintext }
       return Session(
         id: id, date: summary.date, treatment: summary.treatment, dose: body.dose,
         intention: intention, moodBefore: summary.moodBefore, environment: body.environment,

@@ -87,6 +87,37 @@ import Testing
     #expect(agent.client.witness(generation: 7, tag: [1, 2]) == nil)
   }
 
+  /// Requests that do not follow the protocol get the error answer, readable before the
+  /// connection closes: a keys request whose payload is not 16 bytes is malformed (not
+  /// "another vault"), and so is a request longer than 64 bytes, even with its bytes unread.
+  @Test func malformedRequestsAreAnswered() throws {
+    let agent = try Running(idle: 600, lifetime: 7200)
+    func ask(_ bytes: [UInt8]) -> UInt8? {
+      guard var address = AgentProtocol.address(agent.socket) else { return nil }
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      defer { close(fd) }
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      guard connected == 0 else { return nil }
+      AgentProtocol.write(fd, bytes)
+      return AgentProtocol.read(fd, count: AgentProtocol.headerBytes, timeout: 2)?[5]
+    }
+    let malformed = AgentProtocol.Code.malformed.rawValue
+    for count in [0, 15, 17] {
+      let request = AgentProtocol.frame(
+        AgentProtocol.Command.keys.rawValue, [UInt8](repeating: 0x42, count: count))
+      #expect(ask(request) == malformed, "\(count) bytes")
+    }
+    let oversized =
+      AgentProtocol.header(AgentProtocol.Command.status.rawValue, count: 4000)
+      + [UInt8](repeating: 7, count: 4000)
+    #expect(ask(oversized) == malformed)
+    #expect(agent.askForKey() == agent.key)
+  }
+
   @Test func otherVaultAndLock() throws {
     let agent = try Running(idle: 600, lifetime: 7200)
     #expect(agent.client.keys(vaultID: [UInt8](repeating: 1, count: 16)) == nil)

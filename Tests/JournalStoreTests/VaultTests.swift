@@ -167,6 +167,44 @@ struct VaultTests {
     #expect(throws: StoreError.damagedRecord(id: a.id.short)) { try f.store.session(a.id) }
   }
 
+  /// Sealed correctly but not as SECURITY.md allows (written by another program holding the
+  /// key, say): a complete session without a reflection, and a treatment name beside a named
+  /// treatment, are damage, not something to show.
+  @Test func sealedButNotAllowed() throws {
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1), b = try f.session(seed: 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let cipher = try RecordCipher(keys: f.keys, random: f.random)
+    let queue = try DatabaseQueue(path: f.path)
+    func put(_ id: SessionID, _ column: String, _ plain: [UInt8]) throws {
+      try queue.write { db in
+        let revision =
+          try Int64.fetchOne(
+            db, sql: "SELECT revision FROM session WHERE id = ?", arguments: [id.hex]) ?? 0
+        let sealed = try cipher.seal(
+          plain, id: id.bytes, column: column == "summary" ? .summary : .body,
+          revision: UInt64(revision))
+        try db.execute(
+          sql: "UPDATE session SET \(column) = ? WHERE id = ?", arguments: [Data(sealed), id.hex])
+      }
+    }
+    // a: complete, and its body without the reflection
+    let unreflected = try f.session(seed: 1, reflection: nil)
+    try put(a.id, "body", RecordCodec.encodeBody(unreflected))
+    #expect(throws: StoreError.damagedRecord(id: a.id.short)) { try f.store.session(a.id) }
+    // b: "lsd" with a custom name
+    var summary: [UInt8] = [1]
+    FieldCodec.put(.date, time: b.date, into: &summary)
+    FieldCodec.put(.treatment, text: "lsd", into: &summary)
+    FieldCodec.put(.treatmentName, text: "a name", into: &summary)
+    FieldCodec.put(.status, text: b.status.rawValue, into: &summary)
+    FieldCodec.put(.created, time: b.created, into: &summary)
+    FieldCodec.put(.updated, time: b.updated, into: &summary)
+    try put(b.id, "summary", summary)
+    #expect(throws: StoreError.damagedRecord(id: b.id.short)) { try f.store.session(b.id) }
+  }
+
   /// Id prefixes resolve to one session, or are reported as unknown or ambiguous.
   @Test func prefixes() throws {
     let f = try StoreFixture()
