@@ -26,7 +26,7 @@ public struct ExportFilter: Sendable {
     self.treatment = treatment
   }
 
-  public func includes(_ s: Session) -> Bool {
+  public func includes(_ s: SessionSummary) -> Bool {
     if let since, s.date < since { return false }
     if let until, s.date > until { return false }
     if let status, s.status != status { return false }
@@ -45,34 +45,89 @@ public enum Export {
   public static let formatName = "journal-export"
   public static let version = 1
 
-  /// Renders sessions (oldest first, which reads like a diary) in `format`.
+  /// Renders sessions (oldest first, which reads like a diary) in `format`: the whole export
+  /// at once, exactly what `Writer` streams.
   public static func render(
     _ sessions: [Session], as format: ExportFormat, exported: Date, timeZone: TimeZone
   ) -> String {
     let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
-    switch format {
-    case .json: return json(ordered, exported: exported)
-    case .csv: return csv(ordered)
-    case .markdown: return markdown(ordered, exported: exported, timeZone: timeZone)
-    }
-  }
-
-  // MARK: - JSON
-
-  /// The export document: its format name and version, when, and every session's
-  /// SessionDocument (what `import` reads back).
-  struct Document: Encodable {
-    let format: String
-    let version: Int
-    let exported: String
-    let sessions: [SessionDocument]
+    var writer = Writer(format: format, exported: exported, timeZone: timeZone)
+    var bytes = writer.begin(count: ordered.count)
+    for session in ordered { bytes += writer.add(session) }
+    bytes += writer.end()
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   public static func json(_ sessions: [Session], exported: Date) -> String {
-    SessionDocument.text(
-      Document(
-        format: formatName, version: version, exported: ISO8601.string(exported),
-        sessions: sessions.map { SessionDocument($0, shortID: false) }))
+    render(sessions, as: .json, exported: exported, timeZone: .gmt)
+  }
+
+  /// An export written a session at a time, in the order given (oldest first): `begin`, then
+  /// `add` for each session, then `end`, each returning the next bytes. What it keeps between
+  /// calls does not grow with the sessions.
+  public struct Writer {
+    let format: ExportFormat
+    let exported: Date
+    let display: DisplayFormat
+    private var json = JSONWriter()
+
+    public init(format: ExportFormat, exported: Date, timeZone: TimeZone) {
+      self.format = format
+      self.exported = exported
+      self.display = DisplayFormat(timeZone: timeZone)
+    }
+
+    /// The export's opening, for `count` sessions.
+    public mutating func begin(count: Int) -> [UInt8] {
+      switch format {
+      case .json:
+        // The document's keys sorted, as SessionDocument.text writes them.
+        json.beginObject()
+        json.key("exported")
+        json.value(ISO8601.string(exported))
+        json.key("format")
+        json.value(formatName)
+        json.key("sessions")
+        json.beginArray()
+        return take()
+      case .csv:
+        return Array((csvColumns.joined(separator: ",") + "\r\n").utf8)
+      case .markdown:
+        let noun = count == 1 ? "session" : "sessions"
+        return Array("# Journal\n\nExported \(display.dateTime(exported)) · \(count) \(noun)".utf8)
+      }
+    }
+
+    /// One session's part.
+    public mutating func add(_ session: Session) -> [UInt8] {
+      switch format {
+      case .json:
+        SessionDocument(session, shortID: false).write(to: &json)
+        return take()
+      case .csv: return Array(csvRow(session).utf8)
+      case .markdown: return Array(("\n\n" + markdown(session, display)).utf8)
+      }
+    }
+
+    /// The export's close.
+    public mutating func end() -> [UInt8] {
+      switch format {
+      case .json:
+        json.endArray()
+        json.key("version")
+        json.value(version)
+        json.endObject()
+        json.bytes.append(0x0A)
+        return take()
+      case .csv: return []
+      case .markdown: return [0x0A]
+      }
+    }
+
+    private mutating func take() -> [UInt8] {
+      defer { json.bytes.removeAll(keepingCapacity: true) }
+      return json.bytes
+    }
   }
 
   // MARK: - CSV
@@ -82,18 +137,15 @@ public enum Export {
     "environment", "music", "mood_after", "reflection", "status", "created", "updated",
   ]
 
-  static func csv(_ sessions: [Session]) -> String {
-    var out = csvColumns.joined(separator: ",") + "\r\n"
-    for s in sessions {
-      let cells: [String?] = [
-        s.id.hex, DisplayFormat.iso8601(s.date), s.treatment.key, s.treatment.customName, s.dose,
-        s.intention, s.moodBefore.map { String($0.value) }, s.environment, s.music,
-        s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
-        DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
-      ]
-      out += cells.map { csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
-    }
-    return out
+  /// One session's CSV line, with its CRLF.
+  static func csvRow(_ s: Session) -> String {
+    let cells: [String?] = [
+      s.id.hex, DisplayFormat.iso8601(s.date), s.treatment.key, s.treatment.customName, s.dose,
+      s.intention, s.moodBefore.map { String($0.value) }, s.environment, s.music,
+      s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
+      DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
+    ]
+    return cells.map { csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
   }
 
   /// One RFC 4180 cell. A text a spreadsheet would run as a formula (starting with =, +, -,
@@ -111,28 +163,24 @@ public enum Export {
 
   // MARK: - Markdown
 
-  static func markdown(_ sessions: [Session], exported: Date, timeZone: TimeZone) -> String {
-    let format = DisplayFormat(timeZone: timeZone)
-    let noun = sessions.count == 1 ? "session" : "sessions"
-    var blocks = ["# Journal", "Exported \(format.dateTime(exported)) · \(sessions.count) \(noun)"]
-    for s in sessions {
-      blocks.append("---")
-      blocks.append(
-        "## \(format.dateTime(s.date)) · \(s.treatment.displayName)"
-          + (s.dose.map { " · \($0)" } ?? ""))
-      let status = s.status.label.prefix(1).uppercased() + s.status.label.dropFirst()
-      let moods =
-        "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
-        + (s.moodAfter.map { " → \($0.value)" } ?? "")
-      blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
-      blocks += ["### Before", "**Intention**", s.intention]
-      if s.environment != nil || s.music != nil {
-        blocks.append("### Setting")
-        if let environment = s.environment { blocks.append("**Environment:** \(environment)") }
-        if let music = s.music { blocks.append("**Music:** \(music)") }
-      }
-      if let reflection = s.reflection { blocks += ["### Reflection", reflection] }
+  /// One session's Markdown blocks, from its rule on.
+  static func markdown(_ s: Session, _ format: DisplayFormat) -> String {
+    var blocks = ["---"]
+    blocks.append(
+      "## \(format.dateTime(s.date)) · \(s.treatment.displayName)"
+        + (s.dose.map { " · \($0)" } ?? ""))
+    let status = s.status.label.prefix(1).uppercased() + s.status.label.dropFirst()
+    let moods =
+      "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
+      + (s.moodAfter.map { " → \($0.value)" } ?? "")
+    blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
+    blocks += ["### Before", "**Intention**", s.intention]
+    if s.environment != nil || s.music != nil {
+      blocks.append("### Setting")
+      if let environment = s.environment { blocks.append("**Environment:** \(environment)") }
+      if let music = s.music { blocks.append("**Music:** \(music)") }
     }
-    return blocks.joined(separator: "\n\n") + "\n"
+    if let reflection = s.reflection { blocks += ["### Reflection", reflection] }
+    return blocks.joined(separator: "\n\n")
   }
 }

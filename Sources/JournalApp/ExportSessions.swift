@@ -37,16 +37,30 @@ public enum ExportSessions {
     return filter
   }
 
-  /// The sessions the filter takes, rendered in `format`, and the ids of rows that could not
-  /// be opened.
+  /// Writes the sessions the filter takes in `format` to `destination` a session at a time,
+  /// as they are read (memory does not grow with the journal); how many, and the ids of rows
+  /// that could not be opened. The output file is made only once the vault is open, and
+  /// removed if the export fails half-way.
   public static func export(
-    _ filter: ExportFilter, as format: ExportFormat, _ runtime: Runtime
-  ) throws -> (text: String, count: Int, damaged: [SessionID]) {
+    _ filter: ExportFilter, as format: ExportFormat, to destination: OutputFile.Destination,
+    _ runtime: Runtime
+  ) throws -> (count: Int, damaged: [SessionID]) {
     let journal = try runtime.openVault()
-    let (sessions, damaged) = try journal.export(filter)
-    let text = Export.render(
-      sessions, as: format, exported: runtime.context.now(), timeZone: runtime.context.timeZone)
-    return (text, sessions.count, damaged)
+    var writer = Export.Writer(
+      format: format, exported: runtime.context.now(), timeZone: runtime.context.timeZone)
+    var output: OutputFile?
+    var count = 0
+    let damaged = try journal.export(filter) { total in
+      Report.note("the export is not encrypted: keep it somewhere private, and delete it when done")
+      output = try OutputFile(destination)
+      try output?.write(writer.begin(count: total))
+    } _: { session in
+      try output?.write(writer.add(session))
+      count += 1
+    }
+    try output?.write(writer.end())
+    try output?.finish()
+    return (count, damaged)
   }
 
   /// What an import found.

@@ -274,10 +274,31 @@ public final class JournalVault {
 
   // MARK: - Export, import, backup, verify
 
-  /// Every readable session the filter takes, and the ids of rows that failed to open.
-  public func export(_ filter: ExportFilter) throws -> (sessions: [Session], damaged: [SessionID]) {
-    let (all, damaged) = try store.allSessions()
-    return (all.filter(filter.includes), damaged)
+  /// Every readable session the filter takes, oldest first, handed to `body` one at a time
+  /// after `begin` is told how many there are; the ids of rows that failed to open.
+  public func export(
+    _ filter: ExportFilter, begin: (Int) throws -> Void, _ body: (Session) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSessions(
+      order: .oldestFirst, include: { filter.includes($0) },
+      begin: { count, _ in try begin(count) },
+      body)
+  }
+
+  /// The summaries (all, or those waiting for reflection), newest first unless `order` says
+  /// otherwise, handed to `body` one at a time after `begin` is told the ids of rows that
+  /// failed to open; all of those.
+  public func streamList(
+    needsReflection: Bool, order: ReadOrder = .newestFirst,
+    begin: ([SessionID]) throws -> Void = { _ in }, _ body: (SessionSummary) throws -> Void
+  ) throws -> [SessionID] {
+    do {
+      return try store.streamSummaries(
+        needsReflection: needsReflection, order: order, include: { _ in true },
+        begin: { _, damaged in try begin(damaged) }, body)
+    } catch StoreError.tampered(.rows) {
+      throw Self.naming(.rows, vault: vault, witness: witnesses.record)
+    }
   }
 
   /// Brings sessions in, all or nothing (see SessionStore.importSessions).
@@ -295,9 +316,8 @@ public final class JournalVault {
   /// Opens every session's two sealed columns and checks the file's structure.
   public func verify() throws -> Verification {
     let problem = try vault.structureProblem()
-    let (sessions, damaged) = try store.allSessions()
-    return Verification(
-      intact: sessions.count, damaged: damaged.sorted(), structureProblem: problem)
+    let (intact, damaged) = try store.openEvery()
+    return Verification(intact: intact, damaged: damaged, structureProblem: problem)
   }
 
   /// A consistent, still-sealed copy of the vault at a new path. Needs no passphrase.

@@ -1,19 +1,92 @@
 import Glibc
 import JournalSystem
 
-/// Plaintext written to a file the person names (exports): created new, 0600, never
-/// through a symbolic link, never over an existing file.
-public enum OutputFile {
-  public static func write(_ text: String, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      if errno == EEXIST { throw AppError.outputExists(path: path) }
-      throw AppError.outputUnwritable(path: path, errno: errno)
+/// Where a streamed export goes: standard output, or a file the person names (created new,
+/// 0600, never through a symbolic link, never over an existing file). Bytes are gathered
+/// into 64 KiB and written; the buffer is wiped after each write. A file not finished (the
+/// export failed half-way) is removed, so no half export is left behind.
+public final class OutputFile {
+  /// Standard output, or the path of a new file.
+  public enum Destination: Sendable {
+    case standardOutput
+    case file(String)
+  }
+
+  private let destination: Destination
+  private let fd: Int32
+  private var buffer: [UInt8] = []
+  /// Whether the file this made is to be removed when it goes (not finished). False until
+  /// the file is made: a file that was already there is never touched.
+  private var removeFile = false
+  private static let chunk = 64 * 1024
+
+  public init(_ destination: Destination) throws {
+    self.destination = destination
+    switch destination {
+    case .standardOutput:
+      fd = -1
+    case .file(let path):
+      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      guard fd >= 0 else {
+        if errno == EEXIST { throw AppError.outputExists(path: path) }
+        throw AppError.outputUnwritable(path: path, errno: errno)
+      }
+      removeFile = true
     }
-    var bytes = Array(text.utf8)
-    defer { for index in bytes.indices { bytes[index] = 0 } }
-    if let error = FileSafety.writeAndSync(fd, bytes, removingOnFailure: path) {
-      throw AppError.outputUnwritable(path: path, errno: error)
+    buffer.reserveCapacity(Self.chunk)
+  }
+
+  /// Writes `bytes` (once 64 KiB have gathered).
+  public func write(_ bytes: [UInt8]) throws {
+    buffer.append(contentsOf: bytes)
+    if buffer.count >= Self.chunk { try flush() }
+  }
+
+  /// Writes what is left and, for a file, makes it durable and closes it.
+  public func finish() throws {
+    try flush()
+    guard case .file(let path) = destination else { return }
+    removeFile = false
+    let failed = fsync(fd) != 0
+    let code = errno
+    close(fd)
+    if failed {
+      unlink(path)
+      throw AppError.outputUnwritable(path: path, errno: code)
     }
+  }
+
+  deinit {
+    wipe()
+    guard removeFile, case .file(let path) = destination else { return }
+    close(fd)
+    unlink(path)
+  }
+
+  private func flush() throws {
+    defer { wipe() }
+    switch destination {
+    case .standardOutput:
+      try Runtime.output(buffer)
+    case .file(let path):
+      var written = 0
+      while written < buffer.count {
+        let count = buffer.withUnsafeBytes { raw in
+          Glibc.write(
+            fd, UnsafeRawBufferPointer(rebasing: raw[written...]).baseAddress, raw.count - written)
+        }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else {
+          throw AppError.outputUnwritable(path: path, errno: count < 0 ? errno : EIO)
+        }
+        written += count
+      }
+    }
+  }
+
+  /// Zeros the buffer (it held plaintext) and empties it, keeping its capacity.
+  private func wipe() {
+    for index in buffer.indices { buffer[index] = 0 }
+    buffer.removeAll(keepingCapacity: true)
   }
 }

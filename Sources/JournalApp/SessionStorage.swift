@@ -15,8 +15,29 @@ public protocol SessionStorage: AnyObject {
   /// The whole session with this id.
   func session(_ id: SessionID) throws -> Session
 
-  /// Every readable session, and the ids of rows that could not be opened.
-  func allSessions() throws -> (sessions: [Session], damaged: [SessionID])
+  /// The summaries (only those waiting for reflection, or all) that `include` takes, handed
+  /// to `body` one at a time in `order` (`begin` told first how many, and which rows could
+  /// not be opened so far); the ids of rows that could not be opened. Memory
+  /// does not grow with the journal beyond a few bytes a session.
+  func streamSummaries(
+    needsReflection: Bool, order: ReadOrder,
+    include: @escaping @Sendable (SessionSummary) -> Bool,
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
+    _ body: (SessionSummary) throws -> Void
+  ) throws -> [SessionID]
+
+  /// Every whole session whose summary `include` takes, handed to `body` one at a time in
+  /// `order`; the ids of rows that could not be opened. As `streamSummaries`, memory does not
+  /// grow with the journal.
+  func streamSessions(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
+    _ body: (Session) throws -> Void
+  ) throws -> [SessionID]
+
+  /// Opens every session without keeping any: how many opened, and the ids of those that
+  /// did not.
+  func openEvery() throws -> (intact: Int, damaged: [SessionID])
 
   /// The one session whose id starts with what the person typed.
   func resolve(_ text: String) throws -> SessionID

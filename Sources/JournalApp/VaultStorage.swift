@@ -4,6 +4,7 @@ import JournalCrypto
 import JournalStore
 
 public typealias ImportCount = SessionStore.ImportCount
+public typealias ReadOrder = SessionStore.Order
 
 /// The local vault as `SessionStorage`: sealed rows in one SQLite file (GRDB), the trash and
 /// the tombstones beside them.
@@ -45,9 +46,26 @@ final class VaultStorage: SessionStorage {
 
   func session(_ id: SessionID) throws -> Session { try store.session(id) }
 
-  func allSessions() throws -> (sessions: [Session], damaged: [SessionID]) {
-    try store.allSessions()
+  func streamSummaries(
+    needsReflection: Bool, order: ReadOrder,
+    include: @escaping @Sendable (SessionSummary) -> Bool,
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
+    _ body: (SessionSummary) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSummaries(
+      status: needsReflection ? .needsReflection : nil, order: order, include: include,
+      begin: begin, body)
   }
+
+  func streamSessions(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
+    _ body: (Session) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSessions(order: order, include: include, begin: begin, body)
+  }
+
+  func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
 

@@ -209,81 +209,111 @@ public final class SessionStore {
       try checkLedger()
     }
     let checking = checkWhenListing
-    let pipeline = SummaryPipeline(openers: try summaryOpeners())
-    defer { pipeline.wait() }
-    var found: (stamp: LedgerStamp, view: Ledger.View, listed: [UInt8], rest: [UInt8])?
-    try read { db in
-      var view: Ledger.View?
-      var stamp: LedgerStamp?
-      if checking {
-        stamp = try Ledger.stamp(db)
-        if stamp != nil { view = try Ledger.View.readAllButSessions(db) }
-      }
-      var listed: [UInt8] = []
-      // In the order of the list index (status, then id): the ledger's order.
-      let statement = try db.makeStatement(
-        sql: status == nil
-          ? """
-          SELECT id, status, revision, summary FROM session INDEXED BY session_list
-          ORDER BY status, id
-          """
-          : """
-          SELECT id, status, revision, summary FROM session INDEXED BY session_list
-          WHERE status = ? ORDER BY id
-          """)
-      if let status { try statement.setArguments([status.rawValue]) }
-      let handle = statement.sqliteStatement
-      var batch = SummaryBatch()
-      let entries = view != nil
-      let undone = view?.undone ?? []
-      while true {
-        let code = sqlite3_step(handle)
-        if code == SQLITE_DONE { break }
-        guard code == SQLITE_ROW else {
-          throw DatabaseError(
-            resultCode: ResultCode(rawValue: code),
-            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-        }
-        let digits = Self.text(handle, 0)
-        let statusText = Self.text(handle, 1)
-        let revision = sqlite3_column_int64(handle, 2)
-        guard
-          let id = SessionID(storedDigits: digits)
-            ?? SessionID(String(decoding: digits, as: UTF8.self))
-        else {
-          if entries { throw StoreError.tampered(.rows) }
-          continue
-        }
-        if entries, undone.isEmpty || !undone.contains(id) {
-          guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
-            let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
-            Ledger.View.appendEntry(
-              to: &listed, digits: start, status: rowStatus, revision: revision)
-          else { throw StoreError.tampered(.rows) }
-        }
-        batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
-        if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
-      }
-      _ = pipeline.submit(batch)
-      // The sessions of the other status, which the tag covers too.
-      var rest: [UInt8] = []
-      if let view, let status {
-        try Ledger.View.scanSessions(
-          db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
-          into: &rest)
-      }
-      if let stamp, let view { found = (stamp, view, listed, rest) }
+    var found: LedgerFound?
+    let (sessions, damaged) = try read { db in
+      let scanned = try self.scan(db, status: status, checking: checking) { $0 }
+      found = scanned.found
+      return (scanned.items, scanned.damaged)
     }
-    let (sessions, damaged) = pipeline.finish()
-    if let (stamp, found, listed, rest) = found {
+    if let found {
       // "complete" sorts before "needs_reflection".
-      var view = found
-      view.rows.sessions = status == .needsReflection ? rest + listed : listed + rest
-      checked = try ledger.verify(view, against: stamp)
+      var view = found.view
+      view.rows.sessions =
+        status == .needsReflection ? found.rest + found.listed : found.listed + found.rest
+      checked = try ledger.verify(view, against: found.stamp)
       checkWhenListing = false
     }
     // Damaged ids by id: the threads finish in no fixed order.
     return (Self.newestFirst(sessions), damaged.sorted())
+  }
+
+  /// What a listing pass gathered to check the ledger with.
+  private struct LedgerFound {
+    let stamp: LedgerStamp
+    let view: Ledger.View
+    /// The ledger entries of the sessions read, and of those of the other status.
+    let listed: [UInt8]
+    let rest: [UInt8]
+  }
+
+  /// One pass over the summaries of `status` (all, when nil) in the list index, opened on
+  /// every core; what `make` keeps of each, and the ids of the rows that failed to open.
+  /// With `checking`, also gathers the ledger's session entries from the same rows.
+  private func scan<Item: Sendable>(
+    _ db: Database, status: SessionStatus?, checking: Bool,
+    make: @escaping @Sendable (SessionSummary) -> Item?
+  ) throws -> (items: [Item], damaged: [SessionID], found: LedgerFound?) {
+    let pipeline = SummaryPipeline(openers: try summaryOpeners(), make: make)
+    defer { pipeline.wait() }
+    var view: Ledger.View?
+    var stamp: LedgerStamp?
+    if checking {
+      stamp = try Ledger.stamp(db)
+      if stamp != nil { view = try Ledger.View.readAllButSessions(db) }
+    }
+    var listed: [UInt8] = []
+    // In the order of the list index (status, then id): the ledger's order.
+    let statement = try db.makeStatement(
+      sql: status == nil
+        ? """
+        SELECT id, status, revision, summary FROM session INDEXED BY session_list
+        ORDER BY status, id
+        """
+        : """
+        SELECT id, status, revision, summary FROM session INDEXED BY session_list
+        WHERE status = ? ORDER BY id
+        """)
+    if let status { try statement.setArguments([status.rawValue]) }
+    let handle = statement.sqliteStatement
+    var batch = SummaryBatch()
+    let entries = view != nil
+    let undone = view?.undone ?? []
+    while try Self.step(handle, statement, db) {
+      let digits = Self.text(handle, 0)
+      let statusText = Self.text(handle, 1)
+      let revision = sqlite3_column_int64(handle, 2)
+      guard
+        let id = SessionID(storedDigits: digits)
+          ?? SessionID(String(decoding: digits, as: UTF8.self))
+      else {
+        if entries { throw StoreError.tampered(.rows) }
+        continue
+      }
+      if entries, undone.isEmpty || !undone.contains(id) {
+        guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
+          let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
+          Ledger.View.appendEntry(
+            to: &listed, digits: start, status: rowStatus, revision: revision)
+        else { throw StoreError.tampered(.rows) }
+      }
+      batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
+      if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
+    }
+    _ = pipeline.submit(batch)
+    // The sessions of the other status, which the tag covers too.
+    var rest: [UInt8] = []
+    if let view, let status {
+      try Ledger.View.scanSessions(
+        db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
+        into: &rest)
+    }
+    let (items, damaged) = pipeline.finish()
+    guard let stamp, let view else { return (items, damaged, nil) }
+    return (items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest))
+  }
+
+  /// Steps a statement read with SQLite's own calls: true for a row, false when done.
+  private static func step(
+    _ handle: SQLiteStatement, _ statement: Statement, _ db: Database
+  ) throws -> Bool {
+    let code = sqlite3_step(handle)
+    if code == SQLITE_DONE { return false }
+    guard code == SQLITE_ROW else {
+      throw DatabaseError(
+        resultCode: ResultCode(rawValue: code),
+        message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+    }
+    return true
   }
 
   /// The summaries in `SessionSummary.newestFirst` order, sorted by small keys (date, id,
@@ -332,24 +362,198 @@ public final class SessionStore {
     return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
   }
 
-  /// Every whole session (for export and verify), in no order, and the ids of rows that
-  /// failed to open.
-  public func allSessions() throws -> (sessions: [Session], damaged: [SessionID]) {
+  // MARK: - Streamed reads
+
+  /// The order of a streamed read.
+  public enum Order: Sendable {
+    /// By date, then id, descending: `list`.
+    case newestFirst
+    /// By date, then id, ascending: `export`, which reads like a diary.
+    case oldestFirst
+  }
+
+  /// Where a session comes in a streamed read: its date and id, and its status, with which
+  /// its row is found in the list index in one probe. 25 bytes a session.
+  struct Place: Sendable {
+    let date: Date
+    let id: SessionID
+    let status: SessionStatus
+  }
+
+  /// The summaries of `status` (all, when nil) that `include` takes, handed to `body` one at
+  /// a time in `order`, and the ids of the rows that failed to open, by id. Before the first,
+  /// `begin` is told how many there are and which rows failed to open so far.
+  ///
+  /// Memory does not grow with the journal beyond a place per session (25 bytes): a first
+  /// pass opens every summary on every core to learn the order and keeps only the places; a
+  /// second opens each summary again as it is handed over, and forgets it. Both passes are
+  /// one read transaction, so a write by another process falls wholly before or after.
+  public func streamSummaries(
+    status: SessionStatus? = nil, order: Order,
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
+    _ body: (SessionSummary) throws -> Void
+  ) throws -> [SessionID] {
     try checkIfListingDidNot()
-    var sessions: [Session] = []
-    var damaged: [SessionID] = []
-    try read { db in
-      let ids = try String.fetchAll(db, sql: "SELECT id FROM session")
-      for text in ids {
-        guard let id = SessionID(text) else { continue }
+    return try read { db in
+      let (places, damagedFirst) = try self.places(db, status: status, order: order, include)
+      try begin(places.count, damagedFirst.sorted())
+      var damaged = damagedFirst
+      let statement = try db.makeStatement(
+        sql: """
+          SELECT revision, summary FROM session INDEXED BY session_list
+          WHERE status = ? AND id = ?
+          """)
+      let handle = statement.sqliteStatement
+      let opener = try self.summaryOpeners()[0]
+      for place in places {
+        guard try Self.find(place, handle, statement, db, statusColumn: true) else {
+          damaged.append(place.id)
+          continue
+        }
+        let summary: SessionSummary
         do {
-          sessions.append(try self.fetch(id, db))
+          summary = try Self.openSummary(
+            opener, id: place.id, revision: sqlite3_column_int64(handle, 0),
+            sealed: Self.blob(handle, 1))
+          guard summary.status == place.status else { throw CryptoError.integrity }
+        } catch {
+          damaged.append(place.id)
+          continue
+        }
+        try body(summary)
+      }
+      return damaged.sorted()
+    }
+  }
+
+  /// Every whole session of `status` (all, when nil) whose summary `include` takes, handed
+  /// to `body` one at a time in `order`, and the ids of the rows that failed to open, by id.
+  /// As `streamSummaries`: a place per session is all that is held, in one read transaction.
+  public func streamSessions(
+    status: SessionStatus? = nil, order: Order,
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
+    _ body: (Session) throws -> Void
+  ) throws -> [SessionID] {
+    try checkIfListingDidNot()
+    return try read { db in
+      let (places, damagedFirst) = try self.places(db, status: status, order: order, include)
+      try begin(places.count, damagedFirst.sorted())
+      var damaged = damagedFirst
+      let statement = try db.makeStatement(
+        sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
+      let handle = statement.sqliteStatement
+      let opener = try self.summaryOpeners()[0]
+      for place in places {
+        guard try Self.find(place, handle, statement, db, statusColumn: false) else {
+          damaged.append(place.id)
+          continue
+        }
+        let session: Session
+        do {
+          session = try Self.openRow(opener, id: place.id, handle: handle, expected: place.status)
+        } catch {
+          damaged.append(place.id)
+          continue
+        }
+        try body(session)
+      }
+      return damaged.sorted()
+    }
+  }
+
+  /// Opens every session of the vault, in the order of its rows, without keeping any:
+  /// `verify`. How many opened, and the ids of those that did not, by id.
+  public func openEvery() throws -> (intact: Int, damaged: [SessionID]) {
+    try checkIfListingDidNot()
+    return try read { db in
+      let statement = try db.makeStatement(
+        sql: "SELECT revision, summary, body, status, id FROM session")
+      let handle = statement.sqliteStatement
+      let opener = try self.summaryOpeners()[0]
+      var intact = 0
+      var damaged: [SessionID] = []
+      while try Self.step(handle, statement, db) {
+        let digits = Self.text(handle, 4)
+        guard let id = SessionID(storedDigits: digits) else { continue }
+        do {
+          let status = RecordCodec.status(named: Self.text(handle, 3))
+          guard let status else { throw CryptoError.integrity }
+          _ = try Self.openRow(opener, id: id, handle: handle, expected: status)
+          intact += 1
         } catch {
           damaged.append(id)
         }
       }
+      return (intact, damaged.sorted())
     }
-    return (sessions, damaged)
+  }
+
+  /// The first pass of a streamed read: the places of the summaries `include` takes, in
+  /// `order`, and the ids of the rows that failed to open.
+  private func places(
+    _ db: Database, status: SessionStatus?, order: Order,
+    _ include: @escaping @Sendable (SessionSummary) -> Bool
+  ) throws -> ([Place], [SessionID]) {
+    var (places, damaged, _) = try scan(db, status: status, checking: false) { summary in
+      include(summary) ? Place(date: summary.date, id: summary.id, status: summary.status) : nil
+    }
+    switch order {
+    case .newestFirst: places.sort { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+    case .oldestFirst: places.sort { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    }
+    return (places, damaged)
+  }
+
+  /// Steps `handle` (bound to the place's id, and to its status when `statusColumn`) to the
+  /// place's row: false when it is not there.
+  private static func find(
+    _ place: Place, _ handle: SQLiteStatement, _ statement: Statement, _ db: Database,
+    statusColumn: Bool
+  ) throws -> Bool {
+    sqlite3_reset(handle)
+    var index: Int32 = 1
+    if statusColumn {
+      sqlite3_bind_text(handle, index, place.status.rawValue, -1, transient)
+      index += 1
+    }
+    sqlite3_bind_text(handle, index, place.id.hex, 32, transient)
+    return try step(handle, statement, db)
+  }
+
+  /// SQLite copies a value bound with this before the call returns.
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  /// A summary opened from its sealed bytes.
+  private static func openSummary(
+    _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, sealed: UnsafeRawBufferPointer
+  ) throws -> SessionSummary {
+    guard revision >= 0 else { throw CryptoError.integrity }
+    return try id.withBytes { bytes in
+      try opener.open(sealed, id: bytes, column: .summary, revision: UInt64(revision)) { plain in
+        try RecordCodec.decodeSummary(plain, id: id)
+      }
+    }
+  }
+
+  /// The whole session of the current row of a statement whose columns are revision,
+  /// summary, body and status, checked against the status it is expected to have.
+  private static func openRow(
+    _ opener: RecordCipher.Opener, id: SessionID, handle: SQLiteStatement,
+    expected: SessionStatus
+  ) throws -> Session {
+    let revision = sqlite3_column_int64(handle, 0)
+    let summary = try openSummary(opener, id: id, revision: revision, sealed: blob(handle, 1))
+    // The clear status column must agree with the sealed one, or it has been edited.
+    guard summary.status == expected, RecordCodec.status(named: text(handle, 3)) == expected
+    else { throw CryptoError.integrity }
+    let body = try id.withBytes { bytes in
+      try opener.open(blob(handle, 2), id: bytes, column: .body, revision: UInt64(revision)) {
+        plain in try RecordCodec.decodeBody(plain)
+      }
+    }
+    return try session(summary, body)
   }
 
   /// What an import did, or would do.
@@ -448,21 +652,28 @@ public final class SessionStore {
       ) { plain in
         try RecordCodec.decodeBody(plain)
       }
-      // Complete exactly when reflected on (SECURITY.md): either way round is damage.
-      guard let intention = body.intention,
-        (summary.status == .complete) == (body.reflection != nil)
-      else { throw CryptoError.malformedPlaintext }
-      return Session(
-        id: id, date: summary.date, treatment: summary.treatment, dose: body.dose,
-        intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
-        music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
-        created: summary.created, updated: summary.updated, status: summary.status)
+      return try Self.session(summary, body)
     } catch {
       if olderVersion(of: row, id: id, revision: revision) {
         throw StoreError.tampered(.olderVersion(id: id.short))
       }
       throw StoreError.damagedRecord(id: id.short)
     }
+  }
+
+  /// A whole session from its two opened columns.
+  private static func session(_ summary: SessionSummary, _ body: RecordCodec.Body) throws
+    -> Session
+  {
+    // Complete exactly when reflected on (SECURITY.md): either way round is damage.
+    guard let intention = body.intention,
+      (summary.status == .complete) == (body.reflection != nil)
+    else { throw CryptoError.malformedPlaintext }
+    return Session(
+      id: summary.id, date: summary.date, treatment: summary.treatment, dose: body.dose,
+      intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
+      music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
+      created: summary.created, updated: summary.updated, status: summary.status)
   }
 
   /// Whether a row that does not open at its revision has a column that opens at an earlier

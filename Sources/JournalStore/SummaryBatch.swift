@@ -48,10 +48,10 @@ final class SummaryBatch: @unchecked Sendable {
     arena.removeAll(keepingCapacity: true)
   }
 
-  /// Opens every row with `opener`, adding the summaries to `sessions` and the ids of the rows
-  /// that failed to open to `damaged`.
-  func open(
-    with opener: RecordCipher.Opener, into sessions: inout [SessionSummary],
+  /// Opens every row with `opener`, adding what `make` makes of each summary to `items` and
+  /// the ids of the rows that failed to open to `damaged`.
+  func open<Item>(
+    with opener: RecordCipher.Opener, make: (SessionSummary) -> Item?, into items: inout [Item],
     damaged: inout [SessionID]
   ) {
     arena.withUnsafeBytes { arena in
@@ -68,7 +68,7 @@ final class SummaryBatch: @unchecked Sendable {
           }
           // The clear status column must agree with the sealed one, or it has been edited.
           guard summary.status == status else { throw CryptoError.integrity }
-          sessions.append(summary)
+          if let item = make(summary) { items.append(item) }
         } catch {
           damaged.append(entry.id)
         }

@@ -8,7 +8,11 @@ import Synchronization
 /// opens whatever is still waiting once it has read everything. With a second core free the
 /// work is shared; on a busy machine, where the helper may not be scheduled for a while,
 /// nothing waits for it but its last batch.
-final class SummaryPipeline: @unchecked Sendable {
+///
+/// Each opened summary is handed to `make` on the thread that opened it, and what it returns
+/// (nil: left out) is kept: the summaries themselves for `list`, or only a session's place
+/// for a streamed read, which then holds 25 bytes a session instead of a summary's ~90.
+final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   // @unchecked: `state` is behind its mutex. `helper` is written only by the one helper job
   // that runs at a time (started and ended under the mutex) and read after `jobs` has been
   // waited for; `reader` only by the reading thread.
@@ -24,15 +28,17 @@ final class SummaryPipeline: @unchecked Sendable {
   private let jobs = DispatchGroup()
   /// [0] for the reading thread, [1] (when there is a second core) for the helper.
   private let openers: [RecordCipher.Opener]
-  private var reader: (sessions: [SessionSummary], damaged: [SessionID]) = ([], [])
-  private var helper: (sessions: [SessionSummary], damaged: [SessionID]) = ([], [])
+  private let make: @Sendable (SessionSummary) -> Item?
+  private var reader: (items: [Item], damaged: [SessionID]) = ([], [])
+  private var helper: (items: [Item], damaged: [SessionID]) = ([], [])
   /// Batches that may wait before the reading thread opens one itself: bounds the memory
   /// when the helper falls behind or never runs.
-  private static let backlog = 2
+  private static var backlog: Int { 2 }
 
-  init(openers: [RecordCipher.Opener]) {
+  init(openers: [RecordCipher.Opener], make: @escaping @Sendable (SessionSummary) -> Item?) {
     precondition(!openers.isEmpty, "at least one opener")
     self.openers = openers
+    self.make = make
   }
 
   /// Hands over a batch and returns an empty one to fill next. Full batches wake the helper;
@@ -51,17 +57,17 @@ final class SummaryPipeline: @unchecked Sendable {
     return state.withLock { $0.spare.popLast() } ?? SummaryBatch()
   }
 
-  /// Opens what is still waiting, waits for the helper, and returns every summary (in no
+  /// Opens what is still waiting, waits for the helper, and returns every item kept (in no
   /// order) and the ids of the rows that failed to open.
-  func finish() -> (sessions: [SessionSummary], damaged: [SessionID]) {
+  func finish() -> (items: [Item], damaged: [SessionID]) {
     while let batch = next() { open(batch, with: openers[0], into: &reader) }
     wait()
     // One array, the helper's freed as it is taken: 100,000 summaries are ~9 MB.
-    var sessions = reader.sessions
-    reader.sessions = []
-    sessions.append(contentsOf: helper.sessions)
-    helper.sessions = []
-    return (sessions, reader.damaged + helper.damaged)
+    var items = reader.items
+    reader.items = []
+    items.append(contentsOf: helper.items)
+    helper.items = []
+    return (items, reader.damaged + helper.damaged)
   }
 
   /// Waits until no helper job is running (also when reading failed half-way, so that no
@@ -83,9 +89,9 @@ final class SummaryPipeline: @unchecked Sendable {
 
   private func open(
     _ batch: SummaryBatch, with opener: RecordCipher.Opener,
-    into results: inout (sessions: [SessionSummary], damaged: [SessionID])
+    into results: inout (items: [Item], damaged: [SessionID])
   ) {
-    batch.open(with: opener, into: &results.sessions, damaged: &results.damaged)
+    batch.open(with: opener, make: make, into: &results.items, damaged: &results.damaged)
     batch.removeAll()
     state.withLock { $0.spare.append(batch) }
   }

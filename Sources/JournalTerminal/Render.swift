@@ -182,15 +182,51 @@ public struct Render {
 
   /// `list --json`: every summary's document, and the ids that could not be read.
   public static func json(list: [SessionSummary], damaged: [SessionID]) -> String {
-    struct List: Encodable {
-      let schema_version: Int
-      let sessions: [SessionDocument]
-      let damaged: [String]
+    var writer = ListJSON()
+    var bytes = writer.begin(damaged: damaged)
+    for summary in list { bytes += writer.add(summary) }
+    bytes += writer.end()
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `list --json` written a summary at a time, as the list is read: `begin` with the ids
+  /// that could not be read, `add` for each summary, then `end`, each returning the next
+  /// bytes; the same document `json(list:damaged:)` makes (keys sorted: damaged,
+  /// schema_version, sessions).
+  public struct ListJSON {
+    private var json = JSONWriter()
+
+    public init() {}
+
+    public mutating func begin(damaged: [SessionID]) -> [UInt8] {
+      json.beginObject()
+      json.key("damaged")
+      json.beginArray()
+      for id in damaged { json.value(id.hex) }
+      json.endArray()
+      json.key("schema_version")
+      json.value(schemaVersion)
+      json.key("sessions")
+      json.beginArray()
+      return take()
     }
-    return SessionDocument.text(
-      List(
-        schema_version: schemaVersion, sessions: list.map { SessionDocument($0, shortID: true) },
-        damaged: damaged.map(\.hex)))
+
+    public mutating func add(_ summary: SessionSummary) -> [UInt8] {
+      SessionDocument(summary, shortID: true).write(to: &json)
+      return take()
+    }
+
+    public mutating func end() -> [UInt8] {
+      json.endArray()
+      json.endObject()
+      json.bytes.append(0x0A)
+      return take()
+    }
+
+    private mutating func take() -> [UInt8] {
+      defer { json.bytes.removeAll(keepingCapacity: true) }
+      return json.bytes
+    }
   }
 
   /// `show --json` and `new --json`: the whole session's document.

@@ -23,7 +23,8 @@ public struct Trends: Sendable {
     public let averageChange: Double?
   }
 
-  /// The sessions oldest first, as (before, after) pairs, for the sparklines.
+  /// The latest sessions (at most `Tally.latest`), oldest first, as (before, after) pairs,
+  /// for the sparklines; `overall.sessions` says how many there are in all.
   public let moods: [(before: Int?, after: Int?)]
   /// By month ("2026-11"), oldest first.
   public let months: [Row]
@@ -31,34 +32,88 @@ public struct Trends: Sendable {
   public let overall: Row
 
   public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
-    let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
-    moods = ordered.map { ($0.moodBefore?.value, $0.moodAfter?.value) }
-    let format = DisplayFormat(timeZone: timeZone)
-    let byMonth = Dictionary(grouping: ordered) { format.month($0.date) }
-    months = byMonth.keys.sorted().map { Self.row($0, byMonth[$0] ?? []) }
-    let byTreatment = Dictionary(grouping: ordered) { $0.treatment.displayName }
-    treatments = byTreatment.keys.sorted {
-      let (a, b) = (byTreatment[$0]?.count ?? 0, byTreatment[$1]?.count ?? 0)
-      return a != b ? a > b : $0 < $1
-    }.map { Self.row($0, byTreatment[$0] ?? []) }
-    overall = Self.row("all", ordered)
-  }
-
-  private static func row(_ name: String, _ sessions: [SessionSummary]) -> Row {
-    let before = sessions.compactMap { $0.moodBefore.map { Double($0.value) } }
-    let after = sessions.compactMap { $0.moodAfter.map { Double($0.value) } }
-    let changes = sessions.compactMap { s -> Double? in
-      guard let before = s.moodBefore, let after = s.moodAfter else { return nil }
-      return Double(after.value - before.value)
+    var tally = Tally(timeZone: timeZone)
+    for summary in sessions.sorted(by: { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }) {
+      tally.add(summary)
     }
-    return Row(
-      name: name, sessions: sessions.count, averageBefore: average(before),
-      withBefore: before.count, averageAfter: average(after), withAfter: after.count,
-      averageChange: average(changes))
+    self.init(tally)
   }
 
-  private static func average(_ values: [Double]) -> Double? {
-    values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+  /// The figures of what `tally` counted.
+  public init(_ tally: Tally) {
+    moods = Array(tally.moods[tally.start...] + tally.moods[..<tally.start])
+    months = tally.months.keys.sorted().map { tally.months[$0, default: Sums()].row($0) }
+    treatments = tally.treatments.sorted {
+      $0.value.sessions != $1.value.sessions
+        ? $0.value.sessions > $1.value.sessions : $0.key < $1.key
+    }.map { $0.value.row($0.key) }
+    overall = tally.overall.row("all")
+  }
+
+  /// Counts sessions handed over one at a time, oldest first, keeping sums per month and
+  /// treatment and the latest moods: what it holds does not grow with the journal.
+  public struct Tally {
+    /// The most sessions a sparkline shows (wider than any terminal).
+    public static let latest = 1024
+    let format: DisplayFormat
+    var moods: [(before: Int?, after: Int?)] = []
+    /// Where the oldest of `moods` is, once it is full and wraps around.
+    var start = 0
+    var months: [String: Sums] = [:]
+    var treatments: [String: Sums] = [:]
+    var overall = Sums()
+
+    public init(timeZone: TimeZone) {
+      format = DisplayFormat(timeZone: timeZone)
+    }
+
+    /// Counts the next session (each later than or as late as the one before).
+    public mutating func add(_ s: SessionSummary) {
+      let pair = (before: s.moodBefore?.value, after: s.moodAfter?.value)
+      if moods.count < Self.latest {
+        moods.append(pair)
+      } else {
+        moods[start] = pair
+        start = (start + 1) % Self.latest
+      }
+      months[format.month(s.date), default: Sums()].add(pair)
+      treatments[s.treatment.displayName, default: Sums()].add(pair)
+      overall.add(pair)
+    }
+  }
+
+  /// One group's running sums (moods are whole numbers, so the sums are exact).
+  struct Sums {
+    var sessions = 0
+    var before = 0, withBefore = 0
+    var after = 0, withAfter = 0
+    var change = 0, withChange = 0
+
+    mutating func add(_ pair: (before: Int?, after: Int?)) {
+      sessions += 1
+      if let value = pair.before {
+        before += value
+        withBefore += 1
+      }
+      if let value = pair.after {
+        after += value
+        withAfter += 1
+      }
+      if let first = pair.before, let last = pair.after {
+        change += last - first
+        withChange += 1
+      }
+    }
+
+    func row(_ name: String) -> Row {
+      func average(_ sum: Int, _ count: Int) -> Double? {
+        count == 0 ? nil : Double(sum) / Double(count)
+      }
+      return Row(
+        name: name, sessions: sessions, averageBefore: average(before, withBefore),
+        withBefore: withBefore, averageAfter: average(after, withAfter), withAfter: withAfter,
+        averageChange: average(change, withChange))
+    }
   }
 }
 
@@ -115,7 +170,7 @@ public struct TrendsView {
     let width = presentation.width ?? 80
     let room = max(10, width - 2 - 8 - 22)
     let shown = trends.moods.suffix(room)
-    let label = shown.count < trends.moods.count ? "the latest \(shown.count)" : "each session"
+    let label = shown.count < trends.overall.sessions ? "the latest \(shown.count)" : "each session"
     var out = wrap("Over time, \(label), oldest first") + "\n"
     let beforeMarks = String(shown.map { $0.before.map(Self.block) ?? "\u{A0}" })
     // A no-break space where there is no mood after: wrapping never splits the marks.

@@ -52,14 +52,9 @@ extension Journal {
       let runtime = try Runtime(options)
       let filter = try ExportSessions.filter(
         since: since, until: until, status: status?.status, treatment: treatment, runtime)
-      let (text, count, damaged) = try ExportSessions.export(filter, as: format, runtime)
-      Report.note("the export is not encrypted: keep it somewhere private, and delete it when done")
-      if let output {
-        try OutputFile.write(text, to: output)
-        Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#)
-      } else {
-        try Runtime.output(text)
-      }
+      let (count, damaged) = try ExportSessions.export(
+        filter, as: format, to: output.map { .file($0) } ?? .standardOutput, runtime)
+      if let output { Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#) }
       guard damaged.isEmpty else {
         Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)

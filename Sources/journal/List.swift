@@ -20,11 +20,23 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
+      if json {
+        // Streamed: written as it is read, so memory does not grow with the journal.
+        let journal = try runtime.openVault()
+        let output = try OutputFile(.standardOutput)
+        var writer = Render.ListJSON()
+        let damaged = try journal.streamList(needsReflection: needsReflection) { damaged in
+          try output.write(writer.begin(damaged: damaged))
+        } _: { summary in
+          try output.write(writer.add(summary))
+        }
+        try output.write(writer.end())
+        try output.finish()
+        return try Self.report(damaged)
+      }
       let journal = try runtime.openVault(forListing: true)
       let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
-      if json {
-        try Runtime.output(Render.json(list: sessions, damaged: damaged))
-      } else if sessions.isEmpty && damaged.isEmpty {
+      if sessions.isEmpty && damaged.isEmpty {
         Report.note(
           needsReflection
             ? "no sessions are waiting for reflection"
@@ -32,6 +44,11 @@ extension Journal {
       } else {
         try runtime.render.list(sessions) { try Runtime.output($0) }
       }
+      try Self.report(damaged)
+    }
+
+    /// Names the rows that could not be read, with their exit code.
+    private static func report(_ damaged: [SessionID]) throws {
       guard damaged.isEmpty else {
         Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)

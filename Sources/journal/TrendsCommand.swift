@@ -18,11 +18,15 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let journal = try runtime.openVault()
-      let (sessions, damaged) = try journal.list(needsReflection: false)
-      let trends = JournalTerminal.Trends(sessions, timeZone: runtime.context.timeZone)
+      // Counted as the summaries are read, oldest first: nothing held per session.
+      var tally = JournalTerminal.Trends.Tally(timeZone: runtime.context.timeZone)
+      let damaged = try journal.streamList(needsReflection: false, order: .oldestFirst) {
+        tally.add($0)
+      }
+      let trends = JournalTerminal.Trends(tally)
       if json {
         try Runtime.output(Render.json(trends: trends))
-      } else if sessions.isEmpty {
+      } else if trends.overall.sessions == 0 {
         Report.note(#"no sessions yet; "journal new" logs your first"#)
       } else {
         let view = TrendsView(

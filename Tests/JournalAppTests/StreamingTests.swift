@@ -1,0 +1,166 @@
+import Foundation
+import JournalCore
+import JournalTerminal
+import JournalTestSupport
+import Testing
+
+@testable import JournalApp
+
+/// The commands that read every session write each as it is read (issue 18). Their JSON must
+/// stay byte for byte what JSONEncoder wrote when the whole document was encoded at once
+/// (the schema is a promise to scripts), and the reads hand sessions over in order.
+@Suite struct StreamingTests {
+  /// The documents as they were encoded whole, before streaming: the reference.
+  struct ExportDocument: Encodable {
+    let format: String
+    let version: Int
+    let exported: String
+    let sessions: [SessionDocument]
+  }
+
+  struct ListDocument: Encodable {
+    let schema_version: Int
+    let sessions: [SessionDocument]
+    let damaged: [String]
+  }
+
+  /// Texts that need every kind of escaping JSON has, and some that need none.
+  static let awkward = [
+    "plain", "quote \" and backslash \\ and slash /", "tab\tnew\nline\r\nreturn",
+    "bell \u{7} escape \u{1B} unit \u{1F} delete \u{7F}", "é, 😀, \u{2028}\u{2029}, \u{85}",
+    "", "   spaces   ", "=formula", "{\"json\": [1, 2]}",
+  ]
+
+  static func sessions(_ count: Int) -> [Session] {
+    var generator = SeededGenerator(seed: 18)
+    return (0..<count).map { index in
+      let text = awkward[index % awkward.count]
+      let reflected = index % 3 != 0
+      return Session(
+        id: SessionID(
+          randomBytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+        date: Date(timeIntervalSince1970: 1_790_000_000 + Double(index % 4) * 86_400),
+        treatment: index % 4 == 0 ? .other("San Pedro \(text)") : .psilocybin,
+        dose: index % 2 == 0 ? "2 g \(text)" : nil, intention: "intention \(index) \(text)",
+        moodBefore: index % 5 == 0 ? nil : Mood(1 + index % 10),
+        environment: index % 2 == 1 ? text : nil, music: index % 3 == 1 ? "music \(text)" : nil,
+        moodAfter: reflected ? Mood(10 - index % 10) : nil,
+        reflection: reflected ? "reflection \(text)" : nil,
+        created: Date(timeIntervalSince1970: 1_790_000_000.123),
+        updated: Date(timeIntervalSince1970: 1_790_000_500.5),
+        status: reflected ? .complete : .needsReflection)
+    }
+  }
+
+  @Test(arguments: [0, 1, 2, 17])
+  func exportJSONIsTheEncodersByteForByte(count: Int) {
+    let sessions = Self.sessions(count)
+    let exported = Date(timeIntervalSince1970: 1_800_000_000)
+    let ordered = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    let reference = SessionDocument.text(
+      ExportDocument(
+        format: Export.formatName, version: Export.version, exported: ISO8601.string(exported),
+        sessions: ordered.map { SessionDocument($0, shortID: false) }))
+    let streamed = Export.render(sessions, as: .json, exported: exported, timeZone: .gmt)
+    #expect(streamed == reference)
+    #expect(Array(streamed.utf8) == Array(reference.utf8))
+  }
+
+  @Test(arguments: [0, 1, 17])
+  func listJSONIsTheEncodersByteForByte(count: Int) {
+    let summaries = Self.sessions(count).map(\.summary)
+    for damaged in [[], summaries.prefix(2).map(\.id)] {
+      let reference = SessionDocument.text(
+        ListDocument(
+          schema_version: 1, sessions: summaries.map { SessionDocument($0, shortID: true) },
+          damaged: damaged.map(\.hex)))
+      #expect(Render.json(list: summaries, damaged: damaged) == reference)
+    }
+  }
+
+  /// Every control character, one at a time, escaped as JSONEncoder escapes it.
+  @Test func everyControlCharacter() {
+    for scalar in (0..<0x80).compactMap(Unicode.Scalar.init) {
+      let text = "a\(Character(scalar))b"
+      var writer = JSONWriter()
+      writer.beginArray()
+      writer.value(text)
+      writer.endArray()
+      let reference = SessionDocument.text([text])
+      #expect(String(decoding: writer.bytes, as: UTF8.self) + "\n" == reference, "\(scalar.value)")
+    }
+  }
+
+  /// Export hands sessions over oldest first, after saying how many; list newest first;
+  /// the filter is applied to the summaries before any body is opened.
+  @Test func readsInOrder() throws {
+    let f = try AppFixture()
+    let sessions = Self.sessions(12)
+    _ = try f.journal.importSessions(sessions, dryRun: false)
+    var told: [Int] = []
+    var seen: [SessionID] = []
+    let damaged = try f.journal.export(ExportFilter()) {
+      told.append($0)
+    } _: {
+      seen.append($0.id)
+    }
+    let oldestFirst = sessions.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    #expect(damaged.isEmpty)
+    #expect(told == [12])
+    #expect(seen == oldestFirst.map(\.id))
+
+    var listed: [SessionID] = []
+    _ = try f.journal.streamList(needsReflection: false) { listed.append($0.id) }
+    #expect(listed == oldestFirst.reversed().map(\.id))
+    listed = []
+    _ = try f.journal.streamList(needsReflection: true) { listed.append($0.id) }
+    #expect(listed == oldestFirst.reversed().filter { $0.status == .needsReflection }.map(\.id))
+
+    var filter = ExportFilter(status: .complete, treatment: "other")
+    filter.until = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
+    told = []
+    seen = []
+    _ = try f.journal.export(filter) {
+      told.append($0)
+    } _: {
+      seen.append($0.id)
+    }
+    let wanted = oldestFirst.filter { filter.includes($0.summary) }
+    #expect(!wanted.isEmpty && wanted.count < 12)
+    #expect(told == [wanted.count])
+    #expect(seen == wanted.map(\.id))
+  }
+
+  /// Trends counted a session at a time give the figures counted from the whole list, and
+  /// keep only the latest moods for the sparkline.
+  @Test func trendsTallied() throws {
+    let summaries = Self.sessions(40).map(\.summary)
+    let whole = Trends(summaries, timeZone: .gmt)
+    var tally = Trends.Tally(timeZone: .gmt)
+    for summary in summaries.sorted(by: {
+      $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id
+    }) {
+      tally.add(summary)
+    }
+    let streamed = Trends(tally)
+    #expect(streamed.overall == whole.overall)
+    #expect(streamed.months == whole.months)
+    #expect(streamed.treatments == whole.treatments)
+    #expect(streamed.overall.sessions == 40)
+
+    var many = Trends.Tally(timeZone: .gmt)
+    let mood = Mood(3)
+    for index in 0..<(Trends.Tally.latest + 5) {
+      many.add(
+        SessionSummary(
+          id: SessionID(randomBytes: [UInt8](repeating: UInt8(index % 256), count: 16)),
+          date: Date(timeIntervalSince1970: Double(index)), treatment: .mdma,
+          moodBefore: index == Trends.Tally.latest + 4 ? Mood(9) : mood, moodAfter: nil,
+          status: .needsReflection, created: .now, updated: .now))
+    }
+    let latest = Trends(many)
+    #expect(latest.moods.count == Trends.Tally.latest)
+    #expect(latest.moods.last?.before == 9)
+    #expect(latest.overall.sessions == Trends.Tally.latest + 5)
+  }
+}
