@@ -69,21 +69,24 @@ public enum ExportSessions {
     public let count: ImportCount
   }
 
-  /// Reads `file` ("-" for standard input), all or nothing, and brings its sessions in
-  /// (or, with `dryRun`, only counts what would change).
+  /// Reads `file` ("-" for standard input) a session at a time and brings its sessions in
+  /// as they are read, all or nothing (one transaction: a problem anywhere in the file
+  /// undoes every session before it), or, with `dryRun`, only counts what would change.
   public static func importFile(_ file: String, dryRun: Bool, _ runtime: Runtime) throws
     -> Imported
   {
-    // Read at most one byte past the limit, so an enormous file is refused, not loaded.
-    let limit = ImportParser.maximumBytes + 1
-    let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
-    guard let handle, let data = try? handle.read(upToCount: limit) ?? Data() else {
+    let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
       throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
     }
+    defer { if fd != STDIN_FILENO { close(fd) } }
     let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
-    let (kind, sessions) = try parser.parse(data)
     let journal = try runtime.openVault()
-    return Imported(
-      fromJrnl: kind == .jrnl, count: try journal.importSessions(sessions, dryRun: dryRun))
+    var stream = JSONStream(fd: fd)
+    var kind = ImportParser.Kind.journal
+    let count = try journal.importSessions(dryRun: dryRun) { take in
+      kind = try parser.parse(&stream, take)
+    }
+    return Imported(fromJrnl: kind == .jrnl, count: count)
   }
 }

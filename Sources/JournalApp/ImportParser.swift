@@ -8,8 +8,9 @@ public struct ImportParser {
   /// What kind of file it was.
   public enum Kind: String, Sendable { case journal, jrnl }
 
-  /// The largest import file read: a generous 256 MiB, so a wrong file cannot exhaust memory.
-  public static let maximumBytes = 256 * 1024 * 1024
+  /// The largest single value read (one session's JSON): its four long texts at their
+  /// limit of 1 MiB each, every byte escaped, fit.
+  public static let maximumValueBytes = 32 * 1024 * 1024
 
   let timeZone: TimeZone
   let now: Date
@@ -19,23 +20,131 @@ public struct ImportParser {
     self.now = now
   }
 
+  /// Parses a whole file in memory (tests, the fuzzer): the same reading as `parse(_:_:)`.
   public func parse(_ data: Data) throws -> (Kind, [Session]) {
-    guard data.count <= Self.maximumBytes else {
-      throw AppError.importRefused(place: "the file", reason: "is larger than 256 MiB")
-    }
-    let root: Any
+    var stream = JSONStream(Array(data))
+    var sessions: [Session] = []
+    let kind = try parse(&stream) { sessions.append($0) }
+    return (kind, sessions)
+  }
+
+  /// Reads the file a session at a time, handing each valid session to `take` as it is
+  /// read; what kind of file it was. Any problem throws, naming the place: the caller undoes
+  /// what `take` did (import writes in one transaction), so a file is taken all or nothing.
+  ///
+  /// The keys of journal's export come sorted ("format" before "sessions", "version" after),
+  /// so a session is read before the version is: a problem in a session is remembered, the
+  /// rest of the file is read for its structure only, and the version is judged first.
+  func parse(_ stream: inout JSONStream, _ take: (Session) throws -> Void) throws -> Kind {
     do {
-      root = try JSONSerialization.jsonObject(with: data)
-    } catch {
-      if Self.isJrnlJournal(data) { throw AppError.importJrnlJournal }
-      throw AppError.importRefused(
-        place: Self.syntaxPlace(error, data), reason: "is not valid JSON")
+      return try parseDocument(&stream, take)
+    } catch let failure as JSONStream.Failure {
+      switch failure {
+      case .syntax(let line, let column):
+        if Self.isJrnlJournal(stream.head) { throw AppError.importJrnlJournal }
+        throw AppError.importRefused(
+          place: "line \(line), column \(column)", reason: "is not valid JSON")
+      case .endOfFile:
+        if Self.isJrnlJournal(stream.head) { throw AppError.importJrnlJournal }
+        throw AppError.importRefused(place: "the end of the file", reason: "is not valid JSON")
+      case .tooLarge(let line):
+        throw AppError.importRefused(
+          place: "the value starting on line \(line)", reason: "is larger than 32 MiB")
+      case .unreadable:
+        throw AppError.importRefused(place: "the file", reason: "cannot be read")
+      }
     }
-    guard let object = root as? [String: Any] else {
-      throw AppError.importRefused(place: "the file", reason: "is not a JSON object")
+  }
+
+  private func parseDocument(_ stream: inout JSONStream, _ take: (Session) throws -> Void) throws
+    -> Kind
+  {
+    let limit = Self.maximumValueBytes
+    guard let first = try stream.skipSpace() else { throw JSONStream.Failure.endOfFile }
+    guard first == UInt8(ascii: "{") else {
+      if first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {
+        _ = try JSONStream.parse(try stream.value(limit: limit))
+        throw AppError.importRefused(place: "the file", reason: "is not a JSON object")
+      }
+      throw JSONStream.Failure.syntax(line: stream.line, column: stream.column)
     }
-    if object["format"] as? String == Export.formatName { return (.journal, try journal(object)) }
-    if object["entries"] is [Any] { return (.jrnl, try jrnl(object)) }
+    try stream.expect(UInt8(ascii: "{"))
+    var format: Any?
+    var version: Any?
+    var seenKeys: Set<String> = []
+    var sessions: Bool?  // nil: absent; false: not a list; true: read
+    var entries: Bool?
+    var problem: (any Error)?
+    var seen: Set<SessionID> = []
+    if try stream.skipSpace() == UInt8(ascii: "}") {
+      try stream.expect(UInt8(ascii: "}"))
+    } else {
+      repeat {
+        let key = try JSONStream.parse(try stream.value(limit: limit)) as? String
+        guard let key else {
+          throw JSONStream.Failure.syntax(line: stream.line, column: stream.column)
+        }
+        try stream.expect(UInt8(ascii: ":"))
+        guard seenKeys.insert(key).inserted else {
+          throw AppError.importRefused(place: key, reason: "appears twice")
+        }
+        let list = key == "sessions" || key == "entries"
+        if list, try stream.skipSpace() == UInt8(ascii: "[") {
+          try stream.expect(UInt8(ascii: "["))
+          if key == "sessions" { sessions = true } else { entries = true }
+          var index = 0
+          if try stream.skipSpace() == UInt8(ascii: "]") {
+            try stream.expect(UInt8(ascii: "]"))
+          } else {
+            repeat {
+              let item = try JSONStream.parse(try stream.value(limit: limit))
+              defer { index += 1 }
+              guard problem == nil else { continue }
+              do {
+                let session =
+                  key == "sessions"
+                  ? try journalSession(item, place: "sessions[\(index)]", seen: &seen)
+                  : try jrnlSession(item, place: "entries[\(index)]", seen: &seen)
+                if let session { try take(session) }
+              } catch let error as AppError {
+                problem = error
+              }
+            } while try stream.expectOne(of: [UInt8(ascii: ","), UInt8(ascii: "]")])
+              == UInt8(ascii: ",")
+          }
+        } else {
+          let value = try JSONStream.parse(try stream.value(limit: limit))
+          switch key {
+          case "format": format = value
+          case "version": version = value
+          case "sessions": sessions = false
+          case "entries": entries = false
+          default: break
+          }
+        }
+      } while try stream.expectOne(of: [UInt8(ascii: ","), UInt8(ascii: "}")]) == UInt8(ascii: ",")
+    }
+    if try stream.skipSpace() != nil {
+      throw JSONStream.Failure.syntax(line: stream.line, column: stream.column)
+    }
+    if format as? String == Export.formatName {
+      guard let version = version as? Int else {
+        throw AppError.importRefused(place: "version", reason: "is missing or not a number")
+      }
+      guard version <= Export.version else {
+        throw AppError.importVersion(found: version, supported: Export.version)
+      }
+      if let problem { throw problem }
+      guard sessions == true else {
+        throw AppError.importRefused(place: "sessions", reason: "is missing or not a list")
+      }
+      guard entries == nil else {
+        throw AppError.importRefused(place: "entries", reason: "has no place in a journal export")
+      }
+      return .journal
+    }
+    if let problem { throw problem }
+    if entries == true, sessions == nil { return .jrnl }
     throw AppError.importRefused(
       place: "the file", reason: "is neither a journal export nor a jrnl JSON export")
   }
@@ -44,9 +153,16 @@ public struct ImportParser {
   static func syntaxPlace(_ error: any Error, _ data: Data) -> String {
     let description = (error as NSError).userInfo["NSDebugDescription"] as? String ?? ""
     if description.contains("end of file") { return "the end of the file" }
+    guard let offset = syntaxOffset(error, data) else { return "the file" }
+    return "line \(offset.line), column \(offset.column)"
+  }
+
+  /// The line and column (from 1) of Foundation's "around character N", when it says so.
+  static func syntaxOffset(_ error: any Error, _ data: Data) -> (line: Int, column: Int)? {
+    let description = (error as NSError).userInfo["NSDebugDescription"] as? String ?? ""
     guard let range = description.range(of: #"character \d+"#, options: .regularExpression),
       let offset = Int(description[range].dropFirst("character ".count))
-    else { return "the file" }
+    else { return nil }
     var line = 1
     var column = 1
     for byte in data.prefix(offset) {
@@ -57,14 +173,14 @@ public struct ImportParser {
         column += 1
       }
     }
-    return "line \(line), column \(column)"
+    return (line, column)
   }
 
   /// Whether `data` reads as jrnl's plain-text journal: its first line that is not blank
   /// starts with an entry's date and time, "[2026-11-01 20:00] Title" (jrnl 2 and later,
   /// also with seconds or AM/PM) or "2026-11-01 20:00 Title" (jrnl 1). Only the first 200
   /// bytes are looked at, and nothing of them is kept.
-  static func isJrnlJournal(_ data: Data) -> Bool {
+  static func isJrnlJournal(_ data: [UInt8]) -> Bool {
     let head = String(decoding: data.prefix(200), as: UTF8.self)
     guard
       let first = head.split(whereSeparator: \.isNewline).first(where: {
@@ -79,29 +195,16 @@ public struct ImportParser {
 
   // MARK: - journal's own export
 
-  func journal(_ object: [String: Any]) throws -> [Session] {
-    guard let version = object["version"] as? Int else {
-      throw AppError.importRefused(place: "version", reason: "is missing or not a number")
+  /// One element of an export's "sessions".
+  func journalSession(_ item: Any, place: String, seen: inout Set<SessionID>) throws -> Session? {
+    guard let fields = item as? [String: Any] else {
+      throw AppError.importRefused(place: place, reason: "is not an object")
     }
-    guard version <= Export.version else {
-      throw AppError.importVersion(found: version, supported: Export.version)
+    let session = try Self.session(fields, place: place)
+    guard seen.insert(session.id).inserted else {
+      throw AppError.importRefused(place: place + ".id", reason: "repeats an earlier session's id")
     }
-    guard let items = object["sessions"] as? [Any] else {
-      throw AppError.importRefused(place: "sessions", reason: "is missing or not a list")
-    }
-    var seen: Set<SessionID> = []
-    return try items.enumerated().map { index, item in
-      let place = "sessions[\(index)]"
-      guard let fields = item as? [String: Any] else {
-        throw AppError.importRefused(place: place, reason: "is not an object")
-      }
-      let session = try Self.session(fields, place: place)
-      guard seen.insert(session.id).inserted else {
-        throw AppError.importRefused(
-          place: place + ".id", reason: "repeats an earlier session's id")
-      }
-      return session
-    }
+    return session
   }
 
   static func session(_ f: [String: Any], place: String) throws -> Session {
@@ -194,49 +297,41 @@ public struct ImportParser {
   /// (@mdma) or else "other: not recorded", and the moods are absent (shown "not recorded",
   /// left out of trends). The id is derived from the entry's date and text, so importing
   /// the same file twice changes nothing.
-  func jrnl(_ object: [String: Any]) throws -> [Session] {
-    guard let entries = object["entries"] as? [Any] else { return [] }
-    var seen: Set<SessionID> = []
-    var sessions: [Session] = []
-    for (index, item) in entries.enumerated() {
-      let place = "entries[\(index)]"
-      guard let entry = item as? [String: Any] else {
-        throw AppError.importRefused(place: place, reason: "is not an object")
-      }
-      guard let day = entry["date"] as? String, let clock = entry["time"] as? String else {
-        throw AppError.importRefused(place: place + ".date", reason: "is missing its date or time")
-      }
-      guard let date = try? DateInput(timeZone: timeZone).parseInstant("\(day) \(clock)", now: now)
-      else {
-        throw AppError.importRefused(place: place + ".date", reason: "is not a date jrnl writes")
-      }
-      let title = (entry["title"] as? String) ?? ""
-      let body = (entry["body"] as? String) ?? ""
-      let combined = body.trimmingWhitespace().isEmpty ? title : title + "\n\n" + body
-      let reflection: String?
-      do {
-        reflection = try Text.normalise(combined, field: .reflection, multiline: true)
-      } catch {
-        throw AppError.importRefused(
-          place: place + ".body", reason: Diagnosis.validation(error).message)
-      }
-      guard let reflection else { continue }  // an empty entry carries nothing to keep
-      let tags = (entry["tags"] as? [String] ?? []).map {
-        $0.trimmingCharacters(in: ["@"]).lowercased()
-      }
-      let treatment =
-        tags.lazy.compactMap { Treatment(key: $0, customName: nil) }.first
-        ?? .other("not recorded")
-      let id = Self.derivedID(day: day, clock: clock, text: combined)
-      guard seen.insert(id).inserted else { continue }  // jrnl can hold exact duplicates
-      sessions.append(
-        Session(
-          id: id, date: date, treatment: treatment, dose: nil,
-          intention: "(imported from jrnl; no intention recorded)",
-          moodBefore: nil, environment: nil, music: nil, moodAfter: nil,
-          reflection: reflection, created: date, updated: date, status: .complete))
+  func jrnlSession(_ item: Any, place: String, seen: inout Set<SessionID>) throws -> Session? {
+    guard let entry = item as? [String: Any] else {
+      throw AppError.importRefused(place: place, reason: "is not an object")
     }
-    return sessions
+    guard let day = entry["date"] as? String, let clock = entry["time"] as? String else {
+      throw AppError.importRefused(place: place + ".date", reason: "is missing its date or time")
+    }
+    guard let date = try? DateInput(timeZone: timeZone).parseInstant("\(day) \(clock)", now: now)
+    else {
+      throw AppError.importRefused(place: place + ".date", reason: "is not a date jrnl writes")
+    }
+    let title = (entry["title"] as? String) ?? ""
+    let body = (entry["body"] as? String) ?? ""
+    let combined = body.trimmingWhitespace().isEmpty ? title : title + "\n\n" + body
+    let reflection: String?
+    do {
+      reflection = try Text.normalise(combined, field: .reflection, multiline: true)
+    } catch {
+      throw AppError.importRefused(
+        place: place + ".body", reason: Diagnosis.validation(error).message)
+    }
+    guard let reflection else { return nil }  // an empty entry carries nothing to keep
+    let tags = (entry["tags"] as? [String] ?? []).map {
+      $0.trimmingCharacters(in: ["@"]).lowercased()
+    }
+    let treatment =
+      tags.lazy.compactMap { Treatment(key: $0, customName: nil) }.first
+      ?? .other("not recorded")
+    let id = Self.derivedID(day: day, clock: clock, text: combined)
+    guard seen.insert(id).inserted else { return nil }  // jrnl can hold exact duplicates
+    return Session(
+      id: id, date: date, treatment: treatment, dose: nil,
+      intention: "(imported from jrnl; no intention recorded)",
+      moodBefore: nil, environment: nil, music: nil, moodAfter: nil,
+      reflection: reflection, created: date, updated: date, status: .complete)
   }
 
   /// A stable id for a jrnl entry: its date, time and text hashed (FNV-1a over two lanes,

@@ -303,7 +303,16 @@ public final class JournalVault {
 
   /// Brings sessions in, all or nothing (see SessionStore.importSessions).
   public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
-    try store.importSessions(sessions, dryRun: dryRun)
+    try store.importSessions(dryRun: dryRun) { take in
+      for session in sessions { try take(session) }
+    }
+  }
+
+  /// Brings in the sessions `produce` hands over one at a time, all or nothing.
+  public func importSessions(
+    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+  ) throws -> ImportCount {
+    try store.importSessions(dryRun: dryRun, produce)
   }
 
   /// What `verify` found.

@@ -48,8 +48,11 @@ public protocol SessionStorage: AnyObject {
   /// Reads the session, lets `change` edit it, and saves the result, in one transaction.
   func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session
 
-  /// Brings sessions in, all or nothing; the later edit of two copies wins.
-  func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount
+  /// Brings in the sessions `produce` hands over one at a time, all or nothing (anything it
+  /// throws undoes them all); the later edit of two copies wins.
+  func importSessions(
+    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+  ) throws -> ImportCount
 
   /// Moves sessions to the trash as one deletion, purged after `purgeAfter`.
   func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion

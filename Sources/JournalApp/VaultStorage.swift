@@ -75,8 +75,10 @@ final class VaultStorage: SessionStorage {
     try store.update(id, change)
   }
 
-  func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
-    try store.importSessions(sessions, dryRun: dryRun)
+  func importSessions(
+    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+  ) throws -> ImportCount {
+    try store.importSessions(dryRun: dryRun, produce)
   }
 
   func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {

@@ -573,9 +573,21 @@ public final class SessionStore {
   /// added; one already here is replaced only when the incoming copy was updated later (the
   /// newer edit wins); an identical one is left. With `dryRun`, nothing is written.
   public func importSessions(_ incoming: [Session], dryRun: Bool) throws -> ImportCount {
+    try importSessions(dryRun: dryRun) { take in
+      for session in incoming { try take(session) }
+    }
+  }
+
+  /// The same for sessions `produce` hands over one at a time (as an import file is read):
+  /// each is written as it comes, inside the one transaction, so memory holds one session
+  /// however many there are (SQLite spills the transaction's pages to its write-ahead log).
+  /// Anything `produce` throws undoes them all.
+  public func importSessions(
+    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+  ) throws -> ImportCount {
     try write { db in
       var count = ImportCount()
-      for session in incoming {
+      try produce { session in
         let existing: Session?
         do {
           existing = try self.fetch(session.id, db)
@@ -585,13 +597,13 @@ public final class SessionStore {
         if let existing {
           if existing == session || existing.updated >= session.updated {
             count.unchanged += 1
-            continue
+            return
           }
           count.updated += 1
         } else {
           count.added += 1
         }
-        guard !dryRun else { continue }
+        guard !dryRun else { return }
         try self.put(session, db)
       }
       return count
