@@ -151,14 +151,25 @@ public enum Export {
   /// One RFC 4180 cell. A text a spreadsheet would run as a formula (starting with =, +, -,
   /// @, a tab or a carriage return) is prefixed with ' so it stays text (OWASP's advice).
   static func csvCell(_ text: String) -> String {
-    var value = text
-    if let first = value.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
-      value = "'" + value
+    // By bytes, not Characters: every cell of every session is looked at, and comparing
+    // grapheme clusters was most of a CSV export. The bytes that matter are all ASCII.
+    let utf8 = text.utf8
+    let formulaStarts: [UInt8] = [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D]  // = + - @ tab CR
+    let formula = utf8.first.map { formulaStarts.contains($0) } ?? false
+    let quoted = utf8.contains { (byte: UInt8) -> Bool in
+      byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D
     }
-    guard
-      value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
-    else { return value }
-    return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard formula || quoted else { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(utf8.count + 4)
+    if quoted { out.append(0x22) }
+    if formula { out.append(0x27) }
+    for byte in utf8 {
+      out.append(byte)
+      if quoted, byte == 0x22 { out.append(0x22) }
+    }
+    if quoted { out.append(0x22) }
+    return String(decoding: out, as: UTF8.self)
   }
 
   // MARK: - Markdown

@@ -29,6 +29,10 @@ public final class RecordCipher {
   /// The opener this cipher uses itself (one thread at a time, like the cipher).
   private let opener: Opener
   private let columnKey: SecureBytes
+  /// Reused guarded memory for padded plaintexts being sealed, grown as needed and wiped
+  /// after every use: a fresh guarded allocation per value (mmap, mprotect, mlock) was a
+  /// sixth of an import.
+  private var sealScratch: SecureBytes
 
   /// A cipher for the vault's session columns (under the record key).
   public convenience init(keys: VaultKeys, random: some RandomSource) throws(CryptoError) {
@@ -41,6 +45,7 @@ public final class RecordCipher {
     self.random = random
     self.opener = try Opener(key: key)
     self.columnKey = try SecureBytes(count: SecretBox.keyBytes)
+    self.sealScratch = try SecureBytes(count: 4096)
   }
 
   /// Pads and seals `plaintext` for `column` of session `id`.
@@ -53,7 +58,9 @@ public final class RecordCipher {
     guard derived else { throw .integrity }
     let block = Self.paddingBlock
     let capacity = (plaintext.count / block + 1) * block
-    let padded = try SecureBytes(count: capacity)
+    if sealScratch.count < capacity { sealScratch = try SecureBytes(count: capacity * 2) }
+    let padded = sealScratch
+    defer { padded.withUnsafeMutableBytes { sodium_memzero($0.bytes, capacity) } }
     var paddedCount = 0
     let status = padded.withUnsafeMutableBytes { buffer in
       buffer.copyBytes(from: plaintext)

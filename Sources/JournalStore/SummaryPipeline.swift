@@ -35,10 +35,16 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   /// when the helper falls behind or never runs.
   private static var backlog: Int { 2 }
 
-  init(openers: [RecordCipher.Opener], make: @escaping @Sendable (SessionSummary) -> Item?) {
+  /// With one opener, everything is opened on the reading thread into one array of
+  /// `reserve` items.
+  init(
+    openers: [RecordCipher.Opener], reserve: Int = 0,
+    make: @escaping @Sendable (SessionSummary) -> Item?
+  ) {
     precondition(!openers.isEmpty, "at least one opener")
     self.openers = openers
     self.make = make
+    reader.items.reserveCapacity(reserve)
   }
 
   /// Hands over a batch and returns an empty one to fill next. Full batches wake the helper;

@@ -78,6 +78,28 @@ import Testing
     }
   }
 
+  /// CSV cells made by bytes are the cells the earlier Character-by-Character code made.
+  @Test func csvCellsAsBefore() {
+    func reference(_ text: String) -> String {
+      var value = text
+      if let first = value.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+        value = "'" + value
+      }
+      guard
+        value.contains(where: {
+          $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n"
+        })
+      else { return value }
+      return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+    let texts =
+      Self.awkward + [
+        "=1+1", "+cmd", "-2", "@SUM(A1)", "a,b", "say \"hi\"", "\tx", "\r\nline", "é,\"",
+        "=\"a\",b", "x\r\ny", "ü", "-", "\"",
+      ]
+    for text in texts { #expect(Export.csvCell(text) == reference(text), "\(text)") }
+  }
+
   /// Every control character, one at a time, escaped as JSONEncoder escapes it.
   @Test func everyControlCharacter() {
     for scalar in (0..<0x80).compactMap(Unicode.Scalar.init) {
