@@ -7,6 +7,42 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+def section_bounds(text, name):
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    i = text.find(start)
+    j = text.find(end, i)
+    return (i, j + len(end)) if i >= 0 and j >= 0 else None
+
+
+if sys.argv[1] == "--splice":
+    # --splice FILE NAME SECTION: puts SECTION into FILE between NAME's markers (replacing
+    # the earlier one), or at the end.
+    path, name, section = sys.argv[2], sys.argv[3], open(sys.argv[4]).read().rstrip("\n")
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    block = f"<!-- {name} -->\n{section}\n<!-- /{name} -->"
+    bounds = section_bounds(text, name)
+    text = (text[:bounds[0]] + block + text[bounds[1]:] if bounds
+            else text.rstrip("\n") + "\n\n" + block + "\n")
+    open(path, "w").write(text)
+    sys.exit(0)
+if sys.argv[1] == "--keep":
+    # --keep OLD NEW: NEW, followed by the marked sections OLD had.
+    old = open(sys.argv[2]).read() if os.path.exists(sys.argv[2]) else ""
+    out = open(sys.argv[3]).read().rstrip("\n") + "\n"
+    at = 0
+    while True:
+        i = old.find("<!-- whole", at)
+        if i < 0:
+            break
+        name = old[i + 5:old.find(" -->", i)]
+        bounds = section_bounds(old, name)
+        if not bounds:
+            break
+        out += "\n" + old[bounds[0]:bounds[1]] + "\n"
+        at = bounds[1]
+    sys.stdout.write(out)
+    sys.exit(0)
+
 results, kdf, sizes = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
 load = sys.argv[4] if len(sys.argv) > 4 else None
 runs = os.environ.get("RUNS", "7")
@@ -35,6 +71,69 @@ def cpu():
 def mem(kib):
     return "—" if kib is None else f"{kib / 1024:.0f} MiB"
 
+
+if os.environ.get("WHOLE"):
+    # The commands that read or write every session (issue 18): one section per run.
+    memory_only = bool(os.environ.get("MEMORY_ONLY"))
+    settings = " ".join(f"{k}={os.environ[k]}" for k in ("WHOLE", "MEMORY_ONLY", "NO_JRNL", "RUNS")
+                        if os.environ.get(k))
+    label = ", ".join(f"{int(z):,}" for z in sizes)
+    print(f"## Commands that read or write every session, at {label} sessions\n")
+    print(f"Made by `{settings} Scripts/bench {' '.join(sizes)}` on "
+          f"{datetime.now(timezone.utc):%Y-%m-%d}, on the machine above"
+          + (f"; load average {load}" if load else "") + ".")
+    how = ("one run each, timed and measured by GNU time" if memory_only
+           else f"hyperfine medians (1 warm-up, {runs} runs; jrnl {jrnl_runs}), peak memory from GNU time")
+    print(f"Through the agent, {how}; `import` into a new, empty vault each run; output to "
+          "/dev/null. jrnl 4.6: `--import` of the same text into a new plain journal, "
+          "`--export json` of the encrypted one.\n")
+    print("| command | sessions | journal, agent | peak memory | jrnl | peak memory, jrnl |")
+    print("|---|---:|---:|---:|---:|---:|")
+    names = ["import", "list", "list --json", "export --format json", "export --format csv",
+             "export --format markdown", "verify", "trends", "backup"]
+    jrnl_tool = {"import": "jrnl (--import)", "export --format json": "jrnl (--export json)"}
+
+    def fmt(ms):
+        return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+    for name in names:
+        for size in sizes:
+            r = rows.get((name, size), {})
+            a, j = r.get("journal, agent"), r.get(jrnl_tool.get(name, ""))
+            if not a and not j:
+                continue
+            print(f"| `{name}` | {int(size):,} | {fmt(a[0]) if a else '—'} | "
+                  f"{mem(a[1]) if a else '—'} | {fmt(j[0]) if j else '—'} | {mem(j[1]) if j else '—'} |")
+    print("\n| target | measured | met? |")
+    print("|---|---|---|")
+
+    def get(name, size):
+        return rows.get((name, str(size)), {}).get("journal, agent")
+
+    for size in sizes:
+        for name in ["import", "export --format json", "export --format csv",
+                     "export --format markdown", "list --json", "verify"]:
+            m = get(name, size)
+            if m and m[1] is not None:
+                print(f"| `{name}` at {int(size):,}: peak memory ≤ 64 MiB | {mem(m[1])} | "
+                      f"{'yes' if m[1] <= 64 * 1024 else '**no — missed**'} |")
+        if size != "100000" or memory_only:
+            continue
+        for name, limit in [("import", 10000), ("export --format json", 2000),
+                            ("export --format csv", 2000), ("export --format markdown", 2000),
+                            ("verify", 2000)]:
+            m = get(name, size)
+            if m:
+                print(f"| `{name}` at 100,000 ≤ {fmt(limit)} | {fmt(m[0])} | "
+                      f"{'yes' if m[0] <= limit else '**no — missed**'} |")
+        lj, l = get("list --json", size), get("list", size)
+        if lj and l:
+            print(f"| `list --json` ≤ 2 × `list` at 100,000 | {fmt(lj[0])} vs 2 × {fmt(l[0])} | "
+                  f"{'yes' if lj[0] <= 2 * l[0] else '**no — missed**'} |")
+    if failed:
+        print("\n**Failed** (exited with an error, not timed): "
+              + "; ".join(f"`{n}` at {int(z):,} ({t})" for n, z, t in failed) + ".")
+    sys.exit(0)
 
 print("# Benchmarks\n")
 settings = " ".join(f"{k}={os.environ[k]}" for k in ("BASELINE", "NO_JRNL", "RUNS")

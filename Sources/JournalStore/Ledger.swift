@@ -130,7 +130,45 @@ struct Ledger {
   /// the stamp with the rows it covers.
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
-    try verify(try View.read(db), against: stamp)
+    let (view, tag) = try tagged(db, generation: stamp.generation)
+    if !view.inconsistent.isEmpty {
+      throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
+    }
+    guard KeyedHash.same(tag, stamp.tag) else { throw StoreError.tampered(.rows) }
+    return Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.kept)
+  }
+
+  /// Up to this many sessions, a check or a write keeps the entries it hashed (3.4 MB), for
+  /// this computer's record, which names the sessions of a rollback; beyond, the entries are
+  /// hashed as they are read and forgotten, so that memory does not grow with the journal.
+  static let keepEntries = 131_072
+
+  /// The vault as it is now and its tag at `generation`: the sessions' entries hashed 64 KiB
+  /// at a time as they are read, and kept only up to `keepEntries` sessions.
+  func tagged(_ db: Database, generation: UInt64) throws -> (View, [UInt8]) {
+    var view = try View.readAllButSessions(db)
+    let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0
+    let keep = count <= Self.keepEntries
+    let hash = try KeyedHash(key: key)
+    hash.update(Array("JRNLLEDG".utf8) + [1])
+    hash.update(vaultID)
+    hash.update(generation)
+    var pending: [UInt8] = []
+    pending.reserveCapacity(65_536 + LedgerRows.sessionBytes)
+    let flush = { (entries: inout [UInt8]) in
+      hash.update(entries)
+      if keep { view.rows.sessions += entries }
+      entries.removeAll(keepingCapacity: true)
+    }
+    for status in [SessionStatus.complete, .needsReflection] {
+      try View.scanSessions(
+        db, status: status, skipping: view.undone, into: &pending, flushing: flush)
+    }
+    flush(&pending)
+    hash.update(view.rows.trash)
+    hash.update(view.rows.tombstones)
+    view.complete = keep
+    return (view, hash.finish())
   }
 
   /// Checks a view of the vault, read in one transaction with `stamp`, against it.
@@ -149,15 +187,14 @@ struct Ledger {
   func commit(_ db: Database, after stamp: Stamp?) throws -> Stamp {
     try Self.settle(db)
     let generation = (stamp?.generation ?? 0) + 1
-    let view = try View.read(db)
-    let tag = try view.tag(vaultID: vaultID, generation: generation, key: key)
+    let (view, tag) = try tagged(db, generation: generation)
     try db.execute(
       sql: """
         INSERT INTO ledger (singleton, generation, tag) VALUES (1, ?, ?)
         ON CONFLICT (singleton) DO UPDATE SET generation = excluded.generation, tag = excluded.tag
         """,
       arguments: [Int64(generation), Data(tag)])
-    return Stamp(generation: generation, tag: tag, rows: view.rows)
+    return Stamp(generation: generation, tag: tag, rows: view.kept)
   }
 
   /// Brings rows that disagree with each other back into agreement, for trusting a vault as
@@ -216,6 +253,11 @@ struct Ledger {
 
     /// Restored by an undo since the last keyed write: counted as still in the trash.
     var undone: Set<SessionID> = []
+    /// Whether `rows` holds every session's entry (not when `tagged` hashed them without
+    /// keeping them).
+    var complete = true
+    /// The rows, when they are all there.
+    var kept: LedgerRows? { complete ? rows : nil }
 
     /// The whole view: the trash, tombstones and agreement (`readAllButSessions`), then every
     /// session, one range of the ledger's index per status.
@@ -329,7 +371,7 @@ struct Ledger {
     /// is caught by the tag: its row is in neither range.
     static func scanSessions(
       _ db: Database, status: SessionStatus, skipping undone: Set<SessionID>,
-      into entries: inout [UInt8]
+      into entries: inout [UInt8], flushing flush: ((inout [UInt8]) -> Void)? = nil
     ) throws {
       let statement = try db.makeStatement(
         sql: """
@@ -359,6 +401,7 @@ struct Ledger {
           appendEntry(
             to: &entries, digits: digits, status: status, revision: sqlite3_column_int64(handle, 1))
         else { throw StoreError.tampered(.rows) }
+        if let flush, entries.count >= 65_536 { flush(&entries) }
       }
     }
 

@@ -560,9 +560,10 @@ public final class SessionStore {
     ) { summary in
       include(summary) ? Place(date: summary.date, id: summary.id) : nil
     }
+    // In place: Swift's own sort keeps a buffer of half the array (12 MB at a million).
     switch order {
-    case .newestFirst: places.sort { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
-    case .oldestFirst: places.sort { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    case .newestFirst: heapSort(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+    case .oldestFirst: heapSort(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
     }
     return (places, damaged)
   }
@@ -769,5 +770,29 @@ public final class SessionStore {
     checked = stamp
     if let stamp { onStamp?(stamp) }
     return result
+  }
+}
+
+/// Sorts `items` in place by `before` with heapsort: O(n log n) and no memory beyond the
+/// array, where the standard library's stable sort takes a buffer of half of it.
+func heapSort<T>(_ items: inout [T], by before: (T, T) -> Bool) {
+  items.withUnsafeMutableBufferPointer { items in
+    func siftDown(_ start: Int, _ end: Int) {
+      var root = start
+      while 2 * root + 1 < end {
+        var child = 2 * root + 1
+        if child + 1 < end, before(items[child], items[child + 1]) { child += 1 }
+        guard before(items[root], items[child]) else { return }
+        items.swapAt(root, child)
+        root = child
+      }
+    }
+    for start in stride(from: items.count / 2 - 1, through: 0, by: -1) {
+      siftDown(start, items.count)
+    }
+    for end in stride(from: items.count - 1, to: 0, by: -1) {
+      items.swapAt(0, end)
+      siftDown(0, end)
+    }
   }
 }
