@@ -151,10 +151,12 @@ public struct ImportParser {
       }
       return .journal
     }
+    guard entries == true, sessions == nil else {
+      throw AppError.importRefused(
+        place: "the file", reason: "is neither a journal export nor a jrnl JSON export")
+    }
     if let problem { throw problem }
-    if entries == true, sessions == nil { return .jrnl }
-    throw AppError.importRefused(
-      place: "the file", reason: "is neither a journal export nor a jrnl JSON export")
+    return .jrnl
   }
 
   /// "line 3, column 7" from Foundation's "around character N", when it says so.
