@@ -84,9 +84,11 @@ if os.environ.get("WHOLE"):
           + (f"; load average {load}" if load else "") + ".")
     how = ("one run each, timed and measured by GNU time" if memory_only
            else f"hyperfine medians (1 warm-up, {runs} runs; jrnl {jrnl_runs}), peak memory from GNU time")
+    jrnl_note = ("" if os.environ.get("NO_JRNL") else
+                 " jrnl 4.6: `--import` of the same text into a new plain journal, "
+                 "`--export json` of the encrypted one.")
     print(f"Through the agent, {how}; `import` into a new, empty vault each run; output to "
-          "/dev/null. jrnl 4.6: `--import` of the same text into a new plain journal, "
-          "`--export json` of the encrypted one.\n")
+          f"/dev/null.{jrnl_note}\n")
     print("| command | sessions | journal, agent | peak memory | jrnl | peak memory, jrnl |")
     print("|---|---:|---:|---:|---:|---:|")
     names = ["import", "list", "list --json", "export --format json", "export --format csv",
