@@ -58,6 +58,8 @@ def column_key(record_key, raw_id, column, revision):
 
 
 STATUS_BYTE = {"needs_reflection": 1, "complete": 2}
+SEALED_STATUSES = {"needs_reflection", "complete", "closed"}
+STORED = {"closed": "complete"}
 
 
 def ledger_problem(db, vault_id, ledger_key):
@@ -146,7 +148,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 5 or alg != "argon2id13":
+    if version > 6 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -170,12 +172,16 @@ def main():
         try:
             s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
             s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), BODY_TAGS))
-            if not REQUIRED <= s.keys() or s["status"] != status:
+            # The clear column says "complete" for a session closed without a reflection.
+            sealed = s.get("status")
+            if not REQUIRED <= s.keys() or STORED.get(sealed, sealed) != status:
                 raise ValueError("missing field or status mismatch")
             # A known treatment; a name with "other" and only with it; complete exactly when
-            # reflected on.
-            if s["treatment"] not in TREATMENTS or s["status"] not in STATUS_BYTE:
+            # reflected on, closed (format 6) only without a reflection.
+            if s["treatment"] not in TREATMENTS or sealed not in SEALED_STATUSES:
                 raise ValueError("unknown treatment or status")
+            if sealed == "closed" and version < 6:
+                raise ValueError("closed in a vault older than format 6")
             if ("treatment_name" in s) != (s["treatment"] == "other"):
                 raise ValueError("treatment name without other, or other without a name")
             if (s["status"] == "complete") != ("reflection" in s):

@@ -116,6 +116,17 @@ public struct Diagnosis: Equatable, Sendable {
           #"run "journal show \#($0)" to read it, or "journal edit \#($0)" to change it"#
         },
         exitCode: .notAllowed)
+    case .alreadyClosed:
+      return Diagnosis(
+        message: "\(session) is already closed without a reflection",
+        hint: id.map {
+          #""journal reflect \#($0)" still adds one; "journal reopen \#($0)" makes it wait again"#
+        },
+        exitCode: .notAllowed)
+    case .notClosed:
+      return Diagnosis(
+        message: "\(session) is not closed",
+        hint: "only a session closed without a reflection can be reopened", exitCode: .notAllowed)
     }
   }
 

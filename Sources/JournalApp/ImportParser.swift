@@ -296,10 +296,16 @@ public struct ImportParser {
       throw refuse(.intention, "is missing or empty")
     }
     let reflection = try text(.reflection, .reflection, multiline: true)
-    let status: SessionStatus = reflection == nil ? .needsReflection : .complete
+    var status: SessionStatus = reflection == nil ? .needsReflection : .complete
     if let given = try string(.status, required: false), given != status.rawValue {
-      throw refuse(
-        .status, "does not match the reflection (a session is complete exactly when it has one)")
+      // Closed: left without a reflection on purpose.
+      guard reflection == nil, given == SessionStatus.closed.rawValue else {
+        throw refuse(
+          .status,
+          "does not match the reflection (a session is complete exactly when it has one, "
+            + "and closed only without one)")
+      }
+      status = .closed
     }
     let created = try time(.created)
     let updated = try time(.updated)

@@ -243,6 +243,8 @@ public final class JournalVault {
     // A complete session whose later fields are not all filled (a reflect that was
     // interrupted after the reflection) is open for those.
     if session.status == .complete, !session.laterFieldsOpen.isEmpty { return session }
+    // A session closed without a reflection can still be reflected on.
+    if session.status == .closed { return session }
     do {
       _ = try Lifecycle.transition(from: session.status, on: .beginReflection)
     } catch {
@@ -255,6 +257,20 @@ public final class JournalVault {
   @discardableResult
   public func apply(_ change: Session.Change, to id: SessionID) throws -> Session {
     try apply([change], to: id)
+  }
+
+  /// Closes the session without a reflection, or reopens a closed one (`event` is `.close`
+  /// or `.reopen`), saved at once.
+  @discardableResult
+  public func apply(_ event: LifecycleEvent, to id: SessionID) throws -> Session {
+    let now = context.now()
+    return try store.update(id) { session in
+      do {
+        try session.apply(event, now: now)
+      } catch let error as LifecycleError {
+        throw AppError.lifecycle(error, id: id.short)
+      }
+    }
   }
 
   /// Applies several changes and saves them together, in one transaction.

@@ -60,6 +60,51 @@ public enum ReminderCommands {
     try Vault.open(at: try runtime.vaultPath()).waitingCount()
   }
 
+  /// `journal reminders answer` (started by a delivery, not by people): shows the reminder
+  /// of the session starting with `text` as a notification with its answers, waits for one,
+  /// and carries it out, none needing the passphrase: "Reflect now" opens a terminal
+  /// ($TERMINAL, else x-terminal-emulator) running `journal reflect <id>`, "Tomorrow" moves
+  /// the reminder to tomorrow, "Leave it" cancels it (the session still waits in `list`).
+  /// What it did; exit 11 when the notification could not be shown.
+  @discardableResult
+  public static func answer(
+    _ text: String, _ runtime: Runtime, note: @escaping (String) -> Void
+  ) throws -> Notifier.Answer? {
+    let vault = try runtime.openLocked()
+    let service = try runtime.reminders(vault)
+    let id = try service.resolve(text)
+    let notifier = Notifier(environment: runtime.context.environment, report: note)
+    let (answer, failed) = notifier.ask(
+      Notifier.message(count: max(try vault.waitingCount(), 1)))
+    if failed { throw ExitCodeOnly(code: .ioError) }
+    switch answer {
+    case .reflect:
+      let environment = runtime.context.environment
+      let path = environment["PATH"] ?? "/usr/bin:/bin"
+      let chosen = environment["TERMINAL"].flatMap { $0.isEmpty ? nil : $0 }
+      guard
+        let terminal = ExternalEditor.locate(chosen ?? "x-terminal-emulator", path: path)
+      else {
+        note(#"no terminal to open: set TERMINAL, or run "journal reflect \#(id.short)""#)
+        throw ExitCodeOnly(code: .notFound)
+      }
+      let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+      guard
+        Subprocess.start(
+          [terminal, "-e", binary, "reflect", id.hex, "--vault", vault.path],
+          redirects: [.open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO)],
+          newSession: true) != nil
+      else {
+        note(#"the terminal did not start; run "journal reflect \#(id.short)""#)
+        throw ExitCodeOnly(code: .ioError)
+      }
+    case .tomorrow: try service.set(id, .tomorrow)
+    case .leave: try service.set(id, ReminderChoice.none)
+    case nil: break
+    }
+    return answer
+  }
+
   /// Delivers the reminders that are due, once; `note` says what could not be delivered.
   public static func deliverDue(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
     let vault = try Vault.open(at: try runtime.vaultPath())

@@ -32,6 +32,8 @@ public enum ReminderInstall {
       [Service]
       Type=oneshot
       ExecStart=\(command.replacingOccurrences(of: "%", with: "%%"))
+      # A notification that can be answered waits in a helper of its own after the run.
+      KillMode=process
 
       """
     let timer = """

@@ -99,12 +99,15 @@ public struct ReminderService {
     let due = try vault.reminders().filter { $0.isWaiting(at: instant) }
     guard let first = due.first else { return nil }
     let waiting = max(try vault.waitingCount(), due.count)
-    if waiting == 1 {
-      return "1 session is waiting for your reflections — journal reflect \(first.id.short)"
-    }
+    let id = first.id.short
+    // Each answer a notification offers, as one command.
+    let answers =
+      "journal reflect \(id) now, journal remind \(id) --tomorrow, or journal close \(id) "
+      + "to leave it"
+    if waiting == 1 { return "1 session is waiting for your reflections — \(answers)" }
     if due.count == 1 {
       return "\(waiting) sessions are waiting for your reflections; a reminder is due for "
-        + "\(first.id.short) — journal reflect \(first.id.short)"
+        + "\(id) — \(answers)"
     }
     return "\(waiting) sessions are waiting for your reflections, \(due.count) with a reminder "
       + "due — journal list --needs-reflection"
@@ -114,12 +117,16 @@ public struct ReminderService {
   /// delivered does each move to its next time (at the interval it was set with). With no
   /// notifier, or a failing one, nothing moves: the next run tries again, and every command's
   /// line keeps showing the session. Returns how many were delivered.
+  ///
+  /// With one session due and notify-send offering actions, the notification can be
+  /// answered ("Reflect now", "Tomorrow", "Leave it"): see `Notifier.deliver(_:answering:)`.
   @discardableResult
   public func run(notifier: Notifier) throws -> Int {
     let instant = now()
     let due = try vault.dueReminders(now: instant)
+    let message = Notifier.message(count: max(try vault.waitingCount(), due.count))
     guard !due.isEmpty,
-      notifier.deliver(Notifier.message(count: max(try vault.waitingCount(), due.count)))
+      notifier.deliver(message, answering: due.count == 1 ? due[0].id : nil, vault: vault.path)
     else { return 0 }
     try vault.advance(due, now: instant) {
       schedule.next(after: $0.due, interval: $0.repeatInterval, now: instant)
@@ -142,6 +149,120 @@ public struct Notifier {
   public init(environment: [String: String], report: @escaping (String) -> Void) {
     self.environment = environment
     self.report = report
+  }
+
+  /// The answers a notification offers where notify-send can show actions, by the name
+  /// notify-send prints when one is chosen.
+  public enum Answer: String, CaseIterable, Sendable {
+    /// Opens a terminal running `journal reflect <id>`.
+    case reflect
+    /// The reminder comes again tomorrow (JOURNAL_REMINDER_TIME).
+    case tomorrow
+    /// No more reminders for this session (it still waits in `list`).
+    case leave
+
+    public var label: String {
+      switch self {
+      case .reflect: "Reflect now"
+      case .tomorrow: "Tomorrow"
+      case .leave: "Leave it"
+      }
+    }
+  }
+
+  /// notify-send, when it is the notifier (no JOURNAL_NOTIFY_COMMAND, a session bus) and
+  /// can show actions (libnotify 0.7.10 and later: `--action` in its help).
+  func notifySendWithActions() -> String? {
+    guard environment["JOURNAL_NOTIFY_COMMAND"].map({ $0.isEmpty }) ?? true,
+      environment["DBUS_SESSION_BUS_ADDRESS"].map({ !$0.isEmpty }) ?? false,
+      let notifySend = ExternalEditor.locate(
+        "notify-send", path: environment["PATH"] ?? "/usr/bin:/bin")
+    else { return nil }
+    var output = [UInt8](repeating: 0, count: 16 * 1024)
+    var pipe: [Int32] = [0, 0]
+    guard Glibc.pipe(&pipe) == 0 else { return nil }
+    let started = Subprocess.start(
+      [notifySend, "--help"],
+      redirects: [
+        .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
+        .duplicate(pipe[1], onto: STDOUT_FILENO), .open("/dev/null", flags: O_WRONLY, onto: 2),
+      ])
+    close(pipe[1])
+    var count = 0
+    while count < output.count {
+      let read = output.withUnsafeMutableBytes {
+        Glibc.read(
+          pipe[0], UnsafeMutableRawBufferPointer(rebasing: $0[count...]).baseAddress,
+          $0.count - count)
+      }
+      if read < 0, errno == EINTR { continue }
+      guard read > 0 else { break }
+      count += read
+    }
+    close(pipe[0])
+    guard let started, Subprocess.wait(started, timeout: 5) == 0 else { return nil }
+    return String(decoding: output[0..<count], as: UTF8.self).contains("--action")
+      ? notifySend : nil
+  }
+
+  /// Delivers `message`; with `id` (the one session due) and notify-send showing actions,
+  /// as a notification that can be answered. The answer is waited for by a helper of its
+  /// own (`journal reminders answer`, in a new session, so that this run ends): delivered
+  /// once it has shown the notification (still waiting after 2 s, or answered by then); a
+  /// helper that failed at once leaves the reminder due, like any failed delivery.
+  @discardableResult
+  public func deliver(_ message: String, answering id: SessionID?, vault path: String) -> Bool {
+    guard let id, notifySendWithActions() != nil else { return deliver(message) }
+    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    guard
+      let helper = Subprocess.start(
+        [binary, "reminders", "answer", id.hex, "--vault", path],
+        redirects: [
+          .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
+          .open("/dev/null", flags: O_WRONLY, onto: STDOUT_FILENO),
+        ], newSession: true)
+    else { return deliver(message) }
+    let deadline = Date().addingTimeInterval(2)
+    var status: Int32 = 0
+    while Date() < deadline {
+      let done = waitpid(helper, &status, WNOHANG)
+      if done == helper {
+        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        if code != 0 { report("the notifier ended with exit status \(code); the reminder stays") }
+        return code == 0
+      }
+      usleep(20_000)
+    }
+    return true
+  }
+
+  /// Shows the notification with its answers and waits (as long as the person takes) for
+  /// one; nil when it was closed unanswered or notify-send failed (`failed` says which).
+  public func ask(_ message: String) -> (answer: Answer?, failed: Bool) {
+    guard let notifySend = notifySendWithActions() else { return (nil, true) }
+    var pipe: [Int32] = [0, 0]
+    guard Glibc.pipe(&pipe) == 0 else { return (nil, true) }
+    let actions = Answer.allCases.map { "--action=\($0.rawValue)=\($0.label)" }
+    let started = Subprocess.start(
+      [notifySend, "--app-name=journal"] + actions + ["journal", message],
+      redirects: [
+        .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
+        .duplicate(pipe[1], onto: STDOUT_FILENO),
+      ])
+    close(pipe[1])
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 256)
+    while output.count < 4096 {
+      let read = buffer.withUnsafeMutableBytes { Glibc.read(pipe[0], $0.baseAddress, $0.count) }
+      if read < 0, errno == EINTR { continue }
+      guard read > 0 else { break }
+      output += buffer[0..<read]
+    }
+    close(pipe[0])
+    guard let started, Subprocess.wait(started) == 0 else { return (nil, true) }
+    let name = String(decoding: output, as: UTF8.self).trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    return (Answer(rawValue: name), false)
   }
 
   /// Words that tell a person glancing at a locked screen nothing: no substance, dose,

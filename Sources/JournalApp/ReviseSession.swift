@@ -23,7 +23,7 @@ public enum ReviseSession {
     var session = try journal.beginReflection(id)
     let open = session.laterFieldsOpen
     let shown = try journal.displayID(id)
-    if session.status == .complete,
+    if session.status != .needsReflection,
       let filled = changes.first(where: { !open.contains($0.field) })
     {
       throw AppError.laterFieldFilled(filled.field, id: shown)
@@ -38,6 +38,15 @@ public enum ReviseSession {
         session, fields: open, forms: forms, terminal: terminal, id: shown, justSaved: false,
         drafts: try? runtime.drafts(journal), context: runtime.context
       ) { try journal.apply($0, to: id) }
+      // The last step, when the reflection was skipped: a gentle way to stop being asked.
+      if session.status == .needsReflection {
+        terminal.writeLine(
+          "No reflection for now. You can leave this session here: it counts as complete, "
+            + "without a reflection, and no reminder comes for it.")
+        if try forms.confirm("Leave it here for now?", default: false) {
+          session = try journal.apply(.close, to: id)
+        }
+      }
     } else {
       let ordered =
         changes.filter { $0.field != .reflection } + changes.filter { $0.field == .reflection }

@@ -12,11 +12,18 @@ public enum LifecycleEvent: Hashable, Sendable, CaseIterable {
   case updateLaterField
   /// Date, treatment, dose, intention or mood before changes.
   case updateNowField
+  /// The person leaves the session without a reflection ("journal close").
+  case close
+  /// A closed session is made to wait for reflection again ("journal reopen").
+  case reopen
 }
 
-/// The session lifecycle, Draft → Needs Reflection → Complete, as one pure function.
+/// The session lifecycle, Draft → Needs Reflection → Complete (or Closed, complete without a
+/// reflection), as one pure function.
 ///
-/// The invariant it keeps: a saved session is complete exactly when it has a reflection.
+/// The invariants it keeps: a saved session is complete exactly when it has a reflection,
+/// and closed only without one. Closing is undone by reopening; a reflection written into a
+/// closed session completes it.
 public enum Lifecycle {
   /// The status after `event`, or the precise reason the event is not allowed.
   public static func transition(
@@ -26,22 +33,36 @@ public enum Lifecycle {
     case (.draft, .save): return .needsReflection
     case (.draft, .updateNowField): return .draft
     case (.draft, .beginReflection), (.draft, .fillReflection), (.draft, .clearReflection),
-      (.draft, .updateLaterField):
+      (.draft, .updateLaterField), (.draft, .close), (.draft, .reopen):
       throw .notSavedYet
 
-    case (.needsReflection, .save), (.complete, .save): throw .alreadySaved
+    case (.needsReflection, .save), (.complete, .save), (.closed, .save): throw .alreadySaved
 
     case (.needsReflection, .beginReflection): return .needsReflection
     case (.needsReflection, .fillReflection): return .complete
     case (.needsReflection, .clearReflection): return .needsReflection
     case (.needsReflection, .updateLaterField): return .needsReflection
     case (.needsReflection, .updateNowField): return .needsReflection
+    case (.needsReflection, .close): return .closed
+    case (.needsReflection, .reopen): throw .notClosed
 
     case (.complete, .beginReflection): throw .alreadyComplete
     case (.complete, .fillReflection): return .complete
     case (.complete, .clearReflection): return .needsReflection
     case (.complete, .updateLaterField): return .complete
     case (.complete, .updateNowField): return .complete
+    // Closing is for a session left without a reflection; one written is cleared by edit.
+    case (.complete, .close): throw .alreadyComplete
+    case (.complete, .reopen): throw .notClosed
+
+    // A reflection can still come: reflect asks for it, and writing one completes it.
+    case (.closed, .beginReflection): return .closed
+    case (.closed, .fillReflection): return .complete
+    case (.closed, .clearReflection): return .closed
+    case (.closed, .updateLaterField): return .closed
+    case (.closed, .updateNowField): return .closed
+    case (.closed, .close): throw .alreadyClosed
+    case (.closed, .reopen): return .needsReflection
     }
   }
 }

@@ -6,4 +6,8 @@ public enum LifecycleError: Error, Equatable, Sendable {
   case alreadySaved
   /// The session is already reflected on.
   case alreadyComplete
+  /// The session is already closed without a reflection.
+  case alreadyClosed
+  /// The session is not closed, so there is nothing to reopen.
+  case notClosed
 }

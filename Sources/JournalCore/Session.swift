@@ -101,6 +101,14 @@ public struct Session: Hashable, Sendable {
     updated = max(now, updated)
   }
 
+  /// Closes the session without a reflection (`.close`) or makes a closed one wait again
+  /// (`.reopen`), as the lifecycle allows, stamping `updated`.
+  public mutating func apply(_ event: LifecycleEvent, now: Date) throws(LifecycleError) {
+    precondition(event == .close || event == .reopen, "fields change through Change")
+    status = try Lifecycle.transition(from: status, on: event)
+    updated = max(now, updated)
+  }
+
   /// The later fields `journal reflect` asks for: every one until the session has its
   /// reflection; after that only those still empty, so a reflect that was interrupted goes on
   /// where it stopped. Empty when there is nothing left to reflect on.
@@ -108,7 +116,8 @@ public struct Session: Hashable, Sendable {
     switch status {
     case .draft: []
     case .needsReflection: Field.later
-    case .complete: Field.later.filter { text(of: $0) == nil }
+    // A closed session has no reflection: that, and any later field still empty.
+    case .complete, .closed: Field.later.filter { text(of: $0) == nil }
     }
   }
 

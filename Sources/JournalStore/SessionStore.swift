@@ -140,7 +140,7 @@ public final class SessionStore {
           summary = excluded.summary, body = excluded.body, revision = excluded.revision
         """
     ).execute(arguments: [
-      session.id.hex, session.status.rawValue, row.summary, row.body, Int64(revision),
+      session.id.hex, session.status.stored.rawValue, row.summary, row.body, Int64(revision),
     ])
     try Self.clearReminderIfComplete(session, db)
   }
@@ -157,9 +157,10 @@ public final class SessionStore {
     try write { db in try vault.trash(ids, now: now, purgeAfter: purgeAfter, db) }
   }
 
-  /// Completing a session clears its reminder: nothing is left to remind of.
+  /// Completing a session (or closing it without a reflection) clears its reminder: nothing
+  /// is left to remind of.
   static func clearReminderIfComplete(_ session: Session, _ db: Database) throws {
-    guard session.status == .complete else { return }
+    guard session.status.stored == .complete else { return }
     try db.cachedStatement(sql: "DELETE FROM reminder WHERE id = ?").execute(arguments: [
       session.id.hex
     ])
@@ -455,7 +456,7 @@ public final class SessionStore {
           let summary = try? Self.openSummary(
             opener, id: id, revision: sqlite3_column_int64(handle, 2), sealed: Self.blob(handle, 3))
           // The clear status column must agree with the sealed one, or it has been edited.
-          if let summary, RecordCodec.status(named: Self.text(handle, 1)) == summary.status {
+          if let summary, RecordCodec.status(named: Self.text(handle, 1)) == summary.status.stored {
             found[at] = summary
           }
         }
@@ -591,7 +592,7 @@ public final class SessionStore {
     let revision = sqlite3_column_int64(handle, 0)
     let summary = try openSummary(opener, id: id, revision: revision, sealed: blob(handle, 1))
     // The clear status column must agree with the sealed one, or it has been edited.
-    guard RecordCodec.status(named: text(handle, 3)) == summary.status
+    guard RecordCodec.status(named: text(handle, 3)) == summary.status.stored
     else { throw CryptoError.integrity }
     let body = try id.withBytes { bytes in
       try opener.open(blob(handle, 2), id: bytes, column: .body, revision: UInt64(revision)) {
@@ -688,7 +689,7 @@ public final class SessionStore {
       try RecordCodec.decodeSummary(plain, id: id)
     }
     // The plaintext status column must agree with the sealed one, or it has been edited.
-    guard summary.status.rawValue == status else { throw CryptoError.integrity }
+    guard summary.status.stored.rawValue == status else { throw CryptoError.integrity }
     return summary
   }
 

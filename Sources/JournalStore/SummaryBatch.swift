@@ -67,7 +67,7 @@ final class SummaryBatch: @unchecked Sendable {
             ) { plain in try RecordCodec.decodeSummary(plain, id: entry.id) }
           }
           // The clear status column must agree with the sealed one, or it has been edited.
-          guard summary.status == status else { throw CryptoError.integrity }
+          guard summary.status.stored == status else { throw CryptoError.integrity }
           if let item = make(summary) { items.append(item) }
         } catch {
           damaged.append(entry.id)

@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 5
+  public static let formatVersion = 6
 
   public let path: String
   let database: DatabaseQueue
@@ -376,6 +376,12 @@ public final class Vault {
           CREATE INDEX session_ledger ON session (status, id, revision);
           UPDATE vault SET format_version = 5;
           """)
+    }
+    migrator.registerMigration("v6: sessions closed without a reflection") { db in
+      // No table changes: a summary may now say "closed" (SECURITY.md, "Plaintexts"), which
+      // a reader of format 5 would take for damage. The version tells it the vault is newer
+      // instead; the clear status column still holds only needs_reflection or complete.
+      try db.execute(sql: "UPDATE vault SET format_version = 6")
     }
     return migrator
   }()

@@ -139,6 +139,7 @@ public struct Render {
     switch status {
     case .needsReflection: return "\u{1B}[33m● needs reflection\u{1B}[0m"
     case .complete: return "\u{1B}[32m✓ complete\u{1B}[0m"
+    case .closed: return "\u{1B}[36m○ closed, no reflection\u{1B}[0m"
     case .draft: return "\u{1B}[2mdraft\u{1B}[0m"
     }
   }
@@ -252,6 +253,7 @@ public struct Render {
     }
     return encode([
       "schema_version": schemaVersion,
+      "closed_without_reflection": trends.closed,
       "overall": object(trends.overall),
       "months": trends.months.map(object),
       "treatments": trends.treatments.map(object),

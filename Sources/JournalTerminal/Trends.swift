@@ -30,6 +30,8 @@ public struct Trends: Sendable {
   public let months: [Row]
   public let treatments: [Row]
   public let overall: Row
+  /// How many of the sessions were closed without a reflection.
+  public let closed: Int
 
   public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
     var tally = Tally(timeZone: timeZone)
@@ -48,6 +50,7 @@ public struct Trends: Sendable {
         ? $0.value.sessions > $1.value.sessions : $0.key < $1.key
     }.map { $0.value.row($0.key) }
     overall = tally.overall.row("all")
+    closed = tally.closed
   }
 
   /// Counts sessions handed over one at a time, oldest first, keeping sums per month and
@@ -62,6 +65,7 @@ public struct Trends: Sendable {
     var months: [String: Sums] = [:]
     var treatments: [String: Sums] = [:]
     var overall = Sums()
+    var closed = 0
 
     public init(timeZone: TimeZone) {
       format = DisplayFormat(timeZone: timeZone)
@@ -79,6 +83,7 @@ public struct Trends: Sendable {
       months[format.month(s.date), default: Sums()].add(pair)
       treatments[s.treatment.displayName, default: Sums()].add(pair)
       overall.add(pair)
+      if s.status == .closed { closed += 1 }
     }
   }
 
@@ -161,6 +166,9 @@ public struct TrendsView {
       let a = Self.monthName(first.name)
       let b = Self.monthName(last.name)
       text += a == b ? ", \(a)" : ", \(a) to \(b)"
+    }
+    if trends.closed > 0 {
+      text += " (\(trends.closed) of them closed without a reflection)"
     }
     return wrap(text)
   }

@@ -9,11 +9,13 @@ extension ExportFormat: ExpressibleByArgument {}
 enum StatusChoice: String, ExpressibleByArgument, CaseIterable {
   case needsReflection = "needs-reflection"
   case complete
+  case closed
 
   var status: SessionStatus {
     switch self {
     case .needsReflection: .needsReflection
     case .complete: .complete
+    case .closed: .closed
     }
   }
 }
@@ -41,7 +43,7 @@ extension Journal {
     var since: String?
     @Option(help: "Only sessions on or before this date (a day without a time means all of it).")
     var until: String?
-    @Option(help: "Only sessions with this status: needs-reflection or complete.")
+    @Option(help: "Only sessions with this status: needs-reflection, complete or closed.")
     var status: StatusChoice?
     @Option(
       help: "Only sessions of this treatment (psilocybin, mdma, …, other).",

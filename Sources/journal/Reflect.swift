@@ -42,6 +42,10 @@ extension Journal {
       let (session, shown) = (revised.session, revised.shownID)
       if session.status == .complete {
         Report.note("session \(shown) is complete")
+      } else if session.status == .closed {
+        Report.note(
+          #"session \#(shown) is left here, without a reflection; "journal reopen \#(shown)" undoes it"#
+        )
       } else if runtime.terminal != nil {
         Report.note(#"saved; session \#(shown) still needs a reflection"#)
       }

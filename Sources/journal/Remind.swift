@@ -71,7 +71,7 @@ extension Journal {
     static let configuration = CommandConfiguration(
       commandName: "reminders",
       abstract: "List pending reminders, or deliver them (run, daemon, install).",
-      subcommands: [ListReminders.self, Run.self, Daemon.self, Install.self],
+      subcommands: [ListReminders.self, Run.self, Daemon.self, Install.self, Answer.self],
       defaultSubcommand: ListReminders.self)
 
     struct ListReminders: ParsableCommand {
@@ -107,6 +107,22 @@ extension Journal {
       func run() throws {
         let runtime = try Runtime(options)
         try ReminderCommands.deliverDue(runtime) { Report.note($0) }
+      }
+    }
+
+    /// Shows one reminder as a notification that can be answered, and carries out the
+    /// answer (started by a delivery; not for people to run).
+    struct Answer: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "answer", abstract: "Show a reminder that can be answered.",
+        shouldDisplay: false)
+
+      @OptionGroup var options: GlobalOptions
+
+      @Argument var id: String
+
+      func run() throws {
+        try ReminderCommands.answer(id, try Runtime(options)) { Report.note($0) }
       }
     }
 

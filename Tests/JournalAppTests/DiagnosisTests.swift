@@ -175,7 +175,7 @@ struct DiagnosisTests {
 
   static func expected(_ error: LifecycleError) -> ExitCode {
     switch error {
-    case .notSavedYet, .alreadySaved, .alreadyComplete: .notAllowed
+    case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed: .notAllowed
     }
   }
 

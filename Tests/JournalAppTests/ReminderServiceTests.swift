@@ -47,7 +47,9 @@ struct ReminderServiceTests {
     #expect(try f.journal.file.reminders().first?.due == due + 86400)
     #expect(
       try s.banner()
-        == "1 session is waiting for your reflections — journal reflect \(session.id.short)")
+        == "1 session is waiting for your reflections — journal reflect \(session.id.short) now, "
+        + "journal remind \(session.id.short) --tomorrow, or journal close \(session.id.short) "
+        + "to leave it")
   }
 
   /// Completing the session clears its reminder; so does cancelling.

@@ -40,6 +40,20 @@ struct IndependentReaderTests {
     #expect((session["date"] as? String)?.hasPrefix("2026-11-20T18:00:00") == true)
   }
 
+  /// A session closed without a reflection (format 6): sealed "closed", "complete" in the
+  /// clear column; the reader takes it as SECURITY.md says, and still checks the ledger.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderClosed() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    #expect(f.run("close", id).status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.first?["status"] as? String == "closed", "\(sessions)")
+    #expect(sessions.first?["damaged"] == nil)
+  }
+
   /// A mood before that was not recorded (a jrnl import) is stored as no tag 4 at all, and
   /// the reader, as SECURITY.md says, gives it as null.
   @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))

@@ -36,6 +36,8 @@ import Testing
     #expect(process.expect("(the pasted lines were joined into one)"))
     #expect(process.expect("Music notes "))
     process.write("\r")
+    #expect(process.expect("Leave it here for now? [y/N]"))
+    process.write("\r")
     let result = process.wait()
     // Then the environment holds all three lines as one, music is empty, the shell got nothing
     #expect(result.status == 0, "\(result)")
@@ -58,7 +60,8 @@ import Testing
     #expect(process.expect("Reflection — what stays with you"))
     process.write("\u{04}")
     #expect(process.expect("Environment — where, and with whom "))
-    process.write("by the sea\nwith Ana\nrm -rf ~/later\n")
+    // (The empty third line answers the last question, "Leave it here for now?", with No.)
+    process.write("by the sea\nwith Ana\n\nrm -rf ~/later\n")
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
     #expect(f.show(id)["environment"] as? String == "by the sea")

@@ -23,6 +23,9 @@ import Testing
     process.write("the garden\r")
     #expect(process.expect("Music notes "))
     process.write("\r")
+    // The gentle last step; Enter keeps the session waiting.
+    #expect(process.expect("Leave it here for now? [y/N]"))
+    process.write("\r")
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
     let session = f.show(id)

@@ -30,7 +30,9 @@ import Testing
     }
     let list = f.run("list")
     #expect(
-      list.stderr == "journal: 1 session is waiting for your reflections — journal reflect \(id)\n")
+      list.stderr
+        == "journal: 1 session is waiting for your reflections — journal reflect \(id) now, "
+        + "journal remind \(id) --tomorrow, or journal close \(id) to leave it\n")
     f.run("reflect", id, "--reflection", "done")
     #expect(f.run("list").stderr == "")
     #expect(f.run("reminders").stderr == "journal: no reminders are set\n")
@@ -44,7 +46,8 @@ import Testing
     let first = f.new("--remind", "0s")
     #expect(
       f.run("list").stderr
-        == "journal: 1 session is waiting for your reflections — journal reflect \(first)\n")
+        == "journal: 1 session is waiting for your reflections — journal reflect \(first) now, "
+        + "journal remind \(first) --tomorrow, or journal close \(first) to leave it\n")
     let second = f.new("--remind", "none")
     #expect(f.run("status").stdout.hasPrefix("2 to reflect"))
     let run = f.run(
@@ -55,7 +58,9 @@ import Testing
         == "2 sessions are waiting for your reflections, whenever you are ready.\n")
     #expect(
       f.run("list").stderr
-        == "journal: 2 sessions are waiting for your reflections; a reminder is due for \(first) — journal reflect \(first)\n"
+        == "journal: 2 sessions are waiting for your reflections; a reminder is due for \(first) — "
+        + "journal reflect \(first) now, journal remind \(first) --tomorrow, or journal close "
+        + "\(first) to leave it\n"
     )
     f.run("remind", second, "--in", "0s")
     _ = f.new("--remind", "none")

@@ -7,13 +7,15 @@ import Testing
 
 @testable import JournalStore
 
-/// A vault of every format that ever shipped (1, 2, 3, 4), committed under Fixtures/ and
+/// A vault of every format that ever shipped (1 to 5), committed under Fixtures/ and
 /// opened by today's code: sessions field for field, the trash (restorable within its
 /// window, purged after it), tombstones and reminders, and the ledger (format 5) they gain.
 ///
-/// Each fixture was written by migrating a new file up to exactly that format
+/// Fixtures 1 to 4 were written by migrating a new file up to exactly that format
 /// (`DatabaseMigrator.migrate(_:upTo:)`) and writing rows as that format's code did:
-/// `JOURNAL_WRITE_FIXTURES=<dir> swift test --filter FixtureTests/writeFixtures`.
+/// `JOURNAL_WRITE_FIXTURES=<dir> swift test --filter FixtureTests/writeFixtures`. Fixture 5
+/// is fixture 4 opened with its key by format 5's code (6831bed), which protected it: its
+/// rows at revision 1 and the ledger at generation 1.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
   /// The instant the fixtures' rows were written at.
@@ -21,7 +23,7 @@ struct FixtureTests {
   /// The last migration of each format.
   static let migrations = [
     1: "v1: vault header and sessions", 2: "v2: trash for undoable deletions, tombstones",
-    3: "v3: reminders", 4: "v4: list index",
+    3: "v3: reminders", 4: "v4: list index", 5: "v5: revisions and the ledger",
   ]
   static let complete = SessionID(randomBytes: [UInt8](repeating: 0x22, count: 16))
   static let waiting = SessionID(randomBytes: [UInt8](repeating: 0x33, count: 16))
@@ -44,7 +46,7 @@ struct FixtureTests {
 
   /// Each format opens as today's: migrated to the current version with the list index, and
   /// both sessions read back field for field.
-  @Test(arguments: 1...4) func sessionsReadBack(format: Int) throws {
+  @Test(arguments: 1...5) func sessionsReadBack(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (version, indexes) = try DatabaseQueue(path: path).read { db in
@@ -65,7 +67,7 @@ struct FixtureTests {
   /// Each format gains the ledger at its first opening with the key: every row sealed again
   /// at revision 1 (still reading back the same), generation 1 stamped, and from then on a
   /// row deleted from the file is noticed.
-  @Test(arguments: 1...4) func protectedWhenFirstUnlocked(format: Int) throws {
+  @Test(arguments: 1...5) func protectedWhenFirstUnlocked(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (revisions, generation) = try DatabaseQueue(path: path).read { db in
@@ -94,7 +96,7 @@ struct FixtureTests {
 
   /// From format 2 on: the deletion is restorable inside its window (with its reminder, from
   /// format 3 on), the tombstone is kept, and after the window the deletion is purged.
-  @Test(arguments: 2...4) func trashAndTombstones(format: Int) throws {
+  @Test(arguments: 2...5) func trashAndTombstones(format: Int) throws {
     let (directory, _, vault, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     #expect(try vault.trashedIDs() == [Self.trashed])
@@ -112,7 +114,7 @@ struct FixtureTests {
   }
 
   /// From format 3 on: the waiting session's reminder, as it was set.
-  @Test(arguments: 3...4) func reminders(format: Int) throws {
+  @Test(arguments: 3...5) func reminders(format: Int) throws {
     let (directory, _, vault, _) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let reminders = try vault.reminders()
