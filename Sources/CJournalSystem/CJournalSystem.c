@@ -5,6 +5,8 @@
 #include <sys/resource.h>
 #include <sys/vfs.h>
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 // tmpfs's magic number, from linux/magic.h.
 #define JOURNAL_TMPFS_MAGIC 0x01021994
@@ -30,3 +32,5 @@ int journal_peer_uid(int fd, unsigned int *uid) {
   *uid = credentials.uid;
   return 0;
 }
+
+int journal_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

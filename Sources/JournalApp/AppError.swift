@@ -53,6 +53,10 @@ public enum AppError: Error, Equatable, Sendable {
   case editorCancelled(status: Int32)
   /// `remind --at` names a moment already past.
   case reminderInPast
+  /// `-n`/`--limit` below 1.
+  case badLimit
+  /// `search` without words (none given, none read, or only spaces).
+  case noSearchWords
   /// `undo` found no deletion whose window is still open.
   case nothingToUndo
   /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).

@@ -507,6 +507,16 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the editor was closed without saving (status \(status)); its text was not used",
         hint: "what you answered before it is kept; run the command again to go on",
         exitCode: .cancelled)
+    case .noSearchWords:
+      return Diagnosis(
+        message: "no words to search for",
+        hint:
+          #"give them after "journal search", or "journal search -" to read them from standard input"#,
+        exitCode: .usage)
+    case .badLimit:
+      return Diagnosis(
+        message: "-n (--limit) must be a whole number of 1 or more",
+        hint: "for example -n 10: the newest ten", exitCode: .usage)
     case .reminderInPast:
       return Diagnosis(
         message: "that time has already passed",

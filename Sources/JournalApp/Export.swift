@@ -8,38 +8,6 @@ public enum ExportFormat: String, CaseIterable, Sendable {
   case json, markdown, csv
 }
 
-/// Which sessions an export takes.
-public struct ExportFilter: Sendable {
-  public var since: Date?
-  public var until: Date?
-  public var status: SessionStatus?
-  public var treatment: String?
-  /// With `treatment` "other": only the custom treatment of this name (any case).
-  public var treatmentName: String?
-
-  public init(
-    since: Date? = nil, until: Date? = nil, status: SessionStatus? = nil, treatment: String? = nil
-  ) {
-    self.since = since
-    self.until = until
-    self.status = status
-    self.treatment = treatment
-  }
-
-  public func includes(_ s: SessionSummary) -> Bool {
-    if let since, s.date < since { return false }
-    if let until, s.date > until { return false }
-    if let status, s.status != status { return false }
-    if let treatment, s.treatment.key != treatment { return false }
-    if let treatmentName,
-      s.treatment.customName?.lowercased() != treatmentName.lowercased()
-    {
-      return false
-    }
-    return true
-  }
-}
-
 public enum Export {
   /// The export document's format name and version; `import` refuses a newer version.
   public static let formatName = "journal-export"

@@ -3,46 +3,12 @@ import JournalCore
 
 /// `journal export` and `journal import`: sessions out as plaintext, and back in.
 public enum ExportSessions {
-  /// The filter the command line's texts ask for: dates as `DateInput` reads them (a bare day
-  /// for `until` means the whole of that day), a status, a treatment key.
-  public static func filter(
-    since: String?, until: String?, status: SessionStatus?, treatment: String?,
-    _ runtime: Runtime
-  ) throws -> ExportFilter {
-    let now = runtime.context.now()
-    let dates = DateInput(timeZone: runtime.context.timeZone)
-    var filter = ExportFilter(status: status)
-    if let since { filter.since = try dates.parseInstant(since, now: now) }
-    if let until {
-      let instant = try dates.parseInstant(until, now: now)
-      let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
-      var calendar = Calendar(identifier: .gregorian)
-      calendar.timeZone = runtime.context.timeZone
-      let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
-      // A day is not always 24 h (daylight saving): the end is the next midnight.
-      filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
-    }
-    if let treatment {
-      // "other" takes every custom treatment; "other:San Pedro" (the form the hint names)
-      // only that one, by its name in any case.
-      let key = treatment.lowercased()
-      if key == "other" {
-        filter.treatment = key
-      } else {
-        let parsed = try Treatment.parse(treatment)
-        filter.treatment = parsed.key
-        filter.treatmentName = parsed.customName
-      }
-    }
-    return filter
-  }
-
   /// Writes the sessions the filter takes in `format` to `destination` a session at a time,
   /// as they are read (memory does not grow with the journal); how many, and the ids of rows
   /// that could not be opened. The output file is made only once the vault is open, and
   /// removed if the export fails half-way.
   public static func export(
-    _ filter: ExportFilter, as format: ExportFormat, to destination: OutputFile.Destination,
+    _ filter: SessionFilter, as format: ExportFormat, to destination: OutputFile.Destination,
     _ runtime: Runtime
   ) throws -> (count: Int, damaged: [SessionID]) {
     let journal = try runtime.openVault()

@@ -219,6 +219,16 @@ public final class JournalVault {
     try store.session(id)
   }
 
+  /// The summaries the filter takes, newest first (only its `limit` newest), and the ids of
+  /// rows that could not be opened.
+  public func list(
+    _ filter: SessionFilter
+  ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    let (all, damaged) = try list(needsReflection: filter.status == .needsReflection)
+    let taken = all.lazy.filter(filter.includes)
+    return (filter.limit.map { Array(taken.prefix($0)) } ?? Array(taken), damaged)
+  }
+
   /// Summaries newest first, optionally only those waiting for reflection, and the ids of
   /// rows that could not be opened.
   public func list(
@@ -293,24 +303,33 @@ public final class JournalVault {
   /// Every readable session the filter takes, oldest first, handed to `body` one at a time
   /// after `begin` is told how many there are; the ids of rows that failed to open.
   public func export(
-    _ filter: ExportFilter, begin: (Int) throws -> Void, _ body: (Session) throws -> Void
+    _ filter: SessionFilter, begin: (Int) throws -> Void, _ body: (Session) throws -> Void
   ) throws -> [SessionID] {
     try store.streamSessions(
-      order: .oldestFirst, include: { filter.includes($0) },
-      begin: { count, _ in try begin(count) },
-      body)
+      order: .oldestFirst, include: { filter.includes($0) }, newest: filter.limit,
+      begin: { count, _ in try begin(count) }, body)
   }
 
-  /// The summaries (all, or those waiting for reflection), newest first unless `order` says
-  /// otherwise, handed to `body` one at a time after `begin` is told the ids of rows that
-  /// failed to open; all of those.
+  /// Every whole session the filter takes (its `limit` is the caller's), handed to `body`
+  /// one at a time in `order`; the ids of rows that failed to open.
+  public func read(
+    _ filter: SessionFilter, order: ReadOrder, _ body: (Session) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSessions(
+      order: order, include: { filter.includes($0) }, newest: nil, begin: { _, _ in }, body)
+  }
+
+  /// The summaries the filter takes (only its `limit` newest), newest first unless `order`
+  /// says otherwise, handed to `body` one at a time after `begin` is told the ids of rows
+  /// that failed to open; all of those.
   public func streamList(
-    needsReflection: Bool, order: ReadOrder = .newestFirst,
+    _ filter: SessionFilter = SessionFilter(), order: ReadOrder = .newestFirst,
     begin: ([SessionID]) throws -> Void = { _ in }, _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
     do {
       return try store.streamSummaries(
-        needsReflection: needsReflection, order: order, include: { _ in true },
+        needsReflection: filter.status == .needsReflection, order: order,
+        include: { filter.includes($0) }, newest: filter.limit,
         begin: { _, damaged in try begin(damaged) }, body)
     } catch StoreError.tampered(.rows) {
       throw Self.naming(.rows, vault: vault, witness: witnesses.record)

@@ -179,8 +179,8 @@ public struct Notifier {
         "notify-send", path: environment["PATH"] ?? "/usr/bin:/bin")
     else { return nil }
     var output = [UInt8](repeating: 0, count: 16 * 1024)
-    var pipe: [Int32] = [0, 0]
-    guard Glibc.pipe(&pipe) == 0 else { return nil }
+    guard let made = Subprocess.pipe() else { return nil }
+    let pipe = [made.read, made.write]
     let started = Subprocess.start(
       [notifySend, "--help"],
       redirects: [
@@ -240,8 +240,8 @@ public struct Notifier {
   /// one; nil when it was closed unanswered or notify-send failed (`failed` says which).
   public func ask(_ message: String) -> (answer: Answer?, failed: Bool) {
     guard let notifySend = notifySendWithActions() else { return (nil, true) }
-    var pipe: [Int32] = [0, 0]
-    guard Glibc.pipe(&pipe) == 0 else { return (nil, true) }
+    guard let made = Subprocess.pipe() else { return (nil, true) }
+    let pipe = [made.read, made.write]
     let actions = Answer.allCases.map { "--action=\($0.rawValue)=\($0.label)" }
     let started = Subprocess.start(
       [notifySend, "--app-name=journal"] + actions + ["journal", message],

@@ -130,16 +130,26 @@ public enum ReviseSession {
     return "\njournal: stopped; \(parts.joined(separator: "; ")); \(next)\n"
   }
 
-  /// Changes any field: the given `changes` in one save, or, with none and a terminal, every
-  /// field in turn.
-  public static func edit(_ text: String, changes: [Session.Change], _ runtime: Runtime) throws
-    -> Revised
-  {
+  /// Changes any field: the given `changes` in one save, or, with `editor` (or
+  /// JOURNAL_EDITOR=1) at a terminal, the long texts in the person's editor, or, with none
+  /// and a terminal, every field in turn.
+  public static func edit(
+    _ text: String, changes: [Session.Change], editor: Bool = false, _ runtime: Runtime
+  ) throws -> Revised {
     if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
     let journal = try runtime.openVault()
     let id = try journal.resolve(text)
     let session: Session
-    if changes.isEmpty, let terminal = runtime.terminal {
+    let useEditor =
+      try editor
+      || (Setting.flag("JOURNAL_EDITOR", environment: runtime.context.environment) ?? false)
+    if changes.isEmpty, useEditor, let terminal = runtime.terminal {
+      session = try editLongTexts(
+        try journal.session(id),
+        editor: try ExternalEditor.prepare(environment: runtime.context.environment),
+        terminal: terminal, context: runtime.context
+      ) { try journal.apply($0, to: id) }
+    } else if changes.isEmpty, let terminal = runtime.terminal {
       session = try Forms(terminal: terminal, context: runtime.context).edit(
         try journal.session(id)
       ) { try journal.apply($0, to: id) }
@@ -147,5 +157,31 @@ public enum ReviseSession {
       session = try journal.apply(changes, to: id)
     }
     return Revised(session: session, shownID: try journal.displayID(id))
+  }
+
+  /// The long texts (intention, reflection, environment, music), each opened in the editor
+  /// with its current text, in the private runtime buffer `--editor` uses (wiped after);
+  /// only the texts that changed are saved, together, once the last is closed.
+  static func editLongTexts(
+    _ session: Session, editor: ExternalEditor, terminal: TTY, context: AppContext,
+    save: ([Session.Change]) throws -> Session
+  ) throws -> Session {
+    var changes: [Session.Change] = []
+    for field in [Field.intention, .reflection, .environment, .music] {
+      let current = session.text(of: field) ?? ""
+      terminal.writeLine("The \(field.label), in your editor…")
+      let edited = try editor.edit(
+        current.isEmpty ? "" : current + "\n", terminalFD: terminal.descriptor)
+      let parsed = try context.fields.change(field, edited)
+      guard parsed != (try? context.fields.change(field, current)) else { continue }
+      changes.append(parsed)
+    }
+    guard !changes.isEmpty else {
+      terminal.writeLine("Nothing changed.")
+      return session
+    }
+    let saved = try save(changes)
+    terminal.writeLine("Saved: " + Prose.list(changes.map { "the " + $0.field.label }) + ".")
+    return saved
   }
 }

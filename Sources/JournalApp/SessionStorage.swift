@@ -21,7 +21,7 @@ public protocol SessionStorage: AnyObject {
   /// does not grow with the journal beyond a few bytes a session.
   func streamSummaries(
     needsReflection: Bool, order: ReadOrder,
-    include: @escaping @Sendable (SessionSummary) -> Bool,
+    include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
     _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID]
@@ -30,7 +30,7 @@ public protocol SessionStorage: AnyObject {
   /// `order`; the ids of rows that could not be opened. As `streamSummaries`, memory does not
   /// grow with the journal.
   func streamSessions(
-    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
     _ body: (Session) throws -> Void
   ) throws -> [SessionID]

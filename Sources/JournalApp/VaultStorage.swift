@@ -48,21 +48,22 @@ final class VaultStorage: SessionStorage {
 
   func streamSummaries(
     needsReflection: Bool, order: ReadOrder,
-    include: @escaping @Sendable (SessionSummary) -> Bool,
+    include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
     _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
     try store.streamSummaries(
       status: needsReflection ? .needsReflection : nil, order: order, include: include,
-      begin: begin, body)
+      newest: newest, begin: begin, body)
   }
 
   func streamSessions(
-    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
     _ body: (Session) throws -> Void
   ) throws -> [SessionID] {
-    try store.streamSessions(order: order, include: include, begin: begin, body)
+    try store.streamSessions(
+      order: order, include: include, newest: newest, begin: begin, body)
   }
 
   func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }

@@ -18,6 +18,21 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
   /// The command-line flag that sets this field.
   public var flag: String { "--" + rawValue }
 
+  /// The field's key in JSON (SessionDocument); the treatment's text is its custom name.
+  public var jsonName: String {
+    switch self {
+    case .date: SessionDocument.Key.date.rawValue
+    case .treatment: SessionDocument.Key.treatmentName.rawValue
+    case .dose: SessionDocument.Key.dose.rawValue
+    case .intention: SessionDocument.Key.intention.rawValue
+    case .moodBefore: SessionDocument.Key.moodBefore.rawValue
+    case .environment: SessionDocument.Key.environment.rawValue
+    case .music: SessionDocument.Key.music.rawValue
+    case .moodAfter: SessionDocument.Key.moodAfter.rawValue
+    case .reflection: SessionDocument.Key.reflection.rawValue
+    }
+  }
+
   /// The field's name in messages.
   public var label: String {
     switch self {

@@ -397,9 +397,10 @@ public final class SessionStore {
   var holdAll = 131_072
   var chunk = 65_536
 
-  /// The summaries of `status` (all, when nil) that `include` takes, handed to `body` one at
-  /// a time in `order`, and the ids of the rows that failed to open, by id. Before the first,
-  /// `begin` is told how many there are and which rows failed to open.
+  /// The summaries of `status` (all, when nil) that `include` takes (only the `newest` of
+  /// them, when given), handed to `body` one at a time in `order`, and the ids of the rows
+  /// that failed to open, by id. Before the first, `begin` is told how many there are and
+  /// which rows failed to open.
   ///
   /// Memory does not grow with the journal beyond 24 bytes a session. Up to `holdAll`
   /// sessions, one pass opens every summary on every core and keeps them. Beyond, a first
@@ -410,7 +411,7 @@ public final class SessionStore {
   /// before or after.
   public func streamSummaries(
     status: SessionStatus? = nil, order: Order,
-    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
@@ -421,7 +422,8 @@ public final class SessionStore {
         let (summaries, damaged, _) = try self.scan(db, status: status, checking: false) {
           include($0) ? $0 : nil
         }
-        let newestFirst = Self.newestFirst(summaries)
+        let all = Self.newestFirst(summaries)
+        let newestFirst = newest.map { Array(all.prefix($0)) } ?? all
         try begin(newestFirst.count, damaged.sorted())
         switch order {
         case .newestFirst: for summary in newestFirst { try body(summary) }
@@ -430,7 +432,7 @@ public final class SessionStore {
         return damaged.sorted()
       }
       let (places, damagedFirst) = try self.places(
-        db, status: status, order: order, total: total, include)
+        db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
       let opener = try self.summaryOpeners()[0]
@@ -479,7 +481,7 @@ public final class SessionStore {
   /// as it is handed over, and forgets it; both in one read transaction.
   public func streamSessions(
     status: SessionStatus? = nil, order: Order,
-    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (Session) throws -> Void
   ) throws -> [SessionID] {
@@ -487,7 +489,7 @@ public final class SessionStore {
     return try read { db in
       let total = try Self.count(db, status: status)
       let (places, damagedFirst) = try self.places(
-        db, status: status, order: order, total: total, include)
+        db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
       let statement = try db.makeStatement(
@@ -552,7 +554,7 @@ public final class SessionStore {
   /// thread into one array the size of `total`, so that no second array of places is made
   /// to join two threads' (at a million sessions, 24 MB saved).
   private func places(
-    _ db: Database, status: SessionStatus?, order: Order, total: Int,
+    _ db: Database, status: SessionStatus?, order: Order, total: Int, newest: Int?,
     _ include: @escaping @Sendable (SessionSummary) -> Bool
   ) throws -> ([Place], [SessionID]) {
     var (places, damaged, _) = try scan(
@@ -565,6 +567,13 @@ public final class SessionStore {
     switch order {
     case .newestFirst: heapSort(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
     case .oldestFirst: heapSort(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    }
+    // Only the newest `newest`, in the order asked.
+    if let newest, newest < places.count {
+      switch order {
+      case .newestFirst: places.removeLast(places.count - newest)
+      case .oldestFirst: places.removeFirst(places.count - newest)
+      }
     }
     return (places, damaged)
   }

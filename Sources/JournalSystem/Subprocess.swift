@@ -1,3 +1,4 @@
+import CJournalSystem
 import Foundation
 import Glibc
 
@@ -42,6 +43,14 @@ public enum Subprocess {
       ? posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
       : posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
     return status == 0 ? pid : nil
+  }
+
+  /// A pipe whose ends are closed on exec (a child gets only what is redirected onto its
+  /// descriptors): its reading and writing ends, or nil.
+  public static func pipe() -> (read: Int32, write: Int32)? {
+    var fds: [Int32] = [0, 0]
+    guard journal_pipe(&fds) == 0 else { return nil }
+    return (fds[0], fds[1])
   }
 
   /// Waits for `pid` to end and returns its exit status (128 + the signal that ended it).

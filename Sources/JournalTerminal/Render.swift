@@ -177,6 +177,72 @@ public struct Render {
     return "  \(label)\n\(body)\n"
   }
 
+  /// A search hit's line under its session's row: the field, then the words around the hit,
+  /// the hit marked (reverse video) unless in plain mode or without colour.
+  public func searchContext(field: Field, before: String, hit: String, after: String) -> String {
+    let marked = colour && !presentation.plain ? "\u{1B}[7m\(hit)\u{1B}[0m" : hit
+    // One line: a phrase found across a line break is shown with a space there.
+    let line = (before + marked + after).map { $0.isNewline || $0 == "\t" ? " " : String($0) }
+      .joined()
+    return "    \(field.label): \(line)\n"
+  }
+
+  /// `search --json`: each match's id, short id and hits (field, offset and length in
+  /// Unicode scalars of the field as stored), and the ids that could not be read.
+  public struct SearchJSON {
+    private var json = JSONWriter()
+
+    public init() {}
+
+    public mutating func begin() -> [UInt8] {
+      json.beginObject()
+      json.key("matches")
+      json.beginArray()
+      return take()
+    }
+
+    public mutating func add(_ summary: SessionSummary, hits: [TextSearch.Hit]) -> [UInt8] {
+      json.beginObject()
+      json.key("hits")
+      json.beginArray()
+      for hit in hits {
+        json.beginObject()
+        json.key("field")
+        json.value(hit.field.jsonName)
+        json.key("length")
+        json.value(hit.length)
+        json.key("offset")
+        json.value(hit.offset)
+        json.endObject()
+      }
+      json.endArray()
+      json.key("id")
+      json.value(summary.id.hex)
+      json.key("short_id")
+      json.value(summary.id.short)
+      json.endObject()
+      return take()
+    }
+
+    public mutating func end(damaged: [SessionID]) -> [UInt8] {
+      json.endArray()
+      json.key("damaged")
+      json.beginArray()
+      for id in damaged { json.value(id.hex) }
+      json.endArray()
+      json.key("schema_version")
+      json.value(schemaVersion)
+      json.endObject()
+      json.bytes.append(0x0A)
+      return take()
+    }
+
+    private mutating func take() -> [UInt8] {
+      defer { json.bytes.removeAll(keepingCapacity: true) }
+      return json.bytes
+    }
+  }
+
   // MARK: - JSON (schema version 1, documented in Docs/USER-GUIDE.md)
 
   static let schemaVersion = 1

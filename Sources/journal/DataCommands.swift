@@ -39,21 +39,11 @@ extension Journal {
       help: ArgumentHelp("Write to this new file instead of standard output.", valueName: "file"),
       completion: .file())
     var output: String?
-    @Option(help: "Only sessions on or after this date.")
-    var since: String?
-    @Option(help: "Only sessions on or before this date (a day without a time means all of it).")
-    var until: String?
-    @Option(help: "Only sessions with this status: needs-reflection, complete or closed.")
-    var status: StatusChoice?
-    @Option(
-      help: "Only sessions of this treatment (psilocybin, mdma, …, other).",
-      completion: Completions.treatmentFilters)
-    var treatment: String?
+    @OptionGroup var filters: FilterOptions
 
     func run() throws {
       let runtime = try Runtime(options)
-      let filter = try ExportSessions.filter(
-        since: since, until: until, status: status?.status, treatment: treatment, runtime)
+      let filter = try filters.filter(runtime)
       let (count, damaged) = try ExportSessions.export(
         filter, as: format, to: output.map { .file($0) } ?? .standardOutput, runtime)
       if let output { Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#) }

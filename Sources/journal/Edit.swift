@@ -20,10 +20,16 @@ extension Journal {
 
     @OptionGroup var fields: FieldFlags
 
+    @Flag(
+      help:
+        "Edit the intention, reflection, environment and music in $VISUAL or $EDITOR, each with its current text. Also JOURNAL_EDITOR=1."
+    )
+    var editor = false
+
     func run() throws {
       let runtime = try Runtime(options)
       let changes = try fields.changes(runtime.context.fields)
-      let revised = try ReviseSession.edit(id, changes: changes, runtime)
+      let revised = try ReviseSession.edit(id, changes: changes, editor: editor, runtime)
       Report.note("saved session \(revised.shownID) (\(revised.session.status.label))")
     }
   }

@@ -12,20 +12,20 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Flag(help: "Only the sessions waiting for your reflection.")
-    var needsReflection = false
+    @OptionGroup var filters: FilterOptions
 
     @Flag(help: "Print JSON (its fields are in \(Manual.pointer), JSON OUTPUT).")
     var json = false
 
     func run() throws {
       let runtime = try Runtime(options)
+      let filter = try filters.filter(runtime)
       if json {
         // Streamed: written as it is read, so memory does not grow with the journal.
         let journal = try runtime.openVault()
         let output = try OutputFile(.standardOutput)
         var writer = Render.ListJSON()
-        let damaged = try journal.streamList(needsReflection: needsReflection) { damaged in
+        let damaged = try journal.streamList(filter) { damaged in
           try output.write(writer.begin(damaged: damaged))
         } _: { summary in
           try output.write(writer.add(summary))
@@ -35,12 +35,13 @@ extension Journal {
         return try Self.report(damaged)
       }
       let journal = try runtime.openVault(forListing: true)
-      let (sessions, damaged) = try journal.list(needsReflection: needsReflection)
+      let (sessions, damaged) = try journal.list(filter)
       if sessions.isEmpty && damaged.isEmpty {
         Report.note(
-          needsReflection
+          filter.status == .needsReflection
             ? "no sessions are waiting for reflection"
-            : #"no sessions yet; "journal new" logs your first"#)
+            : filters.narrows
+              ? "no session matches" : #"no sessions yet; "journal new" logs your first"#)
       } else {
         try runtime.render.list(sessions) { try Runtime.output($0) }
       }

@@ -26,7 +26,10 @@ extension Journal {
         try Runtime.output(Render.json(session: session))
       } else {
         let render = runtime.render
-        try Runtime.output(render.detail(session, shownID: try journal.displayID(session.id)))
+        // Through $PAGER (less -R) at a terminal when taller than it; never when piped.
+        try Pager.show(
+          render.detail(session, shownID: try journal.displayID(session.id)),
+          environment: runtime.context.environment)
       }
     }
   }

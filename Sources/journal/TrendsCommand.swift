@@ -20,7 +20,7 @@ extension Journal {
       let journal = try runtime.openVault()
       // Counted as the summaries are read, oldest first: nothing held per session.
       var tally = JournalTerminal.Trends.Tally(timeZone: runtime.context.timeZone)
-      let damaged = try journal.streamList(needsReflection: false, order: .oldestFirst) {
+      let damaged = try journal.streamList(order: .oldestFirst) {
         tally.add($0)
       }
       let trends = JournalTerminal.Trends(tally)

@@ -69,7 +69,8 @@ struct DiagnosisTests {
     AppError.olderThanSeen(seen: 9, found: 7), AppError.otherThanSeen(generation: 9),
     AppError.witnessDamaged(path: "/s/seen/00"),
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
-    AppError.reminderInPast, AppError.nothingToUndo, AppError.confirmationNeeded,
+    AppError.reminderInPast, AppError.badLimit, AppError.noSearchWords, AppError.nothingToUndo,
+    AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
     AppError.outputExists(path: "/o"),
@@ -244,7 +245,7 @@ struct DiagnosisTests {
     case .olderThanSeen, .otherThanSeen, .witnessDamaged: .tampered
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
-    case .reminderInPast: .usage
+    case .reminderInPast, .badLimit, .noSearchWords: .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed

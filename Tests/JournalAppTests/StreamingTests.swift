@@ -121,7 +121,7 @@ import Testing
     _ = try f.journal.importSessions(sessions, dryRun: false)
     var told: [Int] = []
     var seen: [SessionID] = []
-    let damaged = try f.journal.export(ExportFilter()) {
+    let damaged = try f.journal.export(SessionFilter()) {
       told.append($0)
     } _: {
       seen.append($0.id)
@@ -132,13 +132,13 @@ import Testing
     #expect(seen == oldestFirst.map(\.id))
 
     var listed: [SessionID] = []
-    _ = try f.journal.streamList(needsReflection: false) { listed.append($0.id) }
+    _ = try f.journal.streamList { listed.append($0.id) }
     #expect(listed == oldestFirst.reversed().map(\.id))
     listed = []
-    _ = try f.journal.streamList(needsReflection: true) { listed.append($0.id) }
+    _ = try f.journal.streamList(SessionFilter(status: .needsReflection)) { listed.append($0.id) }
     #expect(listed == oldestFirst.reversed().filter { $0.status == .needsReflection }.map(\.id))
 
-    var filter = ExportFilter(status: .complete, treatment: "other")
+    var filter = SessionFilter(status: .complete, treatment: "other")
     filter.until = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
     told = []
     seen = []
@@ -151,6 +151,50 @@ import Testing
     #expect(!wanted.isEmpty && wanted.count < 12)
     #expect(told == [wanted.count])
     #expect(seen == wanted.map(\.id))
+  }
+
+  /// One filter, one meaning: `list` (held and streamed) and `export` take the same sessions
+  /// for every filter, `-n` the newest of them, each in its own order.
+  @Test func filtersSharedByListAndExport() throws {
+    let f = try AppFixture()
+    let sessions = Self.sessions(17)
+    _ = try f.journal.importSessions(sessions, dryRun: false)
+    func filter(
+      _ since: Double? = nil, _ until: Double? = nil, _ status: SessionStatus? = nil,
+      _ treatment: String? = nil, name: String? = nil, limit: Int? = nil
+    ) -> SessionFilter {
+      var filter = SessionFilter(
+        since: since.map { Date(timeIntervalSince1970: 1_790_000_000 + $0 * 86_400) },
+        until: until.map { Date(timeIntervalSince1970: 1_790_000_000 + $0 * 86_400) },
+        status: status, treatment: treatment)
+      filter.treatmentName = name
+      filter.limit = limit
+      return filter
+    }
+    let table: [(SessionFilter, Int)] = [
+      (filter(), 17), (filter(1), 12), (filter(nil, 1), 9), (filter(1, 2), 8),
+      (filter(nil, nil, .complete), 11), (filter(nil, nil, .needsReflection), 6),
+      (filter(nil, nil, nil, "psilocybin"), 12), (filter(nil, nil, nil, "other"), 5),
+      (filter(nil, nil, nil, "other", name: "SAN PEDRO plain"), 1),
+      (filter(nil, nil, .complete, "psilocybin", limit: 3), 3), (filter(limit: 100), 17),
+      (filter(5), 0),
+    ]
+    let newestFirst = sessions.sorted { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+    for (index, (filter, count)) in table.enumerated() {
+      var wanted = newestFirst.filter { filter.includes($0.summary) }
+      if let limit = filter.limit { wanted = Array(wanted.prefix(limit)) }
+      #expect(wanted.count == count, "row \(index)")
+      #expect(try f.journal.list(filter).sessions.map(\.id) == wanted.map(\.id), "row \(index)")
+      var streamed: [SessionID] = []
+      _ = try f.journal.streamList(filter) { streamed.append($0.id) }
+      #expect(streamed == wanted.map(\.id), "row \(index)")
+      var exported: [SessionID] = []
+      _ = try f.journal.export(filter) { _ in
+      } _: {
+        exported.append($0.id)
+      }
+      #expect(exported == wanted.reversed().map(\.id), "row \(index)")
+    }
   }
 
   /// Trends counted a session at a time give the figures counted from the whole list, and

@@ -12,4 +12,8 @@ int journal_is_tmpfs(const char *path);
 /// success, -1 on failure.
 int journal_peer_uid(int fd, unsigned int *uid);
 
+/// pipe2 with O_CLOEXEC: neither end leaks into a program spawned meanwhile (a reader that
+/// inherited the writing end would never see the end of its input). Returns 0 on success.
+int journal_pipe(int fds[2]);
+
 #endif

@@ -1,0 +1,75 @@
+import Foundation
+import JournalCore
+
+/// Which sessions `list`, `export` and `search` take: one definition, one parser
+/// (`SessionFilter.parse`), one meaning. Everything it looks at is in a session's summary, so
+/// it is applied before any body is opened.
+public struct SessionFilter: Sendable {
+  public var since: Date?
+  public var until: Date?
+  public var status: SessionStatus?
+  public var treatment: String?
+  /// With `treatment` "other": only the custom treatment of this name (any case).
+  public var treatmentName: String?
+  /// Only the newest this many of those it takes.
+  public var limit: Int?
+
+  public init(
+    since: Date? = nil, until: Date? = nil, status: SessionStatus? = nil, treatment: String? = nil
+  ) {
+    self.since = since
+    self.until = until
+    self.status = status
+    self.treatment = treatment
+  }
+
+  public func includes(_ s: SessionSummary) -> Bool {
+    if let since, s.date < since { return false }
+    if let until, s.date > until { return false }
+    if let status, s.status != status { return false }
+    if let treatment, s.treatment.key != treatment { return false }
+    if let treatmentName,
+      s.treatment.customName?.lowercased() != treatmentName.lowercased()
+    {
+      return false
+    }
+    return true
+  }
+
+  /// The filter the command line's texts ask for: dates as `DateInput` reads them (a bare
+  /// day for `until` means the whole of that day), a status, a treatment key ("other" takes
+  /// every custom treatment, "other:San Pedro" only that one), and how many of the newest.
+  public static func parse(
+    since: String?, until: String?, status: SessionStatus?, treatment: String?, limit: Int?,
+    _ runtime: Runtime
+  ) throws -> SessionFilter {
+    let now = runtime.context.now()
+    let dates = DateInput(timeZone: runtime.context.timeZone)
+    var filter = SessionFilter(status: status)
+    if let since { filter.since = try dates.parseInstant(since, now: now) }
+    if let until {
+      let instant = try dates.parseInstant(until, now: now)
+      let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = runtime.context.timeZone
+      let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
+      // A day is not always 24 h (daylight saving): the end is the next midnight.
+      filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
+    }
+    if let treatment {
+      let key = treatment.lowercased()
+      if key == "other" {
+        filter.treatment = key
+      } else {
+        let parsed = try Treatment.parse(treatment)
+        filter.treatment = parsed.key
+        filter.treatmentName = parsed.customName
+      }
+    }
+    if let limit {
+      guard limit >= 1 else { throw AppError.badLimit }
+      filter.limit = limit
+    }
+    return filter
+  }
+}
