@@ -319,6 +319,17 @@ public final class JournalVault {
       order: order, include: { filter.includes($0) }, newest: nil, begin: { _, _ in }, body)
   }
 
+  /// Every whole session the filter takes (its `limit` is the caller's), opened and handed
+  /// to `transform` on every core; what it makes handed to `body` in `order`. The ids of
+  /// rows that failed to open.
+  public func read<Made: Sendable>(
+    _ filter: SessionFilter, order: ReadOrder,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSessions(
+      order: order, include: { filter.includes($0) }, transform: transform, body)
+  }
+
   /// The summaries the filter takes (only its `limit` newest), newest first unless `order`
   /// says otherwise, handed to `body` one at a time after `begin` is told the ids of rows
   /// that failed to open; all of those.

@@ -34,8 +34,10 @@ public enum SearchSessions {
     unfiltered.limit = nil
     var damaged: [SessionID] = []
     do {
+      // Each session opened and searched on every core; the matches come back in order.
       damaged = try journal.read(unfiltered, order: .newestFirst) { session in
-        guard let hits = search.hits(in: session, fields: fields) else { return }
+        search.hits(in: session, fields: fields).map { (session, $0) }
+      } _: { session, hits in
         try found(session, hits)
         matched += 1
         if let limit = filter.limit, matched >= limit { throw Enough() }

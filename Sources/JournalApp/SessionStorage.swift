@@ -35,6 +35,14 @@ public protocol SessionStorage: AnyObject {
     _ body: (Session) throws -> Void
   ) throws -> [SessionID]
 
+  /// Every whole session whose summary `include` takes, opened and handed to `transform`
+  /// on every core, what it makes handed to `body` in `order`; the ids of rows that could not
+  /// be opened.
+  func streamSessions<Made: Sendable>(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID]
+
   /// Opens every session without keeping any: how many opened, and the ids of those that
   /// did not.
   func openEvery() throws -> (intact: Int, damaged: [SessionID])

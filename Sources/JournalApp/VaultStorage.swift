@@ -66,6 +66,13 @@ final class VaultStorage: SessionStorage {
       order: order, include: include, newest: newest, begin: begin, body)
   }
 
+  func streamSessions<Made: Sendable>(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamSessions(order: order, include: include, transform: transform, body)
+  }
+
   func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }

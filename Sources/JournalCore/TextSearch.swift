@@ -28,11 +28,12 @@ public struct TextSearch: Sendable {
     .intention, .reflection, .environment, .music, .dose, .treatment,
   ]
 
-  private let terms: [[Unicode.Scalar]]
+  /// Each word folded, as UTF-8.
+  private let terms: [[UInt8]]
 
   /// The search for `words`; nil when none has any letter left once folded (only spaces).
   public init?(_ words: [String]) {
-    let folded = words.map { Self.fold($0).scalars }.map(Self.trimmed).filter { !$0.isEmpty }
+    let folded = words.map { Self.fold($0).bytes }.map(Self.trimmed).filter { !$0.isEmpty }
     guard !folded.isEmpty else { return nil }
     terms = folded
   }
@@ -68,11 +69,11 @@ public struct TextSearch: Sendable {
       guard let text = Self.text(of: field, in: session) else { continue }
       let folded = Self.fold(text)
       for (index, term) in terms.enumerated() {
-        guard let at = Self.find(term, in: folded.scalars) else { continue }
+        guard let at = Self.find(term, in: folded.bytes) else { continue }
         found[index] = true
         let start = folded.origin[at].start
         let end = folded.origin[at + term.count - 1].end
-        hits.append(Hit(field: field, offset: start, length: end - start))
+        hits.append(Hit(field: field, offset: Int(start), length: Int(end - start)))
       }
     }
     guard found.allSatisfy({ $0 }) else { return nil }
@@ -100,24 +101,36 @@ public struct TextSearch: Sendable {
   public static func context(of hit: Hit, in text: String, width: Int = 72) -> (
     before: String, hit: String, after: String
   ) {
-    let scalars = Array(text.unicodeScalars)
-    let start = min(hit.offset, scalars.count)
-    let end = min(hit.offset + hit.length, scalars.count)
-    var lineStart = start
-    while lineStart > 0, scalars[lineStart - 1] != "\n" { lineStart -= 1 }
-    var lineEnd = end
-    while lineEnd < scalars.count, scalars[lineEnd] != "\n" { lineEnd += 1 }
-    func string(_ range: Range<Int>) -> String {
-      var out = String.UnicodeScalarView()
-      out.append(contentsOf: scalars[range])
-      return String(out)
+    // By UTF-8 bytes (a search may show a context for every session): the hit's scalar
+    // offsets turned into byte offsets, the line found around them.
+    let utf8 = Array(text.utf8)
+    var scalar = 0
+    var start = utf8.count
+    var end = utf8.count
+    for (index, byte) in utf8.enumerated() where byte & 0xC0 != 0x80 {
+      if scalar == hit.offset { start = index }
+      if scalar == hit.offset + hit.length {
+        end = index
+        break
+      }
+      scalar += 1
     }
-    var before = string(lineStart..<start)
-    let matched = string(start..<end)
-    var after = string(end..<lineEnd)
-    let room = max(width - matched.count, 10)
-    if before.count > room / 2 { before = "…" + before.suffix(room / 2 - 1) }
-    if after.count > room - before.count {
+    start = min(start, end)
+    var lineStart = start
+    while lineStart > 0, utf8[lineStart - 1] != 0x0A { lineStart -= 1 }
+    var lineEnd = end
+    while lineEnd < utf8.count, utf8[lineEnd] != 0x0A { lineEnd += 1 }
+    let room = max(width - (end - start), 10)
+    // At most a few times the room on each side, cut at a character's start.
+    var from = max(lineStart, start - 4 * room)
+    while from > lineStart, utf8[from] & 0xC0 == 0x80 { from -= 1 }
+    var to = min(lineEnd, end + 4 * room)
+    while to < lineEnd, utf8[to] & 0xC0 == 0x80 { to += 1 }
+    var before = String(decoding: utf8[from..<start], as: UTF8.self)
+    let matched = String(decoding: utf8[start..<end], as: UTF8.self)
+    var after = String(decoding: utf8[end..<to], as: UTF8.self)
+    if from > lineStart || before.count > room / 2 { before = "…" + before.suffix(room / 2 - 1) }
+    if to < lineEnd || after.count > room - before.count {
       after = after.prefix(max(room - before.count - 1, 0)) + "…"
     }
     return (before, matched, after)
@@ -125,72 +138,111 @@ public struct TextSearch: Sendable {
 
   // MARK: - Folding
 
-  /// Where a folded scalar came from: the original character's scalars.
+  /// Where a folded byte came from: the original character's scalars.
   struct Origin {
-    let start: Int
-    let end: Int
+    let start: Int32
+    let end: Int32
   }
 
-  /// `text` folded for searching, each folded scalar with the original character it came
-  /// from. ASCII is folded by itself (most text); any other character through Foundation's
-  /// case and diacritic folding.
-  static func fold(_ text: String) -> (scalars: [Unicode.Scalar], origin: [Origin]) {
-    var scalars: [Unicode.Scalar] = []
-    var origin: [Origin] = []
-    scalars.reserveCapacity(text.utf8.count)
-    origin.reserveCapacity(text.utf8.count)
-    var offset = 0
-    var lastWasSpace = false
-    for character in text {
-      let count = character.unicodeScalars.count
-      let here = Origin(start: offset, end: offset + count)
-      offset += count
-      if character.isWhitespace {
-        // A run of spaces and line breaks is one space.
-        if !lastWasSpace {
-          scalars.append(" ")
-          origin.append(here)
+  /// `text` folded for searching, as UTF-8, each byte with the original character it came
+  /// from. ASCII is folded by itself, byte by byte (most text, and most of the time of a
+  /// search of every session); a run of other characters (with the ASCII character before
+  /// it, which a combining mark may belong to) character by character: canonically composed,
+  /// then through Foundation's case and diacritic folding.
+  static func fold(_ text: String) -> (bytes: [UInt8], origin: [Origin]) {
+    var text = text
+    return text.withUTF8 { utf8 in
+      // ASCII runs are written straight into buffers of the text's size (no closure, no
+      // growing array: each cost more than the folding); other runs go through `append`.
+      var bytes = [UInt8](repeating: 0, count: utf8.count)
+      var origin = [Origin](repeating: Origin(start: 0, end: 0), count: utf8.count)
+      var count = 0
+      var index = 0
+      var offset: Int32 = 0
+      var lastWasSpace = false
+      while index < utf8.count {
+        let byte = utf8[index]
+        if byte < 0x80, index + 1 == utf8.count || utf8[index + 1] < 0x80 {
+          let isSpace = byte == 0x20 || (0x09...0x0D).contains(byte)
+          if !(isSpace && lastWasSpace) {
+            if count == bytes.count {
+              bytes.append(0)
+              origin.append(Origin(start: 0, end: 0))
+            }
+            bytes[count] = isSpace ? 0x20 : (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            origin[count] = Origin(start: offset, end: offset + 1)
+            count += 1
+          }
+          lastWasSpace = isSpace
+          index += 1
+          offset += 1
+          continue
         }
-        lastWasSpace = true
-        continue
+        // A run of other characters, with the ASCII one before any of them.
+        var end = index + 1
+        while end < utf8.count,
+          utf8[end] >= 0x80 || (end + 1 < utf8.count && utf8[end + 1] >= 0x80)
+        {
+          end += 1
+        }
+        let run = String(decoding: UnsafeBufferPointer(rebasing: utf8[index..<end]), as: UTF8.self)
+        for character in run {
+          let scalars = Int32(character.unicodeScalars.count)
+          let here = Origin(start: offset, end: offset + scalars)
+          offset += scalars
+          let folded: String
+          if character.isWhitespace {
+            if lastWasSpace { continue }
+            folded = " "
+            lastWasSpace = true
+          } else {
+            folded = String(character).precomposedStringWithCanonicalMapping.folding(
+              options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            lastWasSpace = false
+          }
+          for byte in folded.utf8 {
+            if count == bytes.count {
+              bytes.append(0)
+              origin.append(Origin(start: 0, end: 0))
+            }
+            bytes[count] = byte
+            origin[count] = here
+            count += 1
+          }
+        }
+        index = end
       }
-      lastWasSpace = false
-      if let ascii = character.asciiValue {
-        let lower = ascii >= 0x41 && ascii <= 0x5A ? ascii + 0x20 : ascii
-        scalars.append(Unicode.Scalar(lower))
-        origin.append(here)
-        continue
-      }
-      let folded = String(character).folding(
-        options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-      for scalar in folded.unicodeScalars {
-        scalars.append(scalar)
-        origin.append(here)
-      }
+      bytes.removeLast(bytes.count - count)
+      origin.removeLast(origin.count - count)
+      return (bytes, origin)
     }
-    return (scalars, origin)
   }
 
-  private static func trimmed(_ scalars: [Unicode.Scalar]) -> [Unicode.Scalar] {
-    var slice = scalars[...]
-    while slice.first == " " { slice = slice.dropFirst() }
-    while slice.last == " " { slice = slice.dropLast() }
+  private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+    var slice = bytes[...]
+    while slice.first == 0x20 { slice = slice.dropFirst() }
+    while slice.last == 0x20 { slice = slice.dropLast() }
     return Array(slice)
   }
 
   /// The index of the first occurrence of `term` in `text`.
-  private static func find(_ term: [Unicode.Scalar], in text: [Unicode.Scalar]) -> Int? {
-    guard !term.isEmpty, term.count <= text.count, let first = term.first else { return nil }
-    var index = 0
-    let last = text.count - term.count
-    while index <= last {
-      if text[index] == first {
-        var matched = 1
-        while matched < term.count, text[index + matched] == term[matched] { matched += 1 }
-        if matched == term.count { return index }
+  private static func find(_ term: [UInt8], in text: [UInt8]) -> Int? {
+    guard !term.isEmpty, term.count <= text.count else { return nil }
+    return text.withUnsafeBufferPointer { text in
+      term.withUnsafeBufferPointer { term in
+        let first = term[0]
+        let last = text.count - term.count
+        var index = 0
+        while index <= last {
+          if text[index] == first {
+            var matched = 1
+            while matched < term.count, text[index + matched] == term[matched] { matched += 1 }
+            if matched == term.count { return index }
+          }
+          index += 1
+        }
+        return nil
       }
-      index += 1
     }
-    return nil
   }
 }

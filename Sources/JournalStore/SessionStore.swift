@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import GRDB
 import GRDBSQLite
 import JournalCore
 import JournalCrypto
+import Synchronization
 
 /// The sessions of an unlocked vault.
 public final class SessionStore {
@@ -598,17 +600,118 @@ public final class SessionStore {
   private static func openRow(
     _ opener: RecordCipher.Opener, id: SessionID, handle: SQLiteStatement
   ) throws -> Session {
-    let revision = sqlite3_column_int64(handle, 0)
-    let summary = try openSummary(opener, id: id, revision: revision, sealed: blob(handle, 1))
+    try openSession(
+      opener, id: id, revision: sqlite3_column_int64(handle, 0),
+      stored: RecordCodec.status(named: text(handle, 3)), summary: blob(handle, 1),
+      body: blob(handle, 2))
+  }
+
+  /// A whole session from its row's values: the revision, the clear status column (nil when
+  /// it names no status) and the two sealed columns.
+  static func openSession(
+    _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, stored: SessionStatus?,
+    summary sealedSummary: UnsafeRawBufferPointer, body sealedBody: UnsafeRawBufferPointer
+  ) throws -> Session {
+    let summary = try openSummary(opener, id: id, revision: revision, sealed: sealedSummary)
     // The clear status column must agree with the sealed one, or it has been edited.
-    guard RecordCodec.status(named: text(handle, 3)) == summary.status.stored
-    else { throw CryptoError.integrity }
+    guard stored == summary.status.stored else { throw CryptoError.integrity }
     let body = try id.withBytes { bytes in
-      try opener.open(blob(handle, 2), id: bytes, column: .body, revision: UInt64(revision)) {
+      try opener.open(sealedBody, id: bytes, column: .body, revision: UInt64(revision)) {
         plain in try RecordCodec.decodeBody(plain)
       }
     }
     return try session(summary, body)
+  }
+
+  /// Sessions whose rows have been read, waiting to be opened on another core: the rows'
+  /// values copied into one arena (SQLite's buffers last only until the next step).
+  private struct RowBatch: @unchecked Sendable {
+    // @unchecked: filled by the reading thread, then only read by the threads that open it.
+    struct Row {
+      let id: SessionID
+      let revision: Int64
+      let stored: SessionStatus?
+      let summary: Range<Int>
+      let body: Range<Int>
+    }
+    var rows: [Row] = []
+    var arena: [UInt8] = []
+  }
+
+  /// As `streamSessions`, but each session is opened and handed to `transform` on every
+  /// core, a batch of rows at a time, and what it makes (nil: nothing) is handed to `body` in
+  /// order: for `search`, whose work per session (opening it, folding and scanning its texts)
+  /// is most of its time. Rows are read on this thread; memory holds one batch.
+  public func streamSessions<Made: Sendable>(
+    status: SessionStatus? = nil, order: Order,
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try checkIfListingDidNot()
+    let openers = try summaryOpeners()
+    return try read { db in
+      let total = try Self.count(db, status: status)
+      let (places, damagedFirst) = try self.places(
+        db, status: status, order: order, total: total, newest: nil, include)
+      var damaged = damagedFirst
+      let statement = try db.makeStatement(
+        sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
+      let handle = statement.sqliteStatement
+      var start = 0
+      let size = 512
+      while start < places.count {
+        let end = min(start + size, places.count)
+        var batch = RowBatch()
+        batch.arena.reserveCapacity((end - start) * 2600)
+        for place in places[start..<end] {
+          sqlite3_reset(handle)
+          sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
+          guard try Self.step(handle, statement, db) else {
+            damaged.append(place.id)
+            continue
+          }
+          let summaryStart = batch.arena.count
+          batch.arena.append(contentsOf: Self.blob(handle, 1))
+          let bodyStart = batch.arena.count
+          batch.arena.append(contentsOf: Self.blob(handle, 2))
+          batch.rows.append(
+            RowBatch.Row(
+              id: place.id, revision: sqlite3_column_int64(handle, 0),
+              stored: RecordCodec.status(named: Self.text(handle, 3)),
+              summary: summaryStart..<bodyStart, body: bodyStart..<batch.arena.count))
+        }
+        // Each core opens its share of the batch with its own opener.
+        let shares = openers.count
+        let results = Mutex([[(Made?, SessionID?)]](repeating: [], count: shares))
+        let frozen = batch
+        DispatchQueue.concurrentPerform(iterations: shares) { share in
+          var made: [(Made?, SessionID?)] = []
+          frozen.arena.withUnsafeBytes { arena in
+            for index in stride(from: share, to: frozen.rows.count, by: shares) {
+              let row = frozen.rows[index]
+              do {
+                let session = try Self.openSession(
+                  openers[share], id: row.id, revision: row.revision, stored: row.stored,
+                  summary: UnsafeRawBufferPointer(rebasing: arena[row.summary]),
+                  body: UnsafeRawBufferPointer(rebasing: arena[row.body]))
+                made.append((transform(session), nil))
+              } catch {
+                made.append((nil, row.id))
+              }
+            }
+          }
+          results.withLock { $0[share] = made }
+        }
+        let all = results.withLock { $0 }
+        for index in frozen.rows.indices {
+          let (made, failed) = all[index % shares][index / shares]
+          if let failed { damaged.append(failed) }
+          if let made { try body(made) }
+        }
+        start = end
+      }
+      return damaged.sorted()
+    }
   }
 
   /// What an import did, or would do.

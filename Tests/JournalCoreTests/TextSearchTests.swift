@@ -47,7 +47,7 @@ struct TextSearchTests {
     let session = try Self.session(reflection: "we walked by the\n  sea, later")
     let search = try #require(TextSearch(TextSearch.words(fromLine: #""by the sea""#)))
     let hits = try #require(search.hits(in: session))
-    #expect(hits == [.init(field: .reflection, offset: 10, length: 13)])
+    #expect(hits == [.init(field: .reflection, offset: 10, length: 12)])
     let (before, hit, after) = TextSearch.context(
       of: hits[0], in: try #require(session.reflection))
     #expect(before == "we walked " && hit == "by the\n  sea" && after == ", later")
