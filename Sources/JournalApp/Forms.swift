@@ -182,6 +182,7 @@ public struct Forms {
     case .dose:
       return try terminal.readLine(prompt: "  Dose (optional)\(keep) ")
     case .intention:
+      if editing, let existing = current?.intention { showCurrent(existing) }
       return try terminal.readText(
         prompt: wrapped(
           "  Intention — what you bring to this session\(longHint(current?.intention))")
@@ -200,6 +201,7 @@ public struct Forms {
           field: field, prompt: "  Mood after, 1 to 10\(keep) ", current: current?.moodAfter,
           optional: true, clearable: editing && current?.moodAfter != nil))
     case .reflection:
+      if editing, let existing = current?.reflection { showCurrent(existing) }
       return try terminal.readText(
         prompt: wrapped("  Reflection — what stays with you\(longHint(current?.reflection))")
           + "\n",
@@ -208,6 +210,15 @@ public struct Forms {
       return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
     case .music:
       return try terminal.readLine(prompt: "  Music notes\(keep) ")
+    }
+  }
+
+  /// A long text's current value, shown before it is asked for again (interactive `edit`):
+  /// each of its lines wrapped, indented under "Now:".
+  private func showCurrent(_ text: String) {
+    terminal.writeLine("  Now:")
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      terminal.writeWrapped("    " + line, indent: "    ")
     }
   }
 

@@ -20,25 +20,25 @@ public enum SearchSessions {
     return search
   }
 
-  /// Hands each match to `found` (the session and its hits), newest first, at most the
-  /// filter's `limit` of them; how many matched, and the ids of sessions that could not be
-  /// read (skipped, and named by the caller).
-  public static func search(
+  /// Hands what `make` makes of each match (the session and its hits) to `found`, newest
+  /// first, at most the filter's `limit` of them; how many matched, and the ids of sessions
+  /// that could not be read (skipped, and named by the caller). Opening, searching and
+  /// `make` run on every core; `found` on this thread, in order.
+  public static func search<Made: Sendable>(
     _ search: TextSearch, in fields: [Field], filter: SessionFilter, _ runtime: Runtime,
-    found: (Session, [TextSearch.Hit]) throws -> Void
+    make: @escaping @Sendable (Session, [TextSearch.Hit]) -> Made,
+    found: (Made) throws -> Void
   ) throws -> (matched: Int, damaged: [SessionID]) {
-    struct Enough: Error {}
     let journal = try runtime.openVault()
     var matched = 0
     var unfiltered = filter
     unfiltered.limit = nil
     var damaged: [SessionID] = []
     do {
-      // Each session opened and searched on every core; the matches come back in order.
-      damaged = try journal.read(unfiltered, order: .newestFirst) { session in
-        search.hits(in: session, fields: fields).map { (session, $0) }
-      } _: { session, hits in
-        try found(session, hits)
+      damaged = try journal.read(unfiltered, order: .newestFirst) { session -> Made? in
+        search.hits(in: session, fields: fields).map { make(session, $0) }
+      } _: { (made: Made) in
+        try found(made)
         matched += 1
         if let limit = filter.limit, matched >= limit { throw Enough() }
       }
@@ -46,3 +46,6 @@ public enum SearchSessions {
     return (matched, damaged)
   }
 }
+
+/// Ends a search once it has found as many as asked for.
+private struct Enough: Error {}

@@ -2,7 +2,7 @@ import Foundation
 import JournalCore
 
 /// Turns sessions into what stdout carries: aligned text for people, JSON for programs.
-public struct Render {
+public struct Render: Sendable {
   let format: DisplayFormat
   let presentation: Presentation
   var colour: Bool { presentation.colour }

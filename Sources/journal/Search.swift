@@ -19,6 +19,12 @@ enum SearchField: String, ExpressibleByArgument, CaseIterable {
   }
 }
 
+/// What a match becomes where it was found: its JSON's parts, or its lines of text.
+enum Found: Sendable {
+  case json(SessionSummary, [TextSearch.Hit])
+  case text([UInt8])
+}
+
 extension Journal {
   /// `journal search WORDS…`: the sessions whose texts hold every word.
   struct Search: ParsableCommand {
@@ -57,21 +63,25 @@ extension Journal {
       var writer = Render.SearchJSON()
       let output = try OutputFile(.standardOutput)
       if json { try output.write(writer.begin()) }
+      let render = runtime.render
+      let asJSON = json
+      // Each match's lines are made where it was found (on every core); written in order.
       let (matched, damaged) = try SearchSessions.search(
         search, in: chosen, filter: filter, runtime
-      ) { session, hits in
-        if json {
-          try output.write(writer.add(session.summary, hits: hits))
-          return
-        }
-        try runtime.render.list([session.summary]) { try output.write($0) }
+      ) { session, hits -> Found in
+        if asJSON { return .json(session.summary, hits) }
+        var bytes: [UInt8] = []
+        render.list([session.summary]) { bytes += $0 }
         if let first = hits.first, let text = TextSearch.text(of: first.field, in: session) {
           let (before, hit, after) = TextSearch.context(of: first, in: text)
-          try output.write(
-            Array(
-              runtime.render.searchContext(
-                field: first.field, before: before, hit: hit, after: after
-              ).utf8))
+          bytes += Array(
+            render.searchContext(field: first.field, before: before, hit: hit, after: after).utf8)
+        }
+        return .text(bytes)
+      } found: { found in
+        switch found {
+        case .json(let summary, let hits): try output.write(writer.add(summary, hits: hits))
+        case .text(let bytes): try output.write(bytes)
         }
       }
       if json { try output.write(writer.end(damaged: damaged)) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 import JournalTestSupport
 import Testing
 
@@ -102,6 +103,29 @@ import Testing
     #expect(seen.hasPrefix("LESSHISTFILE=-\n"), "\(seen)")
     #expect(
       (Int(seen.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0) > 40)
+  }
+
+  /// Interactive `edit` shows a long text's current value before asking, and Enter (an
+  /// empty answer) keeps it.
+  @Test func interactiveEditShowsTheCurrentText() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new("--intention", "to meet my father\nand listen")
+    let process = f.cli.interactive(["edit", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("When was it?"))
+    process.write("\r")
+    #expect(process.expect("Treatment ["))
+    process.write("\r")
+    #expect(process.expect("Dose (optional)"))
+    process.write("\r")
+    #expect(process.expect("Now:"))
+    #expect(process.expect("    to meet my father"))
+    #expect(process.expect("    and listen"))
+    #expect(process.expect("Intention"))
+    process.write("\u{04}")
+    #expect(process.expect("Mood before"))
+    process.signal(SIGINT)
+    _ = process.wait()
+    #expect(f.show(id)["intention"] as? String == "to meet my father\nand listen")
   }
 
   /// `edit --editor`: the long texts open with their current text; changing one word of the
