@@ -120,14 +120,14 @@ import Testing
       [ -n "$FAKE_ANSWER" ] && printf '%s\\n' "$FAKE_ANSWER"
       exit 0
       """
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
       atPath: bin + "/notify-send", contents: Data(script.utf8),
       attributes: [.posixPermissions: 0o755])
     let terminal = """
       #!/bin/sh
       printf '%s\\n' "$*" >> '\(f.home.file("terminal.log"))'
       """
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
       atPath: bin + "/fake-terminal", contents: Data(terminal.utf8),
       attributes: [.posixPermissions: 0o755])
     return [

@@ -34,7 +34,7 @@ import Testing
   /// 2,000 sessions of ~35 KB each, as journal's own export.
   static func exportFile(in home: TemporaryDirectory) throws -> String {
     let path = home.file("big.json")
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try #require(FileHandle(forWritingAtPath: path))
     defer { try? handle.close() }
     try handle.write(
