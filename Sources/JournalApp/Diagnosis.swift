@@ -515,8 +515,9 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .usage)
     case .badLimit:
       return Diagnosis(
-        message: "-n (--limit) must be a whole number of 1 or more",
-        hint: "for example -n 10: the newest ten", exitCode: .usage)
+        message: "the count after -n (--limit) is below 1",
+        hint: "give a whole number of 1 or more, such as -n 10 for the newest ten",
+        exitCode: .usage)
     case .reminderInPast:
       return Diagnosis(
         message: "that time has already passed",

@@ -57,7 +57,8 @@ public struct Render: Sendable {
     let notRecorded = Array(" –".utf8)
     let chunk = 1 << 16
     var out: [UInt8] = []
-    out.reserveCapacity(chunk + 512)
+    // Not the whole chunk for a few rows: search renders one row per match.
+    out.reserveCapacity(min(chunk, sessions.count * 128) + 512)
     for (row, s) in sessions.enumerated() {
       s.id.appendShort(to: &out)
       out.append(0x20)

@@ -25,6 +25,7 @@ struct DiagnosisTests {
     ValidationError.textTooLong(field: .dose, maximumBytes: 250),
     ValidationError.controlCharacters(field: .intention),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
+    LifecycleError.alreadyClosed, LifecycleError.notClosed,
     CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
     CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
     CryptoError.wrongPassphrase, CryptoError.vaultMismatch, CryptoError.integrity,
@@ -114,14 +115,14 @@ struct DiagnosisTests {
       names[type, default: []].insert(label)
     }
     #expect(names["ValidationError"]?.count == 12)
-    #expect(names["LifecycleError"]?.count == 3)
+    #expect(names["LifecycleError"]?.count == 5)
     #expect(names["CryptoError"]?.count == 8)
     #expect(names["StoreError"]?.count == 14)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 4)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 38)
+    #expect(names["AppError"]?.count == 40)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
