@@ -178,31 +178,10 @@ public struct Notifier {
       let notifySend = ExternalEditor.locate(
         "notify-send", path: environment["PATH"] ?? "/usr/bin:/bin")
     else { return nil }
-    var output = [UInt8](repeating: 0, count: 16 * 1024)
-    guard let made = Subprocess.pipe() else { return nil }
-    let pipe = [made.read, made.write]
-    let started = Subprocess.start(
-      [notifySend, "--help"],
-      redirects: [
-        .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
-        .duplicate(pipe[1], onto: STDOUT_FILENO), .open("/dev/null", flags: O_WRONLY, onto: 2),
-      ])
-    close(pipe[1])
-    var count = 0
-    while count < output.count {
-      let read = output.withUnsafeMutableBytes {
-        Glibc.read(
-          pipe[0], UnsafeMutableRawBufferPointer(rebasing: $0[count...]).baseAddress,
-          $0.count - count)
-      }
-      if read < 0, errno == EINTR { continue }
-      guard read > 0 else { break }
-      count += read
-    }
-    close(pipe[0])
-    guard let started, Subprocess.wait(started, timeout: 5) == 0 else { return nil }
-    return String(decoding: output[0..<count], as: UTF8.self).contains("--action")
-      ? notifySend : nil
+    guard let help = Subprocess.capture([notifySend, "--help"], limit: 64 * 1024, timeout: 5),
+      help.status == 0
+    else { return nil }
+    return String(decoding: help.output, as: UTF8.self).contains("--action") ? notifySend : nil
   }
 
   /// Delivers `message`; with `id` (the one session due) and notify-send showing actions,
@@ -240,27 +219,14 @@ public struct Notifier {
   /// one; nil when it was closed unanswered or notify-send failed (`failed` says which).
   public func ask(_ message: String) -> (answer: Answer?, failed: Bool) {
     guard let notifySend = notifySendWithActions() else { return (nil, true) }
-    guard let made = Subprocess.pipe() else { return (nil, true) }
-    let pipe = [made.read, made.write]
     let actions = Answer.allCases.map { "--action=\($0.rawValue)=\($0.label)" }
-    let started = Subprocess.start(
-      [notifySend, "--app-name=journal"] + actions + ["journal", message],
-      redirects: [
-        .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
-        .duplicate(pipe[1], onto: STDOUT_FILENO),
-      ])
-    close(pipe[1])
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 256)
-    while output.count < 4096 {
-      let read = buffer.withUnsafeMutableBytes { Glibc.read(pipe[0], $0.baseAddress, $0.count) }
-      if read < 0, errno == EINTR { continue }
-      guard read > 0 else { break }
-      output += buffer[0..<read]
-    }
-    close(pipe[0])
-    guard let started, Subprocess.wait(started) == 0 else { return (nil, true) }
-    let name = String(decoding: output, as: UTF8.self).trimmingCharacters(
+    // notify-send prints the name of the action chosen, once the person chooses one.
+    guard
+      let shown = Subprocess.capture(
+        [notifySend, "--app-name=journal"] + actions + ["journal", message], limit: 4096),
+      shown.status == 0
+    else { return (nil, true) }
+    let name = String(decoding: shown.output, as: UTF8.self).trimmingCharacters(
       in: .whitespacesAndNewlines)
     return (Answer(rawValue: name), false)
   }

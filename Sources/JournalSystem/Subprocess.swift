@@ -53,6 +53,34 @@ public enum Subprocess {
     return (fds[0], fds[1])
   }
 
+  /// Runs `arguments` (stdin from /dev/null, stderr discarded) and reads what it writes to
+  /// standard output, at most `limit` bytes; its exit status (see `wait`, with `timeout`)
+  /// and that output, or nil when it could not start.
+  public static func capture(
+    _ arguments: [String], limit: Int, timeout: TimeInterval? = nil
+  ) -> (status: Int32, output: [UInt8])? {
+    guard let pipe = pipe() else { return nil }
+    let started = start(
+      arguments,
+      redirects: [
+        .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
+        .duplicate(pipe.write, onto: STDOUT_FILENO),
+        .open("/dev/null", flags: O_WRONLY, onto: STDERR_FILENO),
+      ])
+    close(pipe.write)
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while output.count < limit {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      output += buffer[0..<min(count, limit - output.count)]
+    }
+    close(pipe.read)
+    guard let started else { return nil }
+    return (wait(started, timeout: timeout), output)
+  }
+
   /// Waits for `pid` to end and returns its exit status (128 + the signal that ended it).
   /// With a `timeout`, a child still running then is killed and 124 returned.
   public static func wait(_ pid: pid_t, timeout: TimeInterval? = nil) -> Int32 {
