@@ -57,7 +57,7 @@ public enum Export {
         json.value(formatName)
         json.key("sessions")
         json.beginArray()
-        return take()
+        return json.take()
       case .csv:
         return Array((csvColumns.joined(separator: ",") + "\r\n").utf8)
       case .markdown:
@@ -71,7 +71,7 @@ public enum Export {
       switch format {
       case .json:
         SessionDocument(session, shortID: false).write(to: &json)
-        return take()
+        return json.take()
       case .csv: return Array(csvRow(session).utf8)
       case .markdown: return Array(("\n\n" + markdown(session, display)).utf8)
       }
@@ -84,18 +84,13 @@ public enum Export {
         json.endArray()
         json.key("version")
         json.value(version)
-        json.endObject()
-        json.bytes.append(0x0A)
-        return take()
+        json.endDocument()
+        return json.take()
       case .csv: return []
       case .markdown: return [0x0A]
       }
     }
 
-    private mutating func take() -> [UInt8] {
-      defer { json.bytes.removeAll(keepingCapacity: true) }
-      return json.bytes
-    }
   }
 
   // MARK: - CSV

@@ -17,6 +17,27 @@ public struct JSONWriter {
   public mutating func beginArray() { open(UInt8(ascii: "[")) }
   public mutating func endArray() { close(UInt8(ascii: "]")) }
 
+  /// The bytes written since the last take, handed over and forgotten (the writer keeps
+  /// its capacity): how a streamed document is written a piece at a time.
+  public mutating func take() -> [UInt8] {
+    defer { bytes.removeAll(keepingCapacity: true) }
+    return bytes
+  }
+
+  /// Closes the top-level object and ends the document with a newline, as
+  /// `SessionDocument.text` does.
+  public mutating func endDocument() {
+    endObject()
+    bytes.append(0x0A)
+  }
+
+  /// A value that is an array of session ids, as 32 hex digits each.
+  public mutating func value(ids: [SessionID]) {
+    beginArray()
+    for id in ids { value(id.hex) }
+    endArray()
+  }
+
   /// Writes a key of the open object; its value comes next.
   public mutating func key(_ name: String) {
     separate()

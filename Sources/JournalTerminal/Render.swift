@@ -199,7 +199,7 @@ public struct Render: Sendable {
       json.beginObject()
       json.key("matches")
       json.beginArray()
-      return take()
+      return json.take()
     }
 
     public mutating func add(_ summary: SessionSummary, hits: [TextSearch.Hit]) -> [UInt8] {
@@ -222,26 +222,19 @@ public struct Render: Sendable {
       json.key("short_id")
       json.value(summary.id.short)
       json.endObject()
-      return take()
+      return json.take()
     }
 
     public mutating func end(damaged: [SessionID]) -> [UInt8] {
       json.endArray()
       json.key("damaged")
-      json.beginArray()
-      for id in damaged { json.value(id.hex) }
-      json.endArray()
+      json.value(ids: damaged)
       json.key("schema_version")
       json.value(schemaVersion)
-      json.endObject()
-      json.bytes.append(0x0A)
-      return take()
+      json.endDocument()
+      return json.take()
     }
 
-    private mutating func take() -> [UInt8] {
-      defer { json.bytes.removeAll(keepingCapacity: true) }
-      return json.bytes
-    }
   }
 
   // MARK: - JSON (schema version 1, documented in Docs/USER-GUIDE.md)
@@ -269,32 +262,25 @@ public struct Render: Sendable {
     public mutating func begin(damaged: [SessionID]) -> [UInt8] {
       json.beginObject()
       json.key("damaged")
-      json.beginArray()
-      for id in damaged { json.value(id.hex) }
-      json.endArray()
+      json.value(ids: damaged)
       json.key("schema_version")
       json.value(schemaVersion)
       json.key("sessions")
       json.beginArray()
-      return take()
+      return json.take()
     }
 
     public mutating func add(_ summary: SessionSummary) -> [UInt8] {
       SessionDocument(summary, shortID: true).write(to: &json)
-      return take()
+      return json.take()
     }
 
     public mutating func end() -> [UInt8] {
       json.endArray()
-      json.endObject()
-      json.bytes.append(0x0A)
-      return take()
+      json.endDocument()
+      return json.take()
     }
 
-    private mutating func take() -> [UInt8] {
-      defer { json.bytes.removeAll(keepingCapacity: true) }
-      return json.bytes
-    }
   }
 
   /// `show --json` and `new --json`: the whole session's document.
