@@ -487,34 +487,9 @@ public final class SessionStore {
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (Session) throws -> Void
   ) throws -> [SessionID] {
-    try checkIfListingDidNot()
-    return try read { db in
-      let total = try Self.count(db, status: status)
-      let (places, damagedFirst) = try self.places(
-        db, status: status, order: order, total: total, newest: newest, include)
-      try begin(places.count, damagedFirst.sorted())
-      var damaged = damagedFirst
-      let statement = try db.makeStatement(
-        sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
-      let handle = statement.sqliteStatement
-      let opener = try self.summaryOpeners()[0]
-      for place in places {
-        sqlite3_reset(handle)
-        sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
-        let session: Session
-        do {
-          guard try Self.step(handle, statement, db) else { throw CryptoError.integrity }
-          session = try Self.openRow(opener, id: place.id, handle: handle)
-        } catch let error as DatabaseError {
-          throw error
-        } catch {
-          damaged.append(place.id)
-          continue
-        }
-        try body(session)
-      }
-      return damaged.sorted()
-    }
+    try streamSessions(
+      status: status, order: order, include: include, newest: newest, begin: begin,
+      transform: { $0 }, body)
   }
 
   /// How many sessions of `status` (all, when nil) the vault holds.
@@ -638,13 +613,14 @@ public final class SessionStore {
     var arena: [UInt8] = []
   }
 
-  /// As `streamSessions`, but each session is opened and handed to `transform` on every
-  /// core, a batch of rows at a time, and what it makes (nil: nothing) is handed to `body` in
-  /// order: for `search`, whose work per session (opening it, folding and scanning its texts)
-  /// is most of its time. Rows are read on this thread; memory holds one batch.
+  /// As `streamSessions`, with each session opened and handed to `transform` on every core,
+  /// a batch of rows at a time, and what it makes (nil: nothing) handed to `body` in order:
+  /// the work per session (opening it; for `search`, folding and scanning its texts) is most
+  /// of a whole-journal read. Rows are read on this thread; memory holds one batch.
   public func streamSessions<Made: Sendable>(
     status: SessionStatus? = nil, order: Order,
-    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true },
+    include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
+    begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
   ) throws -> [SessionID] {
     try checkIfListingDidNot()
@@ -652,18 +628,26 @@ public final class SessionStore {
     return try read { db in
       let total = try Self.count(db, status: status)
       let (places, damagedFirst) = try self.places(
-        db, status: status, order: order, total: total, newest: nil, include)
+        db, status: status, order: order, total: total, newest: newest, include)
+      try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
       let statement = try db.makeStatement(
         sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
       let handle = statement.sqliteStatement
       var start = 0
-      let size = 512
+      // A batch ends at 512 rows or 1 MiB of sealed columns, whichever comes first: long
+      // texts must not make a batch (and the sessions opened from it) large.
+      let rowsPerBatch = 512
+      let bytesPerBatch = 1 << 20
       while start < places.count {
-        let end = min(start + size, places.count)
         var batch = RowBatch()
-        batch.arena.reserveCapacity((end - start) * 2600)
-        for place in places[start..<end] {
+        batch.arena.reserveCapacity(min(rowsPerBatch * 2600, bytesPerBatch) + 65_536)
+        var end = start
+        while end < places.count, end - start < rowsPerBatch,
+          batch.arena.count < bytesPerBatch
+        {
+          let place = places[end]
+          end += 1
           sqlite3_reset(handle)
           sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
           guard try Self.step(handle, statement, db) else {
