@@ -50,8 +50,14 @@ public enum ExportSessions {
     let journal = try runtime.openVault()
     var stream = JSONStream(fd: fd)
     var kind = ImportParser.Kind.journal
-    let count = try journal.importSessions(dryRun: dryRun) { take in
-      kind = try parser.parse(&stream, take)
+    let count: ImportCount
+    do {
+      count = try journal.importSessions(dryRun: dryRun) { take in
+        kind = try parser.parse(&stream, take)
+      }
+    } catch AppError.importRefused(place: "the file", reason: "cannot be read") {
+      // Opened but not readable (a directory): named as a file that cannot be opened is.
+      throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
     }
     return Imported(fromJrnl: kind == .jrnl, count: count)
   }

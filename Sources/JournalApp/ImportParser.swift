@@ -60,6 +60,7 @@ public struct ImportParser {
     -> Kind
   {
     let limit = Self.maximumValueBytes
+    try stream.skipByteOrderMark()
     guard let first = try stream.skipSpace() else { throw JSONStream.Failure.endOfFile }
     guard first == UInt8(ascii: "{") else {
       if first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {

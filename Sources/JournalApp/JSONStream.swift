@@ -80,6 +80,15 @@ struct JSONStream {
     }
   }
 
+  /// Skips a UTF-8 byte order mark at the very start of the file, which some editors write.
+  mutating func skipByteOrderMark() throws(Failure) {
+    for byte: UInt8 in [0xEF, 0xBB, 0xBF] {
+      guard try peek() == byte else { return }
+      take()
+    }
+    column = 1
+  }
+
   /// Skips whitespace; the next byte after it, nil at the end of the file.
   mutating func skipSpace() throws(Failure) -> UInt8? {
     while let byte = try peek() {

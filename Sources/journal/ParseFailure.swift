@@ -49,8 +49,18 @@ enum ParseFailure {
       )
     }
     if line.hasPrefix("The value '"), let option = quoted.dropFirst().first.map(optionName) {
-      let choices = line.range(of: ". Please provide one of ").map { range in
+      var choices = line.range(of: ". Please provide one of ").map { range in
         "choose one of " + line[range.upperBound...].dropLast(line.hasSuffix(".") ? 1 : 0)
+      }
+      // Six choices or more come as a list on the lines below: "the following:", "  - …".
+      if line.hasSuffix("the following:") {
+        let items = message.split(separator: "\n").dropFirst()
+          .map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("- ") }
+          .map { "'\($0.dropFirst(2))'" }
+        if let last = items.last {
+          let rest = items.dropLast().joined(separator: ", ")
+          choices = "choose one of " + (rest.isEmpty ? last : rest + " or " + last)
+        }
       }
       return ("the value given for \(option) cannot be used", choices ?? help)
     }

@@ -118,6 +118,13 @@ struct ImportParserTests {
   }
 
   /// Each kind of malformed file is refused whole, naming the place and what is wrong.
+  /// A byte order mark, which some editors write at the start of a file, is skipped.
+  @Test func byteOrderMark() throws {
+    let plain = document(valid)
+    let (kind, sessions) = try parser.parse(Data([0xEF, 0xBB, 0xBF]) + plain)
+    #expect(kind == .journal && sessions.count == 1)
+  }
+
   @Test func malformed() throws {
     func refusal(_ data: Data) -> AppError? {
       do {

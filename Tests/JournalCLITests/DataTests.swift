@@ -149,6 +149,12 @@ import Testing
     let newer = f.home.write(
       "newer.json", "{\"format\": \"journal-export\", \"version\": 9, \"sessions\": []}")
     #expect(f.run("import", newer).status == 10)
+    // A directory opens but cannot be read: named like a file that does not open.
+    let directory = f.run("import", f.home.path)
+    #expect(directory.status == 2)
+    #expect(
+      directory.stderr.hasPrefix(
+        #"journal: error: nothing was imported: "\#(f.home.path)" cannot be read"#))
     #expect(f.run("list", "--json").stdout == before)
   }
 

@@ -56,6 +56,16 @@ import Testing
     let empty = f.run("search")
     #expect(empty.status == 2)
     #expect(empty.stderr.hasPrefix("journal: error: no words to search for"))
+
+    // Six choices or more: ArgumentParser lists them on lines of their own.
+    let field = f.run("search", "--in", "nowhere", "x")
+    #expect(field.status == 2)
+    #expect(
+      field.stderr == """
+        journal: error: the value given for --in cannot be used
+        journal: hint: choose one of 'intention', 'reflection', 'environment', 'music', 'dose' or 'treatment'
+
+        """)
   }
 
   /// A damaged session is skipped and named (exit 5); the others are still searched, and no
