@@ -457,12 +457,9 @@ public final class SessionStore {
         while try Self.step(handle, statement, db) {
           guard let id = SessionID(storedDigits: Self.text(handle, 0)), let at = wanted[id]
           else { continue }
-          let summary = try? Self.openSummary(
-            opener, id: id, revision: sqlite3_column_int64(handle, 2), sealed: Self.blob(handle, 3))
-          // The clear status column must agree with the sealed one, or it has been edited.
-          if let summary, RecordCodec.status(named: Self.text(handle, 1)) == summary.status.stored {
-            found[at] = summary
-          }
+          found[at] = try? Self.openSummary(
+            opener, id: id, revision: sqlite3_column_int64(handle, 2),
+            stored: RecordCodec.status(named: Self.text(handle, 1)), sealed: Self.blob(handle, 3))
         }
         for (offset, summary) in found.enumerated() {
           guard let summary else {
@@ -558,16 +555,21 @@ public final class SessionStore {
   /// SQLite copies a value bound with this before the call returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-  /// A summary opened from its sealed bytes.
-  private static func openSummary(
-    _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, sealed: UnsafeRawBufferPointer
+  /// A summary opened from its sealed bytes, checked against its row's clear status column
+  /// (`stored`, nil when the column names no status): the two must agree, or the column has
+  /// been edited. Every read of summaries opens them here.
+  static func openSummary(
+    _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, stored: SessionStatus?,
+    sealed: UnsafeRawBufferPointer
   ) throws -> SessionSummary {
-    guard revision >= 0 else { throw CryptoError.integrity }
-    return try id.withBytes { bytes in
+    guard revision >= 0, let stored else { throw CryptoError.integrity }
+    let summary = try id.withBytes { bytes in
       try opener.open(sealed, id: bytes, column: .summary, revision: UInt64(revision)) { plain in
         try RecordCodec.decodeSummary(plain, id: id)
       }
     }
+    guard summary.status.stored == stored else { throw CryptoError.integrity }
+    return summary
   }
 
   /// The whole session of the current row of a statement whose columns are revision,
@@ -587,9 +589,8 @@ public final class SessionStore {
     _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, stored: SessionStatus?,
     summary sealedSummary: UnsafeRawBufferPointer, body sealedBody: UnsafeRawBufferPointer
   ) throws -> Session {
-    let summary = try openSummary(opener, id: id, revision: revision, sealed: sealedSummary)
-    // The clear status column must agree with the sealed one, or it has been edited.
-    guard stored == summary.status.stored else { throw CryptoError.integrity }
+    let summary = try openSummary(
+      opener, id: id, revision: revision, stored: stored, sealed: sealedSummary)
     let body = try id.withBytes { bytes in
       try opener.open(sealedBody, id: bytes, column: .body, revision: UInt64(revision)) {
         plain in try RecordCodec.decodeBody(plain)

@@ -57,17 +57,9 @@ final class SummaryBatch: @unchecked Sendable {
     arena.withUnsafeBytes { arena in
       for entry in entries {
         do {
-          guard let status = entry.status, entry.revision >= 0 else {
-            throw CryptoError.integrity
-          }
-          let summary = try entry.id.withBytes { id in
-            try opener.open(
-              UnsafeRawBufferPointer(rebasing: arena[entry.sealed]), id: id, column: .summary,
-              revision: UInt64(entry.revision)
-            ) { plain in try RecordCodec.decodeSummary(plain, id: entry.id) }
-          }
-          // The clear status column must agree with the sealed one, or it has been edited.
-          guard summary.status.stored == status else { throw CryptoError.integrity }
+          let summary = try SessionStore.openSummary(
+            opener, id: entry.id, revision: entry.revision, stored: entry.status,
+            sealed: UnsafeRawBufferPointer(rebasing: arena[entry.sealed]))
           if let item = make(summary) { items.append(item) }
         } catch {
           damaged.append(entry.id)
