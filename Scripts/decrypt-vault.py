@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """An independent reader of journal's vault format, written from SECURITY.md alone.
 
-Prints every session as JSON. For checking the format and for getting your data out
-without journal; it writes nothing. Needs PyNaCl (pip install pynacl).
+Prints every session as JSON, and, after them, every sealed addition still waiting to be
+opened (format 7: "sealed_addition" says "new" or "later", "added_at" when it was written),
+opened but not applied. For checking the format and for getting your data out without
+journal; it writes nothing. Needs PyNaCl (pip install pynacl).
 
     python3 Scripts/decrypt-vault.py ~/.local/share/journal/vault.db < passphrase-file
 """
@@ -22,7 +24,10 @@ RAW = nacl.encoding.RawEncoder
 SUMMARY_TAGS = {1: "date", 2: "treatment", 3: "treatment_name", 4: "mood_before",
                 5: "mood_after", 6: "status", 7: "created", 8: "updated"}
 BODY_TAGS = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
-TIMES = {"date", "created", "updated"}
+# Format 7: when a session was added, and its later fields last added, without the passphrase.
+MARK_TAGS = {21: "added_sealed", 22: "later_sealed"}
+LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
+TIMES = {"date", "created", "updated", "added_sealed", "later_sealed"}
 MOODS = {"mood_before", "mood_after"}
 # Tag 4 (mood before) may be absent: not recorded (a session imported from jrnl). A reader
 # gives an absent mood as null, never a number.
@@ -85,8 +90,12 @@ def ledger_problem(db, vault_id, ledger_key):
     for sid in buried:
         if sid in live:
             return f"session {sid[:8]} is both live and purged"
+    waiting_new = set()
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'addition'").fetchone()[0]:
+        waiting_new = {r[0] for r in db.execute(
+            "SELECT id FROM addition WHERE kind = 'new' AND status = 'needs_reflection'")}
     for (rid,) in db.execute("SELECT id FROM reminder"):
-        if live.get(rid, ("",))[0] != "needs_reflection":
+        if live.get(rid, ("",))[0] != "needs_reflection" and rid not in waiting_new:
             return f"the reminder of {rid[:8]} fits no waiting session"
     message = b"JRNLLEDG\x01" + vault_id + struct.pack("<Q", generation)
     for sid, (status, revision) in sorted(live.items(), key=lambda kv: (kv[1][0], kv[0])):
@@ -134,6 +143,65 @@ def fields(plain, tags):
     return out
 
 
+def check_session(s, status, version):
+    """Raises unless the opened fields `s` follow SECURITY.md ("Plaintexts")."""
+    # The clear column says "complete" for a session closed without a reflection.
+    sealed = s.get("status")
+    if not REQUIRED <= s.keys() or STORED.get(sealed, sealed) != status:
+        raise ValueError("missing field or status mismatch")
+    # A known treatment; a name with "other" and only with it; complete exactly when
+    # reflected on, closed (format 6) only without a reflection.
+    if s["treatment"] not in TREATMENTS or sealed not in SEALED_STATUSES:
+        raise ValueError("unknown treatment or status")
+    if sealed == "closed" and version < 6:
+        raise ValueError("closed in a vault older than format 6")
+    if ("treatment_name" in s) != (s["treatment"] == "other"):
+        raise ValueError("treatment name without other, or other without a name")
+    if (s["status"] == "complete") != ("reflection" in s):
+        raise ValueError("status does not match the reflection")
+    for mood in MOODS:
+        s.setdefault(mood, None)
+
+
+def open_addition(box, public_key, secret_key):
+    """A sealed addition's plaintext (SECURITY.md, "Sealed additions")."""
+    if len(box) < 48 + 256:
+        raise ValueError("too short")
+    return unpad(b.crypto_box_seal_open(box, public_key, secret_key))
+
+
+def additions(db, data_key, stored_key, version):
+    """Every sealed addition waiting, opened (not applied), in the order written."""
+    if version < 7:
+        return []
+    public_key, secret_key = b.crypto_box_seed_keypair(kdf_subkey(data_key, 4, b"jrnl-sea"))
+    if stored_key is not None and not b.sodium_memcmp(bytes(stored_key), public_key):
+        sys.exit("tampered: the vault's sealing key is not the one its data key gives")
+    out = []
+    for sid, kind, status, added_at, box in db.execute(
+            "SELECT id, kind, status, added_at, box FROM addition ORDER BY seq"):
+        entry = {"id": sid, "sealed_addition": kind, "added_at":
+                 datetime.fromtimestamp(added_at / 1000, timezone.utc).isoformat()}
+        try:
+            plain = open_addition(bytes(box), public_key, secret_key)
+            if kind == "new":
+                s = fields(plain, {**SUMMARY_TAGS, **BODY_TAGS})
+                check_session(s, status, version)
+            elif kind == "later":
+                s = fields(plain, LATER_TAGS)
+                if "updated" not in s or len(s) < 2:
+                    raise ValueError("later fields need a time and at least one field")
+                if (status == "complete") != ("reflection" in s):
+                    raise ValueError("status does not match the reflection")
+            else:
+                raise ValueError("unknown kind")
+            entry.update(s)
+        except Exception:
+            entry["damaged"] = True
+        out.append(entry)
+    return out
+
+
 def main():
     path = sys.argv[1]
     # The first line: the bytes before the first "\n" (all of them without one), less one "\r"
@@ -148,7 +216,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 6 or alg != "argon2id13":
+    if version > 7 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -165,33 +233,21 @@ def main():
         if problem:
             sys.exit(f"tampered: {problem}")
     revision = "revision" if version >= 5 else "0"
+    body_tags = {**BODY_TAGS, **MARK_TAGS} if version >= 7 else BODY_TAGS
     sessions = []
     for sid, status, summary, body, rev in db.execute(
             f"SELECT id, status, summary, body, {revision} FROM session"):
         raw = bytes.fromhex(sid)
         try:
             s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
-            s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), BODY_TAGS))
-            # The clear column says "complete" for a session closed without a reflection.
-            sealed = s.get("status")
-            if not REQUIRED <= s.keys() or STORED.get(sealed, sealed) != status:
-                raise ValueError("missing field or status mismatch")
-            # A known treatment; a name with "other" and only with it; complete exactly when
-            # reflected on, closed (format 6) only without a reflection.
-            if s["treatment"] not in TREATMENTS or sealed not in SEALED_STATUSES:
-                raise ValueError("unknown treatment or status")
-            if sealed == "closed" and version < 6:
-                raise ValueError("closed in a vault older than format 6")
-            if ("treatment_name" in s) != (s["treatment"] == "other"):
-                raise ValueError("treatment name without other, or other without a name")
-            if (s["status"] == "complete") != ("reflection" in s):
-                raise ValueError("status does not match the reflection")
-            for mood in MOODS:
-                s.setdefault(mood, None)
+            s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags))
+            check_session(s, status, version)
             sessions.append(dict(s, id=sid))
         except Exception:
             sessions.append({"id": sid, "damaged": True})
     sessions.sort(key=lambda s: s.get("date", ""), reverse=True)
+    stored_key = db.execute("SELECT sealing_key FROM vault").fetchone()[0] if version >= 7 else None
+    sessions += additions(db, unwrapped[16:], stored_key, version)
     json.dump(sessions, sys.stdout, indent=2, ensure_ascii=False, sort_keys=True)
     print()
 

@@ -4,7 +4,9 @@
 An implementation independent of journal's Swift code, following SECURITY.md alone:
 Argon2id key derivation, the wrapped data key, crypto_kdf subkeys (BLAKE2b with salt and
 personalisation), the per-(session, column, revision) key, ISO/IEC 7816-4 padding and
-secretbox, and the ledger's tag ("The ledger"), with negative cases of each.
+secretbox, the ledger's tag ("The ledger"), and sealed additions ("Sealed additions": the
+X25519 key pair from subkey 4, crypto_box_seal of a padded plaintext), with negative cases of
+each.
 Run: pip install pynacl && python3 Scripts/make-crypto-vectors.py
 """
 import json
@@ -147,6 +149,28 @@ def main():
     write("ledger-trash-dropped", dict(ledger, trash=[], expect="mismatch"))
     write("ledger-tombstone-dropped", dict(ledger, tombstones=[], expect="mismatch"))
     write("ledger-older-generation", dict(ledger, generation=8, expect="mismatch"))
+
+    # Sealed additions: the key pair from subkey 4, and a box sealed to its public half.
+    # crypto_box_seal draws an ephemeral key, so the box is this implementation's own; the
+    # Swift test opens it, and opens its own seal with PyNaCl's reading (the same layout).
+    seed = kdf_subkey(data_key, 4, b"jrnl-sea")
+    public_key, _secret_key = b.crypto_box_seed_keypair(seed)
+    words = "written while tired 🌙".encode()
+    addition = b"\x01\x11" + struct.pack("<I", len(words)) + words
+    box = b.crypto_box_seal(pad(addition), public_key)
+    sealed_addition = {"data_key": data_key.hex(), "vault_id": vault_id.hex(),
+                       "sealing_seed": seed.hex(), "public_key": public_key.hex(),
+                       "plaintext": addition.hex(), "sealed": box.hex()}
+    write("sealed-open", dict(sealed_addition, expect="success"))
+    flipped = bytearray(box)
+    flipped[70] ^= 0x01
+    write("sealed-flipped-bit", dict(sealed_addition, sealed=bytes(flipped).hex(), expect="integrity"))
+    write("sealed-truncated", dict(sealed_addition, sealed=box[:-1].hex(), expect="integrity"))
+    other_public, _ = b.crypto_box_seed_keypair(bytes(32))
+    other = b.crypto_box_seal(pad(addition), other_public)
+    write("sealed-other-key", dict(sealed_addition, sealed=other.hex(), expect="integrity"))
+    unpadded = b.crypto_box_seal(addition + bytes(256 - len(addition)), public_key)
+    write("sealed-no-padding", dict(sealed_addition, sealed=unpadded.hex(), expect="malformed"))
 
 
 if __name__ == "__main__":

@@ -81,6 +81,11 @@ public enum AppError: Error, Equatable, Sendable {
   case configUnsafe(path: String)
   /// A person at a terminal typed a passphrase that does not open the vault `tries` times.
   case wrongPassphrases(tries: Int)
+  /// The public key the vault asks additions to be sealed to is not the one this computer
+  /// pinned when the journal was last unlocked here: someone may have swapped it in.
+  case sealingKeyChanged
+  /// Sealed capture was asked for (`journal capture on`) of a vault that cannot be written.
+  case sealingUnavailable
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
   /// A guided `new` could not save its session (`cause` says why), and its answers are safe

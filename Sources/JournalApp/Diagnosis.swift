@@ -372,6 +372,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #"the id "\#(prefix)" matches several drafts"#,
         hint: "type a few more characters of the id", exitCode: .notFound)
+    case .needsKey(let id):
+      return Diagnosis(
+        message: #"draft "\#(id)" opens only with the passphrase"#,
+        hint: #"run "journal unlock" first, then the command again; the draft is kept"#,
+        exitCode: .passphraseUnavailable)
     case .io(let path, let code):
       return Diagnosis(
         message: #"cannot write the draft "\#(path)": \#(String(cString: strerror(code)))"#,
@@ -549,6 +554,18 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .unsafeFiles)
     case .internalError(let detail):
       return internalError(detail)
+    case .sealingKeyChanged:
+      return Diagnosis(
+        message:
+          "the key this journal seals new writing to is not the one this computer knows",
+        hint:
+          #"nothing was written; run "journal unlock" to check the journal with its passphrase"#,
+        exitCode: .tampered)
+    case .sealingUnavailable:
+      return Diagnosis(
+        message: "writing without the passphrase is not available for this journal",
+        hint: #"it needs a journal that can be written; run "journal capture" to see its state"#,
+        exitCode: .notAllowed)
     case .wrongPassphrases(let tries):
       return Diagnosis(
         message: "the passphrase does not open this vault (after \(tries) tries)",

@@ -23,10 +23,24 @@ public final class DraftFile {
 
   /// Recovers earlier drafts (offering each), and returns the file for this form. If one is
   /// resumed, `draft` becomes it (fields given as flags still win).
-  public static func begin(
-    draft: inout SessionDraft, runtime: Runtime, journal: JournalVault, terminal: TTY,
+  static func begin(
+    draft: inout SessionDraft, runtime: Runtime, place: WritePlace, terminal: TTY,
     forms: Forms
   ) throws -> DraftFile {
+    guard case .keyed(let journal) = place else {
+      // Without the key no draft can be read, so none is offered, dropped or judged: each
+      // waits, sealed, for the next `journal new` that has the key.
+      let store = try place.drafts(runtime)
+      let waiting = try store.ids().count
+      if waiting > 0 {
+        terminal.writeLine(
+          "\(counted(waiting, "unfinished draft")) \(waiting == 1 ? "waits" : "wait"); "
+            + #"it opens with your passphrase ("journal unlock", then "journal new")."#)
+      }
+      let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
+      if !draft.answered.isEmpty { file.keep(draft) }
+      return file
+    }
     let (store, recovery) = try runtime.recoverDrafts(journal)
     let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
     for notice in recovery.notices { terminal.writeLine(notice) }

@@ -45,12 +45,63 @@ public final class JournalVault {
     self.store = storage
     self.vaultStorage = storage
     if forListing {
-      // Checked by the first `list`, from its own pass over the rows.
+      // Checked by the first `list`, from its own pass over the rows. (Opened for listing
+      // only when no sealed addition waits: there is nothing to open.)
       witnessPending = true
+      try settleSealingKey()
       return
     }
     try checkWitnesses(asking: asking, accepted: accepted)
     self.acceptedChanges = accepted
+    try settleSealing()
+  }
+
+  /// What was written without the passphrase and opened by this opening.
+  public private(set) var openedAdditions = OpenedAdditions()
+  /// Whether the vault's stored sealing key was not the one its data key gives, and was set
+  /// right again.
+  public private(set) var sealingKeyRepaired = false
+
+  /// With the key at hand: puts the vault's public sealing key right if it was changed, pins
+  /// it on this computer, and opens every sealed addition into ordinary sessions.
+  private func settleSealing() throws {
+    guard vault.readOnly == nil else { return }
+    try settleSealingKey()
+    openedAdditions = try vaultStorage.openAdditions(keys: keys, now: context.now())
+  }
+
+  /// Puts the vault's public sealing key right if it was changed, and pins it here.
+  private func settleSealingKey() throws {
+    guard vault.readOnly == nil else { return }
+    let derived = keys.sealingPublicKey
+    if let stored = try vault.sealing().publicKey {
+      if !KeyedHash.same(stored, derived) {
+        try vault.setSealing(publicKey: derived)
+        sealingKeyRepaired = true
+      }
+      try? SealingPin(vaultID: keys.vaultID, environment: context.environment)?.record(derived)
+    }
+  }
+
+  /// Whether sealed capture is on for this vault.
+  public var sealedCaptureIsOn: Bool { (try? vault.sealing().publicKey) != nil }
+
+  /// Whether sealed capture is still to be offered (a vault made before it; asked once).
+  public var offersSealedCapture: Bool {
+    vault.readOnly == nil && (try? vault.sealing().offered) == false
+  }
+
+  /// Remembers that sealed capture was offered.
+  public func markSealedCaptureOffered() throws { try vault.markSealingOffered() }
+
+  /// Turns sealed capture on or off for this vault (and pins its key here when on).
+  public func setSealedCapture(_ on: Bool) throws {
+    guard vault.readOnly == nil else { throw AppError.sealingUnavailable }
+    try vault.setSealing(publicKey: on ? keys.sealingPublicKey : nil)
+    if on {
+      try SealingPin(vaultID: keys.vaultID, environment: context.environment)?.record(
+        keys.sealingPublicKey)
+    }
   }
 
   /// This computer's witnesses of the vault's last state: its record on disk and, while
@@ -122,7 +173,8 @@ public final class JournalVault {
     try JournalVault.refuseExisting(path)
     let (keys, header) = try VaultKeys.create(
       passphrase: passphrase, limits: limits, random: context.random)
-    let vault = try Vault.create(at: path, header: header)
+    // Sealed capture is on for a new vault (SECURITY.md, "Sealed additions").
+    let vault = try Vault.create(at: path, header: header, sealingKey: keys.sealingPublicKey)
     return try JournalVault(path: path, vault: vault, keys: keys, context: context)
   }
 
@@ -145,6 +197,8 @@ public final class JournalVault {
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
     beforeUnlock(vault)
+    // Waiting sealed additions are opened at once, after the ordinary check of the vault.
+    let forListing = try forListing && vault.sealedCount() == 0
     // The agent's keys are asked for by vault id: another vault's are never used here.
     if let keys = agentKeys(vault.header.vaultID) {
       return try JournalVault(
@@ -193,8 +247,13 @@ public final class JournalVault {
   /// The id as people should type it: the short form, or the whole id in the rare case that
   /// another session shares its first 8 digits.
   public func displayID(_ id: SessionID) throws -> String {
+    try Self.displayID(id, resolve: store.resolve)
+  }
+
+  /// The short form of `id`, or the whole id when `resolve` finds the short one ambiguous.
+  static func displayID(_ id: SessionID, resolve: (String) throws -> SessionID) throws -> String {
     do {
-      _ = try store.resolve(id.short)
+      _ = try resolve(id.short)
       return id.short
     } catch StoreError.ambiguous {
       return id.hex

@@ -8,6 +8,8 @@ public enum NewSession {
   public struct Saved {
     public let session: Session
     public let shownID: String
+    /// Written without the passphrase: it opens, and can be read, only with it.
+    public let sealed: Bool
   }
 
   /// Runs the whole flow. `given` are the fields the flags answered (the form skips them);
@@ -32,37 +34,42 @@ public enum NewSession {
       let missing = draft.missingFields
       guard missing.isEmpty else { throw AppError.missingFlags(missing.map(\.flag)) }
     }
-    let journal = try runtime.openVault()
+    let place = try WritePlace.open(runtime)
     // Settings are read before anything is saved, so a bad one never interrupts a save.
-    let reminders = try runtime.reminders(journal.file)
+    let reminders = try runtime.reminders(place.file)
     let forms = try terminal.map {
       Forms(terminal: try runtime.formTerminal($0, editor: editor), context: runtime.context)
     }
     var draftFile: DraftFile?
     if let terminal, let forms {
+      if place.isSealed {
+        terminal.writeLine(
+          "Writing without your passphrase: what you write is sealed, and opens with it.")
+      }
       let file = try DraftFile.begin(
-        draft: &draft, runtime: runtime, journal: journal, terminal: terminal, forms: forms)
+        draft: &draft, runtime: runtime, place: place, terminal: terminal, forms: forms)
       try forms.fillNow(&draft, skipping: given.union(file.answered)) { file.keep($0) }
       draftFile = file
     }
     var session: Session
     do {
-      session = try journal.save(draft)
+      session = try place.save(draft, later: later)
     } catch {
       throw draftFile?.unsaved(error) ?? error
     }
     // Only once the session is in the vault: a crash before this leaves the draft, which
     // the next run sees is saved already and removes.
     draftFile?.finish()
-    if !later.isEmpty { session = try journal.apply(later, to: session.id) }
-    let shown = try journal.displayID(session.id)
+    let shown = try place.displayID(session.id)
     if let reminder, session.status == .needsReflection {
       try reminders.set(session.id, reminder)
     }
     if let terminal, let forms {
+      let state = session.status == .complete ? "is complete" : "needs reflection"
       terminal.writeLine(
-        "Saved. Session \(shown) \(session.status == .complete ? "is complete" : "needs reflection")."
-      )
+        place.isSealed
+          ? "Saved, sealed until the journal is next opened. Session \(shown) \(state)."
+          : "Saved. Session \(shown) \(state).")
       if reminder == nil, session.status == .needsReflection,
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
         let due = try reminders.set(session.id, choice)
@@ -73,15 +80,19 @@ public enum NewSession {
       if session.status == .needsReflection,
         try forms.confirm("The later fields are open now. Add them now?", default: false)
       {
+        let now = runtime.context.now
         session = try ReviseSession.fillLater(
           session, fields: Field.later, forms: forms, terminal: terminal, id: shown,
-          justSaved: true, drafts: try? runtime.drafts(journal), context: runtime.context
-        ) { try journal.apply($0, to: session.id) }
+          justSaved: true, drafts: try? place.drafts(runtime), context: runtime.context
+        ) { change in
+          session = try place.apply([change], to: session, now: now())
+          return session
+        }
       } else if session.status == .needsReflection {
         terminal.writeLine(#"Add them any time with "journal reflect \#(shown)"."#)
       }
     }
-    return Saved(session: session, shownID: shown)
+    return Saved(session: session, shownID: shown, sealed: place.isSealed)
   }
 
   /// "Would you like a reminder to add reflections later?" — one key each; No thanks is

@@ -9,6 +9,8 @@ public enum ReviseSession {
   public struct Revised {
     public let session: Session
     public let shownID: String
+    /// Written without the passphrase: applied when the journal is next opened with it.
+    public var sealed = false
   }
 
   /// Adds the later fields: the given `changes` (reflection last, so a failure on an earlier
@@ -18,7 +20,10 @@ public enum ReviseSession {
   public static func reflect(
     _ text: String, changes: [Session.Change], editor: Bool, _ runtime: Runtime
   ) throws -> Revised {
-    let journal = try runtime.openVault()
+    let place = try WritePlace.open(runtime)
+    guard case .keyed(let journal) = place else {
+      return try reflectSealed(text, changes: changes, editor: editor, place, runtime)
+    }
     let id = try journal.resolve(text)
     var session = try journal.beginReflection(id)
     let open = session.laterFieldsOpen
@@ -53,6 +58,42 @@ public enum ReviseSession {
       for change in ordered { session = try journal.apply(change, to: id) }
     }
     return Revised(session: session, shownID: shown)
+  }
+
+  /// Later fields written without the passphrase: sealed, and applied to the session when
+  /// the journal is next opened with it. Its words cannot be read here, so every later field
+  /// is asked, and a text given is added after any the session holds (nothing is replaced).
+  private static func reflectSealed(
+    _ text: String, changes: [Session.Change], editor: Bool, _ place: WritePlace,
+    _ runtime: Runtime
+  ) throws -> Revised {
+    let id = try place.resolve(text)
+    let shown = try place.displayID(id)
+    let now = runtime.context.now
+    var session = SealedCapture.blank(id, now: now())
+    if changes.isEmpty {
+      guard let terminal = runtime.terminal else {
+        throw AppError.missingFlags(Field.later.map(\.flag))
+      }
+      let drafts = try place.drafts(runtime)
+      // A reflection kept by an earlier run opens only with the key: never written over.
+      if drafts.exists(id) { throw DraftError.needsKey(id: id.short) }
+      terminal.writeLine(
+        "Writing without your passphrase: what you add is sealed, and joins the session "
+          + "when the journal is next opened with it.")
+      let forms = Forms(
+        terminal: try runtime.formTerminal(terminal, editor: editor), context: runtime.context)
+      session = try fillLater(
+        session, fields: Field.later, forms: forms, terminal: terminal, id: shown,
+        justSaved: false, drafts: drafts, context: runtime.context
+      ) { change in
+        session = try place.apply([change], to: session, now: now())
+        return session
+      }
+    } else {
+      session = try place.apply(changes, to: session, now: now())
+    }
+    return Revised(session: session, shownID: shown, sealed: true)
   }
 
   /// The guided later fields of the session shown as `id`, each saved as it is answered, the

@@ -85,9 +85,76 @@ public struct Runtime {
       },
       tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept,
       forListing: forListing
-    ) { try askPassphrase(prompt: prompt) }
+    ) { [self] in
+      announceSealed(path)
+      return try askPassphrase(prompt: prompt)
+    }
+    reportOpened(journal)
     if arc { announceArc(journal) }
     return journal
+  }
+
+  /// Sealed capture for the vault, when nothing else would give the key without asking (no
+  /// agent holds it, no passphrase file, descriptor or command is set) and it is on and
+  /// pinned here; nil when the passphrase is to be asked as ever.
+  public func sealedCapture() throws -> SealedCapture? {
+    guard passphraseSource == nil || passphraseSource == .terminal else { return nil }
+    let vault = try Vault.open(at: try vaultPath())
+    let id = vault.header.vaultID
+    if AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id) != nil {
+      return nil
+    }
+    guard let capture = try SealedCapture.ready(vault: vault, context: context) else {
+      return nil
+    }
+    try vault.purgeExpired(now: context.now())
+    announce(vault)
+    return capture
+  }
+
+  /// Before the passphrase is asked: how many additions written without it wait.
+  func announceSealed(_ path: String) {
+    guard let count = try? Vault.open(at: path).sealedCount(), count > 0 else { return }
+    Report.note(
+      count == 1
+        ? "1 addition written without the passphrase waits; it opens with the passphrase"
+        : "\(count) additions written without the passphrase wait; they open with the passphrase")
+  }
+
+  /// What opening the vault did with what was written without the passphrase.
+  func reportOpened(_ journal: JournalVault) {
+    if journal.sealingKeyRepaired {
+      Report.error(
+        "the key this journal seals new writing to had been changed; it is set right again",
+        hint: "what was sealed to the other key cannot be opened here; check who can write "
+          + "the journal's files")
+    }
+    let opened = journal.openedAdditions
+    let ids = { (ids: [SessionID]) in ids.map(\.short).joined(separator: ", ") }
+    if !opened.added.isEmpty {
+      Report.note(
+        "opened \(counted(opened.added.count, "session")) written without the passphrase: "
+          + ids(opened.added))
+    }
+    if !opened.updated.isEmpty {
+      Report.note("opened later fields written without the passphrase for " + ids(opened.updated))
+    }
+    for id in opened.damaged {
+      Report.error(
+        #"something written without the passphrase for session "\#(id.short)" did not open"#,
+        hint: "it was altered or damaged and has been removed; the others opened")
+    }
+    for id in opened.orphaned {
+      Report.note(
+        #"later fields written without the passphrase for session "\#(id.short)" had no session "#
+          + "left to join (it was deleted) and were removed")
+    }
+    if journal.offersSealedCapture {
+      try? journal.markSealedCaptureOffered()
+      Report.note(
+        #"new: you can write sessions and reflections without the passphrase, to read later with it; "journal capture on" turns it on"#
+      )
+    }
   }
 
   /// The passphrase from its source (the terminal, a file, a descriptor or a command).

@@ -43,10 +43,16 @@ public enum UnlockAgent {
   public static func unlock(_ runtime: Runtime, idle text: String?) throws -> Times {
     let environment = runtime.context.environment
     let (idle, lifetime) = try times(idle: text, environment: environment)
+    let path = try runtime.vaultPath()
     let journal = try JournalVault.open(
-      at: try runtime.vaultPath(), context: runtime.context, tries: runtime.passphraseTries,
+      at: path, context: runtime.context, tries: runtime.passphraseTries,
       tryAgain: runtime.passphraseTryAgain
-    ) { try runtime.askPassphrase(prompt: "Passphrase: ") }
+    ) {
+      runtime.announceSealed(path)
+      return try runtime.askPassphrase(prompt: "Passphrase: ")
+    }
+    // What was written without the passphrase has just been opened: said here too.
+    runtime.reportOpened(journal)
     let keys = journal.unlockedKeys
     let socketPath = try AgentProtocol.socketPath(environment: environment, vaultID: keys.vaultID)
     AgentClient(socketPath: socketPath).lock()

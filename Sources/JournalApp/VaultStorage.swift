@@ -75,6 +75,11 @@ final class VaultStorage: SessionStorage {
 
   func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
+  /// Opens the sealed additions into sessions (one keyed write).
+  func openAdditions(keys: VaultKeys, now: Date) throws -> OpenedAdditions {
+    try store.openAdditions(keys: keys, now: now)
+  }
+
   func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
 
   func save(_ session: Session) throws { try store.upsert(session) }

@@ -151,14 +151,19 @@ struct VaultWitness {
       }
       bytes += rows.sessions + rows.trash + rows.tombstones
     }
+    try Self.replace(path, with: bytes)
+  }
+
+  /// Writes `bytes` as the file at `path` (0600), atomically: a new file renamed over the
+  /// old one. Not synced to disk: the records kept this way (this one, the sealing pin) are
+  /// only older after a power cut, and an older one is never taken for an attack.
+  static func replace(_ path: String, with bytes: [UInt8]) throws {
     // Its own name per process: journals writing at once must not remove each other's.
     let temporary = path + ".\(getpid()).tmp"
     unlink(temporary)
     try FileSafety.createExclusively(temporary)
     let fd = open(temporary, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { throw SystemError.io(path: temporary, errno: errno) }
-    // Not synced to disk: a record lost to a power cut is only older than the vault, which
-    // is never taken for a rollback; syncing would cost every write a flush.
     if let failure = FileSafety.writeAll(fd, bytes, removingOnFailure: temporary) {
       throw SystemError.io(path: temporary, errno: failure)
     }

@@ -15,6 +15,9 @@ public enum FieldCodec {
     case date = 1, treatment = 2, treatmentName = 3, moodBefore = 4, moodAfter = 5
     case status = 6, created = 7, updated = 8
     case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
+    /// When the session was added, and when later fields were last added, without the
+    /// passphrase (sealed additions, format 7): marks kept for good in the body.
+    case addedSealed = 21, laterSealed = 22
   }
 
   /// A plaintext that does not follow the layout. Carries nothing of its content.
@@ -34,7 +37,7 @@ public enum FieldCodec {
   /// The fields of a plaintext, by tag: slices of the bytes split. A flat table rather than
   /// a dictionary: `list` splits one summary per session.
   public struct Fields {
-    private var slots = InlineArray<21, UnsafeRawBufferPointer?>(repeating: nil)
+    private var slots = InlineArray<23, UnsafeRawBufferPointer?>(repeating: nil)
 
     public subscript(tag: Tag) -> UnsafeRawBufferPointer? {
       get { slots[Int(tag.rawValue)] }

@@ -16,12 +16,19 @@ public struct Session: Hashable, Sendable {
   public let created: Date
   public private(set) var updated: Date
   public private(set) var status: SessionStatus
+  /// When this session was added without the passphrase (sealed, opened later); nil when it
+  /// was saved with the key. Kept for good: anyone who can write the vault file can seal an
+  /// addition, so a person should be able to see which sessions came that way.
+  public private(set) var addedSealed: Date?
+  /// When later fields were last added to it without the passphrase; nil if never.
+  public private(set) var laterSealed: Date?
 
   /// Rebuilds a session exactly as stored. Only the store calls this; it checks what it reads.
   public init(
     id: SessionID, date: Date, treatment: Treatment, dose: String?, intention: String,
     moodBefore: Mood?, environment: String?, music: String?, moodAfter: Mood?,
-    reflection: String?, created: Date, updated: Date, status: SessionStatus
+    reflection: String?, created: Date, updated: Date, status: SessionStatus,
+    addedSealed: Date? = nil, laterSealed: Date? = nil
   ) {
     self.id = id
     self.date = date
@@ -36,6 +43,43 @@ public struct Session: Hashable, Sendable {
     self.created = created
     self.updated = updated
     self.status = status
+    self.addedSealed = addedSealed
+    self.laterSealed = laterSealed
+  }
+
+  /// Marks the session as added without the passphrase at `time`.
+  public mutating func markAddedSealed(at time: Date) { addedSealed = time }
+
+  /// Removes both marks (a sealed addition's plaintext carries none: opening sets them).
+  public mutating func clearSealedMarks() {
+    addedSealed = nil
+    laterSealed = nil
+  }
+
+  /// Applies later fields written without the passphrase, when they are opened. A text the
+  /// session already holds is kept, the new one after a blank line (they were written
+  /// without seeing it: nothing on either side is lost); a mood after replaces the earlier
+  /// one. The session is marked as changed without the passphrase at `time`.
+  public mutating func addSealed(
+    _ changes: [Change], at time: Date, now: Date
+  ) throws(LifecycleError) {
+    func joined(_ old: String?, _ new: String) -> String {
+      guard let old, !old.isEmpty, old != new else { return new }
+      return old + "\n\n" + new
+    }
+    for change in changes {
+      let merged: Change =
+        switch change {
+        case .environment(let text?): .environment(joined(environment, text))
+        case .music(let text?): .music(joined(music, text))
+        case .reflection(let text?): .reflection(joined(reflection, text))
+        case .date, .treatment, .dose, .intention, .moodBefore, .environment(nil), .music(nil),
+          .moodAfter, .reflection(nil):
+          change
+        }
+      try apply(merged, now: now)
+    }
+    laterSealed = time
   }
 
   /// Saves a complete draft: the one way a session comes into being.

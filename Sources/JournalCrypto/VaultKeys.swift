@@ -15,6 +15,12 @@ public final class VaultKeys: Sendable {
   /// Authenticates the vault's ledger and this machine's record of it (crypto_kdf subkey 3,
   /// context "jrnl-led").
   public let ledgerKey: SecureBytes
+  /// The public half of the sealing key pair, which additions written without the
+  /// passphrase are sealed to (SealedBox). Not secret: the vault stores it in the clear.
+  public let sealingPublicKey: [UInt8]
+  /// The secret half: X25519 from `crypto_box_seed_keypair` with crypto_kdf subkey 4
+  /// (context "jrnl-sea") as the seed, so it exists only where the data key does.
+  private let sealingSecretKey: SecureBytes
 
   private init(vaultID: [UInt8], dataKey: SecureBytes) throws(CryptoError) {
     self.vaultID = vaultID
@@ -22,6 +28,26 @@ public final class VaultKeys: Sendable {
     self.recordKey = try Self.subkey(of: dataKey, id: 1, context: "jrnl-rec")
     self.draftKey = try Self.subkey(of: dataKey, id: 2, context: "jrnl-drf")
     self.ledgerKey = try Self.subkey(of: dataKey, id: 3, context: "jrnl-led")
+    let seed = try Self.subkey(of: dataKey, id: 4, context: "jrnl-sea")
+    let secret = try SecureBytes(count: Int(crypto_box_SECRETKEYBYTES))
+    var publicKey = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))
+    let status = publicKey.withUnsafeMutableBytes { pk in
+      secret.withUnsafeMutableBytes { sk in
+        seed.withUnsafeBytes { seed in crypto_box_seed_keypair(pk.bytes, sk.bytes, seed.bytes) }
+      }
+    }
+    guard status == 0 else { throw .keyDerivationFailed }
+    self.sealingPublicKey = publicKey
+    self.sealingSecretKey = secret
+  }
+
+  /// Lends the sealing key pair (public, secret), for opening sealed additions.
+  func withSealingKeys<R>(
+    _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R
+  ) rethrows -> R {
+    try sealingPublicKey.withUnsafeBytes { pk in
+      try sealingSecretKey.withUnsafeBytes { sk in try body(pk, sk) }
+    }
   }
 
   /// Makes a new vault's keys: a random data key wrapped under `passphrase`.

@@ -6,6 +6,9 @@ public enum DraftError: Error, Equatable, Sendable {
   case noMatch(prefix: String)
   /// Several drafts share the prefix.
   case ambiguous(prefix: String)
+  /// The draft was written without the passphrase (sealed to the vault's public key), or
+  /// under the draft key, and this store has not the key to read it.
+  case needsKey(id: String)
   /// A draft file could not be written or removed.
   case io(path: String, errno: Int32)
 }

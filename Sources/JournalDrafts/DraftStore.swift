@@ -20,15 +20,23 @@ public final class DraftStore {
   /// The directory holding the draft files (0700).
   public let directory: String
   private let vaultID: [UInt8]
-  private let cipher: RecordCipher
+  /// Seals under the draft key; nil for a store opened without the key.
+  private let cipher: RecordCipher?
+  /// Opens drafts sealed to the public key (version 3); nil without the key.
+  private let keys: VaultKeys?
+  /// Without the key: the public key new drafts are sealed to (version 3).
+  private let sealingKey: [UInt8]?
   private let prefix: String
 
   /// The largest draft file read: far above five fields at their limits, far below memory.
   static let maximumFileBytes = 8 * 1024 * 1024
   public static let magic = Array("JRNLDRFT".utf8)
   /// The newest draft file version read: 1, or 2 for a draft holding a reflection
-  /// (`DraftCodec.fileVersion`).
-  public static let formatVersion: UInt8 = 2
+  /// (`DraftCodec.fileVersion`), or 3 for one written without the passphrase, sealed to the
+  /// vault's public key (its plaintext as version 2's).
+  public static let formatVersion: UInt8 = 3
+  /// The version of a draft sealed to the vault's public key.
+  public static let sealedVersion: UInt8 = 3
   public static let headerBytes = magic.count + 1 + 16 + 16
 
   public init(directory: String, keys: VaultKeys, random: some RandomSource) throws {
@@ -36,7 +44,35 @@ public final class DraftStore {
     self.directory = directory
     self.vaultID = keys.vaultID
     self.cipher = try RecordCipher(key: keys.draftKey, random: random)
+    self.keys = keys
+    self.sealingKey = nil
     self.prefix = keys.vaultID.map { String(format: "%02x", $0) }.joined() + "-"
+  }
+
+  /// The drafts of the vault `vaultID` without its key: new drafts are sealed to
+  /// `sealingKey` (version 3), and no draft can be read back until the key is at hand.
+  public init(directory: String, vaultID: [UInt8], sealingKey: [UInt8]) throws {
+    try FileSafety.privateDirectory(directory, create: true)
+    self.directory = directory
+    self.vaultID = vaultID
+    self.cipher = nil
+    self.keys = nil
+    self.sealingKey = sealingKey
+    self.prefix = vaultID.map { String(format: "%02x", $0) }.joined() + "-"
+  }
+
+  /// Whether a draft file of this id is there (read or not).
+  public func exists(_ id: SessionID) -> Bool {
+    var info = stat()
+    return lstat(path(id, ".draft"), &info) == 0
+  }
+
+  /// The ids of this vault's draft files, without reading them (a store without the key).
+  public func ids() throws -> [SessionID] {
+    try names().compactMap { name in
+      guard name.hasPrefix(prefix), name.hasSuffix(".draft") else { return nil }
+      return SessionID(String(name.dropFirst(prefix.count).dropLast(6)))
+    }
   }
 
   /// What is found for one draft file of this vault.
@@ -141,6 +177,9 @@ public final class DraftStore {
       return .ready(stored)
     } catch let error as NewerDraft {
       return .newer(version: error.version)
+    } catch DraftError.needsKey {
+      // Without the key nothing is judged unreadable: it opens once the key is at hand.
+      return .inUse
     } catch let error as DraftError {
       // The system failed us (no descriptors, an I/O error): not the draft's fault. It is
       // left alone and the error reported, never the draft deleted.
@@ -189,6 +228,13 @@ public final class DraftStore {
       Array(bytes[(vaultStart + 16)..<(vaultStart + 32)]) == id.bytes
     else { throw CryptoError.integrity }
     let sealed = Array(bytes[Self.headerBytes...])
+    if version == Self.sealedVersion {
+      guard let keys else { throw DraftError.needsKey(id: id.short) }
+      return try SealedBox.open(sealed, keys: keys) { plain in
+        try DraftCodec.decode(plain, id: id, fileVersion: version)
+      }
+    }
+    guard let cipher else { throw DraftError.needsKey(id: id.short) }
     return try cipher.open(sealed, id: id.bytes, column: .draft) { plain in
       try DraftCodec.decode(plain, id: id, fileVersion: version)
     }
@@ -236,8 +282,16 @@ public final class DraftStore {
     let id = stored.draft.id
     var plain = DraftCodec.encode(stored)
     defer { wipe(&plain) }
-    var bytes = Self.magic + [DraftCodec.fileVersion(stored)] + vaultID + id.bytes
-    bytes += try cipher.seal(plain, id: id.bytes, column: .draft)
+    var bytes: [UInt8]
+    if let cipher {
+      bytes = Self.magic + [DraftCodec.fileVersion(stored)] + vaultID + id.bytes
+      bytes += try cipher.seal(plain, id: id.bytes, column: .draft)
+    } else if let sealingKey {
+      bytes = Self.magic + [Self.sealedVersion] + vaultID + id.bytes
+      bytes += try SealedBox.seal(plain, to: sealingKey)
+    } else {
+      preconditionFailure("a draft store seals one way or the other")
+    }
     let temporary = path(id, ".tmp")
     unlink(temporary)
     let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

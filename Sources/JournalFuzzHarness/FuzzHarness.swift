@@ -18,7 +18,7 @@ public enum FuzzHarness {
   /// The targets, by the name of their fuzzer and corpus directory.
   public static let targets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
     "record": record, "draft": draft, "header": header, "import": importFile, "agent": agent,
-    "date": date,
+    "date": date, "addition": addition,
   ]
 
   /// A fixed key and id: the harness must be deterministic for libFuzzer.
@@ -85,9 +85,34 @@ public enum FuzzHarness {
       return judge {
         guard try draftStore.read(id) != nil else { throw DraftError.noMatch(prefix: id.short) }
       }
+    case "addition":
+      guard let mode = data.first else { return .refused("Empty") }
+      return judge { try openAddition(mode, rest) }
     default:
       return nil
     }
+  }
+
+  // MARK: - Sealed additions (SealedBox, RecordCodec's addition layouts)
+
+  /// The first byte chooses: bit 0, a new session (even) or later fields (odd); bit 1, the
+  /// bytes are the plaintext (clear) or a sealed box to open first (set). Anyone who holds
+  /// the vault's public key can seal any plaintext, so both layouts face an attacker.
+  public static func addition(_ data: UnsafeRawBufferPointer) {
+    guard let mode = data.first else { return }
+    try? openAddition(mode, UnsafeRawBufferPointer(rebasing: data.dropFirst()))
+  }
+
+  static func openAddition(_ mode: UInt8, _ bytes: UnsafeRawBufferPointer) throws {
+    func decode(_ plain: UnsafeRawBufferPointer) throws {
+      if mode & 1 == 0 {
+        _ = try RecordCodec.decodeNewAddition(plain, id: id)
+      } else {
+        _ = try RecordCodec.decodeLaterAddition(plain)
+      }
+    }
+    guard mode & 2 != 0 else { return try decode(bytes) }
+    try SealedBox.open(Array(bytes), keys: keys) { try decode($0) }
   }
 
   // MARK: - Dates (ISO8601, DateInput)
@@ -154,7 +179,7 @@ public enum FuzzHarness {
         let cipher = try? RecordCipher(key: keys.draftKey, random: FixedRandom()),
         let sealed = try? cipher.seal(rest, id: id.bytes, column: .draft)
       else { return }
-      file = DraftStore.magic + [DraftStore.formatVersion] + keys.vaultID + id.bytes + sealed
+      file = DraftStore.magic + [2] + keys.vaultID + id.bytes + sealed
     }
     let path = store.path(id, ".draft")
     unlink(path)
@@ -260,8 +285,14 @@ public enum FuzzHarness {
     let draftPlain = DraftCodec.encode(stored)
     let draftCipher = try RecordCipher(key: keys.draftKey, random: FixedRandom())
     let draftFile =
-      DraftStore.magic + [DraftStore.formatVersion] + keys.vaultID + id.bytes
+      DraftStore.magic + [DraftCodec.fileVersion(stored)] + keys.vaultID + id.bytes
       + (try draftCipher.seal(draftPlain, id: id.bytes, column: .draft))
+    let sealedDraft =
+      DraftStore.magic + [DraftStore.sealedVersion] + keys.vaultID + id.bytes
+      + (try SealedBox.seal(draftPlain, to: keys.sealingPublicKey))
+    let newAddition = RecordCodec.encodeNewAddition(session)
+    let laterAddition = RecordCodec.encodeLaterAddition(
+      [.moodAfter(Mood(8)), .reflection("the light, later")], at: when + 90)
     let (_, header) = try VaultKeys.create(
       passphrase: try SecureBytes(copying: Array("fuzz".utf8)), limits: .testingMinimum,
       random: FixedRandom())
@@ -279,7 +310,12 @@ public enum FuzzHarness {
         [0] + summary, [0] + body,
         [1] + (try cipher.seal(summary, id: id.bytes, column: .summary)),
       ],
-      "draft": [[1] + draftPlain, [0] + draftFile],
+      "draft": [[1] + draftPlain, [0] + draftFile, [0] + sealedDraft],
+      "addition": [
+        [0] + newAddition, [1] + laterAddition,
+        [2] + (try SealedBox.seal(newAddition, to: keys.sealingPublicKey)),
+        [3] + (try SealedBox.seal(laterAddition, to: keys.sealingPublicKey)),
+      ],
       "header": [headerBytes],
       "import": [Array(export.utf8), Array(#"{"tags": {}, "entries": []}"#.utf8)],
       "agent": [

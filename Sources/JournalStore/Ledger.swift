@@ -209,7 +209,8 @@ struct Ledger {
         DELETE FROM tombstone WHERE id IN (SELECT id FROM session);
         DELETE FROM trash WHERE outcome IS NULL AND id IN (SELECT id FROM session);
         DELETE FROM reminder WHERE id NOT IN
-          (SELECT id FROM session WHERE status = 'needs_reflection');
+          (SELECT id FROM session WHERE status = 'needs_reflection')
+          AND id NOT IN (SELECT id FROM addition WHERE kind = 'new' AND status = 'needs_reflection');
         """)
     try settle(db)
   }
@@ -327,7 +328,9 @@ struct Ledger {
             END
           UNION
           SELECT r.id FROM reminder r LEFT JOIN session s ON s.id = r.id
-          WHERE s.id IS NULL OR s.status != 'needs_reflection'
+          WHERE (s.id IS NULL OR s.status != 'needs_reflection')
+            AND NOT EXISTS (SELECT 1 FROM addition a
+              WHERE a.id = r.id AND a.kind = 'new' AND a.status = 'needs_reflection')
           """)
       for text in disagreeing {
         if let id = SessionID(text) { view.inconsistent.insert(id) }

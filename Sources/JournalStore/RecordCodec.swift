@@ -14,7 +14,9 @@ public enum RecordCodec {
   static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
   ])
-  static let bodyTags = Tags([.dose, .intention, .environment, .music, .reflection])
+  static let bodyTags = Tags([
+    .dose, .intention, .environment, .music, .reflection, .addedSealed, .laterSealed,
+  ])
 
   public static func encodeSummary(_ s: Session) -> [UInt8] {
     var out: [UInt8] = [version]
@@ -37,13 +39,18 @@ public enum RecordCodec {
     if let text = s.environment { put(.environment, text: text, into: &out) }
     if let text = s.music { put(.music, text: text, into: &out) }
     if let text = s.reflection { put(.reflection, text: text, into: &out) }
+    if let time = s.addedSealed { put(.addedSealed, time: time, into: &out) }
+    if let time = s.laterSealed { put(.laterSealed, time: time, into: &out) }
     return out
   }
 
   public static func decodeSummary(
     _ bytes: UnsafeRawBufferPointer, id: SessionID
   ) throws -> SessionSummary {
-    let fields = try split(bytes, allowed: summaryTags)
+    try summary(try split(bytes, allowed: summaryTags), id: id)
+  }
+
+  private static func summary(_ fields: Fields, id: SessionID) throws -> SessionSummary {
     guard let date = try time(fields[.date]), let treatment = try treatment(fields),
       let status = status(fields[.status]), status != .draft,
       let created = try time(fields[.created]), let updated = try time(fields[.updated])
@@ -97,16 +104,102 @@ public enum RecordCodec {
 
   public struct Body {
     public var dose, intention, environment, music, reflection: String?
+    /// The marks of what was added without the passphrase (format 7).
+    public var addedSealed, laterSealed: Date?
   }
 
   public static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
-    let fields = try split(bytes, allowed: bodyTags)
+    try body(try split(bytes, allowed: bodyTags))
+  }
+
+  private static func body(_ fields: Fields) throws -> Body {
     let body = Body(
       dose: try text(fields[.dose]), intention: try text(fields[.intention]),
       environment: try text(fields[.environment]), music: try text(fields[.music]),
-      reflection: try text(fields[.reflection]))
+      reflection: try text(fields[.reflection]), addedSealed: try time(fields[.addedSealed]),
+      laterSealed: try time(fields[.laterSealed]))
     guard body.intention != nil else { throw Malformed() }
     return body
+  }
+
+  // MARK: - Sealed additions (SECURITY.md, "Sealed additions")
+
+  /// A new session's fields as one plaintext: the summary's fields then the body's, in
+  /// ascending order of tag, without the marks (the opening sets them from the clear row).
+  static let newAdditionTags = Tags([
+    .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
+    .dose, .intention, .environment, .music, .reflection,
+  ])
+  /// Later fields: the time they were written (tag 8), and any of mood after, environment,
+  /// music and reflection.
+  static let laterAdditionTags = Tags([.moodAfter, .updated, .environment, .music, .reflection])
+
+  public static func encodeNewAddition(_ s: Session) -> [UInt8] {
+    var unmarked = s
+    unmarked.clearSealedMarks()
+    return encodeSummary(unmarked) + encodeBody(unmarked).dropFirst()
+  }
+
+  /// A new session from its sealed addition's plaintext, checked as a stored one is.
+  public static func decodeNewAddition(
+    _ bytes: UnsafeRawBufferPointer, id: SessionID
+  ) throws -> Session {
+    let fields = try split(bytes, allowed: newAdditionTags)
+    return try session(summary(fields, id: id), body(fields))
+  }
+
+  /// A whole session from its two opened parts: complete exactly when reflected on
+  /// (SECURITY.md), either way round is damage.
+  static func session(_ summary: SessionSummary, _ body: Body) throws -> Session {
+    guard let intention = body.intention,
+      (summary.status == .complete) == (body.reflection != nil)
+    else { throw Malformed() }
+    return Session(
+      id: summary.id, date: summary.date, treatment: summary.treatment, dose: body.dose,
+      intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
+      music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
+      created: summary.created, updated: summary.updated, status: summary.status,
+      addedSealed: body.addedSealed, laterSealed: body.laterSealed)
+  }
+
+  /// Later fields as one plaintext, with the time they were written.
+  public static func encodeLaterAddition(_ changes: [Session.Change], at time: Date) -> [UInt8] {
+    var out: [UInt8] = [version]
+    var mood: Mood?
+    var texts: [Tag: String] = [:]
+    for change in changes {
+      switch change {
+      case .moodAfter(let value): mood = value
+      case .environment(let text?): texts[.environment] = text
+      case .music(let text?): texts[.music] = text
+      case .reflection(let text?): texts[.reflection] = text
+      case .environment(nil), .music(nil), .reflection(nil), .date, .treatment, .dose,
+        .intention, .moodBefore:
+        preconditionFailure("only later fields with a value are sealed")
+      }
+    }
+    if let mood { put(.moodAfter, bytes: [UInt8(mood.value)], into: &out) }
+    put(.updated, time: time, into: &out)
+    for tag in [Tag.environment, .music, .reflection] {
+      if let text = texts[tag] { put(tag, text: text, into: &out) }
+    }
+    return out
+  }
+
+  /// The later fields of a sealed addition, and when they were written.
+  public static func decodeLaterAddition(
+    _ bytes: UnsafeRawBufferPointer
+  ) throws -> (changes: [Session.Change], written: Date) {
+    let fields = try split(bytes, allowed: laterAdditionTags)
+    guard let written = try time(fields[.updated]) else { throw Malformed() }
+    var changes: [Session.Change] = []
+    if let mood = try mood(fields[.moodAfter]) { changes.append(.moodAfter(mood)) }
+    if let text = try text(fields[.environment]) { changes.append(.environment(text)) }
+    if let text = try text(fields[.music]) { changes.append(.music(text)) }
+    // The reflection last: a failure on an earlier field never completes the session.
+    if let text = try text(fields[.reflection]) { changes.append(.reflection(text)) }
+    guard !changes.isEmpty else { throw Malformed() }
+    return (changes, written)
   }
 
   // MARK: - Fields

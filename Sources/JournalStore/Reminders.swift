@@ -17,18 +17,27 @@ extension Vault {
     public func isWaiting(at now: Date) -> Bool { lastFired != nil || due <= now }
   }
 
-  /// The status of a session, read from the clear column (no key needed).
+  /// The status of a session, read from the clear columns (no key needed): a session, or a
+  /// new one waiting sealed; complete once a sealed reflection waits for it.
   public func status(of id: SessionID) throws -> String? {
     try read { db in
-      try String.fetchOne(db, sql: "SELECT status FROM session WHERE id = ?", arguments: [id.hex])
+      try String.fetchOne(
+        db,
+        sql: """
+          SELECT CASE WHEN EXISTS (SELECT 1 FROM addition
+                                    WHERE id = ?1 AND kind = 'later' AND status = 'complete')
+            THEN 'complete'
+            ELSE coalesce((SELECT status FROM session WHERE id = ?1),
+                          (SELECT status FROM addition WHERE id = ?1 AND kind = 'new'))
+          END
+          """, arguments: [id.hex])
     }
   }
 
   /// How many sessions wait for reflection, from the clear column (no key needed).
   public func waitingCount() throws -> Int {
     try read { db in
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM session WHERE status = 'needs_reflection'")
-        ?? 0
+      try Int.fetchOne(db, sql: Self.waitingSQL) ?? 0
     }
   }
 
@@ -58,11 +67,14 @@ extension Vault {
       try db.execute(
         sql: """
           INSERT INTO reminder (id, due, repeat_seconds, last_fired)
-          SELECT id, ?, ?, NULL FROM session WHERE id = ? AND status = 'needs_reflection'
+          SELECT ?1, ?2, ?3, NULL
+          WHERE EXISTS (SELECT 1 FROM session WHERE id = ?1 AND status = 'needs_reflection')
+            OR EXISTS (SELECT 1 FROM addition
+              WHERE id = ?1 AND kind = 'new' AND status = 'needs_reflection')
           ON CONFLICT (id) DO UPDATE SET due = excluded.due,
             repeat_seconds = excluded.repeat_seconds, last_fired = NULL
           """,
-        arguments: [Self.millis(due), Int64(repeatInterval.rounded()), id.hex])
+        arguments: [id.hex, Self.millis(due), Int64(repeatInterval.rounded())])
     }
   }
 

@@ -8,7 +8,7 @@ import Synchronization
 
 /// The sessions of an unlocked vault.
 public final class SessionStore {
-  private let vault: Vault
+  let vault: Vault
   private let cipher: RecordCipher
   private let ledger: Ledger
   /// Whether the ledger is still to be checked, by the first `summaries` (a store opened for
@@ -129,7 +129,7 @@ public final class SessionStore {
 
   /// Inserts or replaces a session's row one revision on, and clears its reminder once it is
   /// complete.
-  private func put(_ session: Session, _ db: Database) throws {
+  func put(_ session: Session, _ db: Database) throws {
     let current = try Self.revision(of: session.id, db)
     let revision = UInt64(max(current ?? 0, 0)) + 1
     let row = try seal(session, revision: revision)
@@ -148,7 +148,7 @@ public final class SessionStore {
   }
 
   /// The revision of the session's row; nil when there is no such row.
-  private static func revision(of id: SessionID, _ db: Database) throws -> Int64? {
+  static func revision(of id: SessionID, _ db: Database) throws -> Int64? {
     try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT revision FROM session WHERE id = ?"), arguments: [id.hex])
   }
@@ -790,7 +790,7 @@ public final class SessionStore {
     return summary
   }
 
-  private func fetch(_ id: SessionID, _ db: Database) throws -> Session {
+  func fetch(_ id: SessionID, _ db: Database) throws -> Session {
     guard
       let row = try Row.fetchOne(
         db, sql: "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
@@ -818,15 +818,11 @@ public final class SessionStore {
   private static func session(_ summary: SessionSummary, _ body: RecordCodec.Body) throws
     -> Session
   {
-    // Complete exactly when reflected on (SECURITY.md): either way round is damage.
-    guard let intention = body.intention,
-      (summary.status == .complete) == (body.reflection != nil)
-    else { throw CryptoError.malformedPlaintext }
-    return Session(
-      id: summary.id, date: summary.date, treatment: summary.treatment, dose: body.dose,
-      intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
-      music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
-      created: summary.created, updated: summary.updated, status: summary.status)
+    do {
+      return try RecordCodec.session(summary, body)
+    } catch {
+      throw CryptoError.malformedPlaintext
+    }
   }
 
   /// Whether a row that does not open at its revision has a column that opens at an earlier
@@ -853,7 +849,7 @@ public final class SessionStore {
 
   /// One keyed write: the vault is checked against its ledger first (unless this store checked
   /// the same stamp already), then changed, then stamped one generation on.
-  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
     checkWhenListing = false
     var stamp: Ledger.Stamp?
     let result = try vault.write { db in

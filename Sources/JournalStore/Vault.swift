@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 6
+  public static let formatVersion = 7
 
   public let path: String
   let database: DatabaseQueue
@@ -34,8 +34,12 @@ public final class Vault {
     self.readOnly = readOnly
   }
 
-  /// Creates a new vault at `path` holding `header`. Refuses when anything is already there.
-  public static func create(at path: String, header: KeyHeader) throws -> Vault {
+  /// Creates a new vault at `path` holding `header` and, when given, the public key that
+  /// additions written without the passphrase are sealed to. Refuses when anything is
+  /// already there.
+  public static func create(
+    at path: String, header: KeyHeader, sealingKey: [UInt8]? = nil
+  ) throws -> Vault {
     try FileSafety.privateDirectory(FileSafety.parentDirectory(of: path), create: true)
     if case .failure(let error) = Result(catching: { () throws(SystemError) in
       try FileSafety.createExclusively(path)
@@ -56,6 +60,10 @@ public final class Vault {
             formatVersion, Data(header.vaultID), Int64(header.limits.opsLimit),
             Int64(header.limits.memLimit), Data(header.salt), Data(header.wrappedKey),
           ])
+        // A new vault is asked about sealed capture by `init` itself: never offered again.
+        try db.execute(
+          sql: "UPDATE vault SET sealing_key = ?, sealing_offered = 1",
+          arguments: [sealingKey.map { Data($0) }])
       }
       try checkCompanionFiles(path)
       return Vault(path: path, database: database, header: header)
@@ -382,6 +390,28 @@ public final class Vault {
       // a reader of format 5 would take for damage. The version tells it the vault is newer
       // instead; the clear status column still holds only needs_reflection or complete.
       try db.execute(sql: "UPDATE vault SET format_version = 6")
+    }
+    migrator.registerMigration("v7: sealed additions") { db in
+      // Writing without the passphrase (SECURITY.md, "Sealed additions"): the public key
+      // additions are sealed to (NULL while sealed capture is off), whether the person has
+      // been asked about it, and the additions waiting to be opened with the key.
+      try db.execute(
+        sql: """
+          ALTER TABLE vault ADD COLUMN sealing_key BLOB
+            CHECK (sealing_key IS NULL OR length(sealing_key) = 32);
+          ALTER TABLE vault ADD COLUMN sealing_offered INTEGER NOT NULL DEFAULT 0
+            CHECK (sealing_offered IN (0, 1));
+          CREATE TABLE addition (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+            kind TEXT NOT NULL CHECK (kind IN ('new', 'later')),
+            status TEXT CHECK (status IS NULL OR status IN ('needs_reflection', 'complete')),
+            added_at INTEGER NOT NULL,
+            box BLOB NOT NULL
+          );
+          CREATE INDEX addition_id ON addition (id);
+          UPDATE vault SET format_version = 7;
+          """)
     }
     return migrator
   }()

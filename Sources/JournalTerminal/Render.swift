@@ -132,6 +132,17 @@ public struct Render: Sendable {
         wrap(
           "Created \(format.dateTime(s.created))\(dot)updated \(format.dateTime(s.updated))",
           indent: ""))
+    // Anyone who can write the vault file can seal an addition: what came that way says so.
+    if let added = s.addedSealed {
+      out += "\n" + wrap("Added without the passphrase on \(format.dateTime(added))", indent: "")
+    }
+    if let later = s.laterSealed {
+      out +=
+        "\n"
+        + wrap(
+          "Later fields added without the passphrase, last on \(format.dateTime(later))",
+          indent: "")
+    }
     return out + "\n"
   }
 

@@ -40,7 +40,10 @@ extension Journal {
       let changes = try FieldFlags.changes(given, runtime.context.fields)
       let revised = try ReviseSession.reflect(id, changes: changes, editor: editor, runtime)
       let (session, shown) = (revised.session, revised.shownID)
-      if session.status == .complete {
+      if revised.sealed {
+        Report.note(
+          "sealed; it joins session \(shown) when the journal is next opened with the passphrase")
+      } else if session.status == .complete {
         Report.note("session \(shown) is complete")
       } else if session.status == .closed {
         Report.note(

@@ -56,8 +56,9 @@ struct DiagnosisTests {
     AgentError.notStarted,
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
-    DraftError.io(path: "/d", errno: ENOSPC),
+    DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
     AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
+    AppError.sealingKeyChanged, AppError.sealingUnavailable,
     AppError.passphraseFileUnsafe(path: "/p", mode: 0o644),
     AppError.passphraseDescriptorUnreadable(fd: 3), AppError.passphraseCommandFailed(status: 1),
     AppError.emptyPassphrase, AppError.passphraseTooLong(maximum: 1024),
@@ -119,10 +120,10 @@ struct DiagnosisTests {
     #expect(names["CryptoError"]?.count == 8)
     #expect(names["StoreError"]?.count == 14)
     #expect(names["SystemError"]?.count == 9)
-    #expect(names["DraftError"]?.count == 4)
+    #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 40)
+    #expect(names["AppError"]?.count == 42)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -229,6 +230,7 @@ struct DiagnosisTests {
     case .inUse: .notAllowed
     case .noMatch, .ambiguous: .notFound
     case .io: .ioError
+    case .needsKey: .passphraseUnavailable
     }
   }
 
@@ -243,7 +245,8 @@ struct DiagnosisTests {
       .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage
     case .lifecycle, .laterFieldFilled: .notAllowed
-    case .olderThanSeen, .otherThanSeen, .witnessDamaged: .tampered
+    case .olderThanSeen, .otherThanSeen, .witnessDamaged, .sealingKeyChanged: .tampered
+    case .sealingUnavailable: .notAllowed
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage

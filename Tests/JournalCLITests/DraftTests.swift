@@ -10,8 +10,9 @@ import Testing
   }
 
   /// Answers date, treatment, dose and intention, then stops at the mood prompt.
-  func startAndStop(_ f: CLIFixture, _ how: Interruption) -> CLI.Result {
-    let process = f.cli.interactive(["new"])
+  /// `cli`: the fixture's own (with its passphrase file) unless another is given.
+  func startAndStop(_ f: CLIFixture, _ how: Interruption, cli: CLI? = nil) -> CLI.Result {
+    let process = (cli ?? f.cli).interactive(["new"])
     #expect(process.expect("When was it? [now] "))
     process.write("2026-11-20 19:00\n")
     #expect(process.expect("Treatment [psilocybin] "))

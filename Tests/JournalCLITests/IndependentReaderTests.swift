@@ -90,6 +90,38 @@ struct IndependentReaderTests {
     #expect(dropped.stderr.contains("tampered"))
   }
 
+  /// Sealed additions (format 7): the reader opens those waiting with the passphrase, as
+  /// SECURITY.md says, and reads the marks of those journal has opened since.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderSealedAdditions() throws {
+    let f = CLIFixture().initialise()
+    let saved = f.new()
+    let locked = CLI(home: f.home.path)
+    let id = locked.run(["new", "--intention", "sealed words", "--mood-before", "3"]).stdout
+      .trimmingCharacters(in: .newlines)
+    #expect(locked.run(["reflect", saved, "--reflection", "later, sealed"]).status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let entries = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    let new = try #require(entries.first { $0["sealed_addition"] as? String == "new" })
+    #expect((new["id"] as? String)?.hasPrefix(id) == true)
+    #expect(new["intention"] as? String == "sealed words")
+    #expect(new["mood_before"] as? Int == 3)
+    #expect(new["damaged"] == nil)
+    let later = try #require(entries.first { $0["sealed_addition"] as? String == "later" })
+    #expect((later["id"] as? String)?.hasPrefix(saved) == true)
+    #expect(later["reflection"] as? String == "later, sealed")
+    // Opened by journal: ordinary sessions, marked.
+    #expect(f.run("list").status == 0)
+    let opened = try Self.read(f)
+    let sessions = try JSONSerialization.jsonObject(with: opened.stdout) as? [[String: Any]] ?? []
+    #expect(sessions.count == 2, "\(sessions)")
+    #expect(sessions.allSatisfy { $0["sealed_addition"] == nil && $0["damaged"] == nil })
+    #expect(sessions.first { ($0["id"] as? String)?.hasPrefix(id) == true }?["added_sealed"] != nil)
+    #expect(
+      sessions.first { ($0["id"] as? String)?.hasPrefix(saved) == true }?["later_sealed"] != nil)
+  }
+
   /// Runs Scripts/decrypt-vault.py on the fixture's vault: its exit status, stdout, stderr.
   static func read(_ f: CLIFixture) throws -> (status: Int32, stdout: Data, stderr: String) {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

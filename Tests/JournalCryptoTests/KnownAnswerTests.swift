@@ -33,6 +33,55 @@ struct KnownAnswerTests {
     #expect(Self.vectors(prefix: "header-").count == 6)
     #expect(Self.vectors(prefix: "record-").count == 11)
     #expect(Self.vectors(prefix: "ledger-").count == 8)
+    #expect(Self.vectors(prefix: "sealed-").count == 5)
+  }
+
+  /// The header vector's keys: what the record and sealed vectors are made under.
+  static func headerKeys() throws -> VaultKeys {
+    let h = try load("header-unwrap.json")
+    return try VaultKeys.open(
+      header: KeyHeader(
+        vaultID: h.hex("vault_id"), limits: TestKDF.limits, salt: h.hex("salt"),
+        wrappedKey: h.hex("wrapped_key")),
+      passphrase: try SecureBytes(copying: h.hex("passphrase")), policy: TestKDF.policy)
+  }
+
+  /// Sealed additions: our key pair is the one PyNaCl derives from subkey 4, and each box
+  /// PyNaCl sealed to it opens, or fails, as the vector expects.
+  @Test(arguments: vectors(prefix: "sealed-"))
+  func sealed(_ name: String) throws {
+    // Given
+    let v = try Self.load(name)
+    let keys = try Self.headerKeys()
+    #expect(keys.sealingPublicKey == v.hex("public_key"))
+    // When
+    let outcome = Result { try SealedBox.open(v.hex("sealed"), keys: keys) { Array($0) } }
+    // Then
+    try Self.expect(v, outcome) { plaintext in
+      #expect(plaintext == v.hex("plaintext"))
+      // And our own seal of it opens, one box per seal (an ephemeral key each time).
+      let ours = try SealedBox.seal(v.hex("plaintext"), to: keys.sealingPublicKey)
+      #expect(ours.count == v.hex("sealed").count)
+      #expect(ours != v.hex("sealed"))
+      #expect(try SealedBox.open(ours, keys: keys) { Array($0) } == v.hex("plaintext"))
+    }
+  }
+
+  /// Checks an opening against the vector's "expect": `success` is handed the plaintext;
+  /// "integrity" and "malformed" are the two ways a sealed value fails.
+  static func expect(
+    _ v: Vector, _ outcome: Result<[UInt8], any Error>, success: ([UInt8]) throws -> Void
+  ) throws {
+    switch (v.expect, outcome) {
+    case ("success", .success(let plaintext)):
+      try success(plaintext)
+    case ("integrity", .failure(let error)):
+      #expect(error as? CryptoError == .integrity)
+    case ("malformed", .failure(let error)):
+      #expect(error as? CryptoError == .malformedPlaintext)
+    default:
+      Issue.record("\(v.name): expected \(v.expect), got \(outcome)")
+    }
   }
 
   /// Unwrapping the data key ends as each header vector expects.
@@ -87,12 +136,7 @@ struct KnownAnswerTests {
   func record(_ name: String) throws {
     // Given keys from the header vector's data key
     let v = try Self.load(name)
-    let h = try Self.load("header-unwrap.json")
-    let keys = try VaultKeys.open(
-      header: KeyHeader(
-        vaultID: h.hex("vault_id"), limits: TestKDF.limits, salt: h.hex("salt"),
-        wrappedKey: h.hex("wrapped_key")),
-      passphrase: try SecureBytes(copying: h.hex("passphrase")), policy: TestKDF.policy)
+    let keys = try Self.headerKeys()
     #expect(keys.recordKey.withUnsafeBytes { Array($0) } == v.hex("record_key"))
     #expect(keys.draftKey.withUnsafeBytes { Array($0) } == v.hex("draft_key"))
     let cipher = try RecordCipher(keys: keys, random: ScriptedRandom([v.hex("nonce")]))
@@ -105,18 +149,11 @@ struct KnownAnswerTests {
       ) { Array($0) }
     }
     // Then
-    switch (v.expect, outcome) {
-    case ("success", .success(let plaintext)):
+    try Self.expect(v, outcome) { plaintext in
       #expect(plaintext == v.hex("plaintext"))
       let sealed = try cipher.seal(
         v.hex("plaintext"), id: v.hex("session_id"), column: column, revision: revision)
       #expect(sealed == v.hex("sealed"))
-    case ("integrity", .failure(let error)):
-      #expect(error as? CryptoError == .integrity)
-    case ("malformed", .failure(let error)):
-      #expect(error as? CryptoError == .malformedPlaintext)
-    default:
-      Issue.record("\(name): expected \(v.expect), got \(outcome)")
     }
   }
 }

@@ -109,7 +109,7 @@ struct DraftStoreTests {
     case "truncate": bytes = bytes.prefix(bytes.count / 2)
     case "empty": bytes = Data()
     case "garbage-tail": bytes.append(0)
-    case "newer": bytes[8] = 3
+    case "newer": bytes[8] = 4
     default:
       // A draft sealed under another vault's keys, given our file name.
       let otherDirectory = directory.file("other")
@@ -125,7 +125,7 @@ struct DraftStoreTests {
     try bytes.write(to: URL(fileURLWithPath: path))
     // Then
     let state = try #require(try store.scan().first?.state)
-    #expect(state == (damage == "newer" ? .newer(version: 3) : .unreadable))
+    #expect(state == (damage == "newer" ? .newer(version: 4) : .unreadable))
   }
 
   /// Another vault's drafts in the same directory are not this vault's business.

@@ -4,7 +4,9 @@ import Testing
 
 /// The committed fuzzing corpus (Fuzz/Corpus/<target>/), replayed through the same entry
 /// points the libFuzzer targets call: every input found interesting stays a regression test.
-struct FuzzCorpusTests {
+/// Serialized: replay and seeds write the same draft file of the harness, which one would
+/// otherwise remove while the other reads it.
+@Suite(.serialized) struct FuzzCorpusTests {
   static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../Fuzz/Corpus").standardized.path
 

@@ -1,0 +1,87 @@
+import Foundation
+import JournalCore
+import JournalDrafts
+import JournalStore
+
+/// Where `new` and `reflect` write: the vault opened with its key, or, when sealed capture
+/// is on and no key is at hand without asking, sealed additions that open with the key later.
+enum WritePlace {
+  case keyed(JournalVault)
+  case sealed(SealedCapture)
+
+  /// Sealed capture when it applies (see `Runtime.sealedCapture`), else the vault opened with
+  /// its key (the passphrase asked as ever).
+  static func open(_ runtime: Runtime) throws -> WritePlace {
+    if let capture = try runtime.sealedCapture() { return .sealed(capture) }
+    return .keyed(try runtime.openVault())
+  }
+
+  /// The vault file, for the keyless use cases (reminders).
+  var file: Vault {
+    switch self {
+    case .keyed(let journal): journal.file
+    case .sealed(let capture): capture.vault
+    }
+  }
+
+  var isSealed: Bool {
+    switch self {
+    case .keyed: false
+    case .sealed: true
+    }
+  }
+
+  /// Saves a complete draft as a new session, with any later fields given.
+  func save(_ draft: SessionDraft, later: [Session.Change]) throws -> Session {
+    switch self {
+    case .keyed(let journal):
+      let session = try journal.save(draft)
+      return later.isEmpty ? session : try journal.apply(later, to: session.id)
+    case .sealed(let capture):
+      return try capture.save(draft, later: later)
+    }
+  }
+
+  /// Applies changes to `session`, saved (or sealed) at once; the session as it now stands
+  /// (sealed: as this process knows it).
+  func apply(_ changes: [Session.Change], to session: Session, now: Date) throws -> Session {
+    switch self {
+    case .keyed(let journal):
+      return try journal.apply(changes, to: session.id)
+    case .sealed(let capture):
+      try capture.add(changes, to: session.id)
+      var changed = session
+      for change in changes {
+        do {
+          try changed.apply(change, now: now)
+        } catch {
+          throw AppError.lifecycle(error, id: session.id.short)
+        }
+      }
+      return changed
+    }
+  }
+
+  func resolve(_ text: String) throws -> SessionID {
+    switch self {
+    case .keyed(let journal): try journal.resolve(text)
+    case .sealed(let capture): try capture.resolve(text)
+    }
+  }
+
+  func displayID(_ id: SessionID) throws -> String {
+    switch self {
+    case .keyed(let journal): try journal.displayID(id)
+    case .sealed(let capture): try capture.displayID(id)
+    }
+  }
+
+  /// The vault's draft files (sealed: written to the public key, none readable here).
+  func drafts(_ runtime: Runtime) throws -> DraftStore {
+    switch self {
+    case .keyed(let journal): try runtime.drafts(journal)
+    case .sealed(let capture):
+      try capture.drafts(in: try DraftLocation.directory(environment: runtime.context.environment))
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import GRDB
+import JournalCore
+import JournalCrypto
+
+/// Sealed additions (SECURITY.md, "Sealed additions"): sessions and later fields written
+/// without the passphrase, sealed to the vault's public key, kept in the `addition` table
+/// until a command that holds the key opens them into ordinary sessions.
+///
+/// Ordering: an addition is one INSERT (keyless, one transaction); opening them is one keyed
+/// write that inserts or updates the sessions, deletes the additions and stamps the ledger
+/// together, so a crash leaves either every addition waiting or every one opened.
+extension Vault {
+  /// What a sealed addition carries.
+  public enum AdditionKind: String, Sendable {
+    /// A whole new session.
+    case new
+    /// Later fields (mood after, environment, music, reflection) of a session.
+    case later
+  }
+
+  /// Whether sealed capture is on (the public key additions are sealed to, nil when it is
+  /// off), and whether the person has been told it can be turned on.
+  public struct Sealing: Sendable, Equatable {
+    public let publicKey: [UInt8]?
+    public let offered: Bool
+  }
+
+  /// The vault's sealed-capture setting, from the clear columns (no key needed).
+  public func sealing() throws -> Sealing {
+    try read { db in
+      let row = try Row.fetchOne(db, sql: "SELECT sealing_key, sealing_offered FROM vault")
+      let key = try row?.decode(Data?.self, atIndex: 0)
+      let offered = try row?.decode(Int64.self, atIndex: 1) ?? 0
+      return Sealing(publicKey: key.map { Array($0) }, offered: offered != 0)
+    }
+  }
+
+  /// Turns sealed capture on (with the vault's public key) or off (nil), and marks it offered.
+  public func setSealing(publicKey: [UInt8]?) throws {
+    try write { db in
+      try db.execute(
+        sql: "UPDATE vault SET sealing_key = ?, sealing_offered = 1",
+        arguments: [publicKey.map { Data($0) }])
+    }
+  }
+
+  /// Remembers that sealed capture has been offered, so that it is offered once.
+  public func markSealingOffered() throws {
+    try write { db in try db.execute(sql: "UPDATE vault SET sealing_offered = 1") }
+  }
+
+  /// Adds one sealed addition (no key needed). A new session must have an id no session or
+  /// addition has; later fields must be for a session in the vault or waiting as an
+  /// addition. `completes`: later fields that hold a reflection, after which the session no
+  /// longer waits (its reminder is cleared).
+  public func addSealed(
+    _ kind: AdditionKind, id: SessionID, completes: Bool, at time: Date, box: [UInt8]
+  ) throws {
+    try write { db in
+      let known =
+        try Bool.fetchOne(
+          db,
+          sql: """
+            SELECT EXISTS (SELECT 1 FROM session WHERE id = ?1)
+              OR EXISTS (SELECT 1 FROM addition WHERE id = ?1 AND kind = 'new')
+            """, arguments: [id.hex]) ?? false
+      switch kind {
+      case .new: guard !known else { throw StoreError.ambiguous(prefix: id.hex, candidates: []) }
+      case .later: guard known else { throw StoreError.noMatch(prefix: id.short) }
+      }
+      let status: String? =
+        switch kind {
+        case .new: completes ? "complete" : "needs_reflection"
+        case .later: completes ? "complete" : nil
+        }
+      try db.execute(
+        sql: "INSERT INTO addition (id, kind, status, added_at, box) VALUES (?, ?, ?, ?, ?)",
+        arguments: [id.hex, kind.rawValue, status, Self.millis(time), Data(box)])
+      if completes {
+        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
+      }
+    }
+  }
+
+  /// How many sealed additions wait to be opened with the key.
+  public func sealedCount() throws -> Int {
+    try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM addition") ?? 0 }
+  }
+
+  /// The one session whose id starts with what the person typed, among the sessions and the
+  /// new sessions waiting sealed (clear ids: no key needed).
+  public func resolveForSealing(_ text: String) throws -> SessionID {
+    guard let prefix = SessionID.normalisedPrefix(text) else {
+      throw StoreError.noMatch(prefix: text)
+    }
+    let ids = try read { db in
+      try String.fetchAll(
+        db,
+        sql: """
+          SELECT id FROM session WHERE id >= ?1 AND id < ?2
+          UNION SELECT id FROM addition WHERE kind = 'new' AND id >= ?1 AND id < ?2
+          ORDER BY id LIMIT 6
+          """, arguments: [prefix, prefix + "g"])
+    }
+    guard let first = ids.first, let id = SessionID(first) else {
+      throw StoreError.noMatch(prefix: prefix)
+    }
+    guard ids.count == 1 else {
+      throw StoreError.ambiguous(prefix: prefix, candidates: ids.map { String($0.prefix(8)) })
+    }
+    return id
+  }
+
+  /// Sessions waiting for reflection, counted from the clear columns: sessions and new
+  /// sealed additions that wait, less those a sealed reflection completes.
+  static let waitingSQL = """
+    SELECT (SELECT count(*) FROM session WHERE status = 'needs_reflection'
+              AND id NOT IN (SELECT id FROM addition WHERE kind = 'later' AND status = 'complete'))
+         + (SELECT count(*) FROM addition WHERE kind = 'new' AND status = 'needs_reflection'
+              AND id NOT IN (SELECT id FROM addition WHERE kind = 'later' AND status = 'complete'))
+    """
+}
+
+/// What opening the sealed additions did.
+public struct OpenedAdditions: Sendable, Equatable {
+  /// Sessions added without the passphrase, now ordinary sessions.
+  public var added: [SessionID] = []
+  /// Sessions whose later fields were written without the passphrase, now applied.
+  public var updated: [SessionID] = []
+  /// Additions that did not open (altered, sealed to another key, or not of the layout), by
+  /// the id they name; each was removed, as nothing can ever open it.
+  public var damaged: [SessionID] = []
+  /// Later fields for a session deleted since they were written (or whose own sealed
+  /// addition did not open): nothing is left to add them to, and they were removed.
+  public var orphaned: [SessionID] = []
+
+  public init() {}
+
+  public var isEmpty: Bool {
+    added.isEmpty && updated.isEmpty && damaged.isEmpty && orphaned.isEmpty
+  }
+}
+
+extension SessionStore {
+  /// Opens every sealed addition, oldest first, into ordinary sessions marked as added
+  /// without the passphrase, in one keyed write with the ledger's stamp; removes them.
+  public func openAdditions(keys: VaultKeys, now: Date) throws -> OpenedAdditions {
+    guard try vault.sealedCount() > 0 else { return OpenedAdditions() }
+    return try write { db in
+      var opened = OpenedAdditions()
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT seq, id, kind, added_at, box FROM addition ORDER BY seq")
+      for row in rows {
+        let text: String = try row.decode(String.self, atIndex: 1)
+        guard let id = SessionID(text) else { continue }
+        let kind = Vault.AdditionKind(rawValue: try row.decode(String.self, atIndex: 2))
+        let added = Date(
+          timeIntervalSince1970: Double(try row.decode(Int64.self, atIndex: 3)) / 1000)
+        let box = Array(try row.decode(Data.self, atIndex: 4))
+        do {
+          switch kind {
+          case .new:
+            var session = try SealedBox.open(box, keys: keys) { plain in
+              try RecordCodec.decodeNewAddition(plain, id: id)
+            }
+            // A session that came in meanwhile (an import) is not replaced.
+            guard try Self.revision(of: id, db) == nil else { throw CryptoError.integrity }
+            session.markAddedSealed(at: added)
+            try put(session, db)
+            opened.added.append(id)
+          case .later:
+            let (changes, _) = try SealedBox.open(box, keys: keys) { plain in
+              try RecordCodec.decodeLaterAddition(plain)
+            }
+            if try Self.revision(of: id, db) == nil {
+              // A session in the trash may come back by undo: its additions wait for it.
+              let trashed =
+                try Bool.fetchOne(
+                  db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE id = ? AND outcome IS NULL)",
+                  arguments: [id.hex]) ?? false
+              if trashed { continue }
+              opened.orphaned.append(id)
+              try db.execute(
+                sql: "DELETE FROM addition WHERE seq = ?",
+                arguments: [try row.decode(Int64.self, atIndex: 0)])
+              continue
+            }
+            // A session that does not open keeps its additions waiting (reported when read).
+            guard var session = try? fetch(id, db) else { continue }
+            try session.addSealed(changes, at: added, now: now)
+            try put(session, db)
+            if !opened.added.contains(id), !opened.updated.contains(id) {
+              opened.updated.append(id)
+            }
+          case nil:
+            throw CryptoError.integrity
+          }
+        } catch let error as StoreError {
+          throw error
+        } catch let error as DatabaseError {
+          throw error
+        } catch {
+          opened.damaged.append(id)
+        }
+        try db.execute(
+          sql: "DELETE FROM addition WHERE seq = ?",
+          arguments: [try row.decode(Int64.self, atIndex: 0)])
+      }
+      return opened
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import JournalCore
+import JournalCrypto
+import JournalStore
+import JournalTestSupport
+import Testing
+
+/// Sealed additions in the vault file: written without the key, opened with it in one keyed
+/// write, checked as stored sessions are.
+struct AdditionsTests {
+  /// A new session and later fields for a saved one, sealed without the key, open into
+  /// sessions marked with when they were added; the additions are gone afterwards.
+  @Test func openIntoSessionsMarked() throws {
+    // Given a saved session, and additions written with only the public key
+    let f = try StoreFixture()
+    let saved = try f.session(seed: 1, reflection: nil)
+    try f.store.upsert(saved)
+    let fresh = try f.session(seed: 2, reflection: nil)
+    let added = TestClock.reference + 3600
+    try f.vault.addSealed(
+      .new, id: fresh.id, completes: false, at: added,
+      box: try SealedBox.seal(RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey))
+    let later = RecordCodec.encodeLaterAddition([.reflection("LATER-WORDS")], at: added)
+    try f.vault.addSealed(
+      .later, id: saved.id, completes: true, at: added + 60,
+      box: try SealedBox.seal(later, to: f.keys.sealingPublicKey))
+    #expect(try f.vault.sealedCount() == 2)
+    #expect(try f.vault.waitingCount() == 1, "the fresh one waits; the reflected one no more")
+    #expect(try f.vault.resolveForSealing(fresh.id.short) == fresh.id)
+    // When they are opened with the key
+    let opened = try f.store.openAdditions(keys: f.keys, now: added + 120)
+    // Then
+    #expect(opened.added == [fresh.id])
+    #expect(opened.updated == [saved.id])
+    #expect(opened.damaged.isEmpty)
+    #expect(try f.vault.sealedCount() == 0)
+    let new = try f.store.session(fresh.id)
+    #expect(new.intention == fresh.intention)
+    #expect(new.addedSealed == added)
+    let reflected = try f.store.session(saved.id)
+    #expect(reflected.reflection == "LATER-WORDS")
+    #expect(reflected.status == .complete)
+    #expect(reflected.laterSealed == added + 60)
+    #expect(reflected.addedSealed == nil)
+  }
+
+  /// A box that does not open, or that opens to what the layout refuses, is reported by id
+  /// and removed; the others open.
+  @Test func damagedAreNamedOthersOpen() throws {
+    let f = try StoreFixture()
+    let good = try f.session(seed: 3, reflection: nil)
+    let bad = try f.session(seed: 4, reflection: nil)
+    let forged = try f.session(seed: 5, reflection: nil)
+    for session in [good, bad] {
+      try f.vault.addSealed(
+        .new, id: session.id, completes: false, at: TestClock.reference,
+        box: try SealedBox.seal(
+          RecordCodec.encodeNewAddition(session), to: f.keys.sealingPublicKey))
+    }
+    // A plaintext that claims the marks itself: refused by the layout.
+    var marked = forged
+    marked.markAddedSealed(at: TestClock.reference)
+    let plain = RecordCodec.encodeSummary(marked) + RecordCodec.encodeBody(marked).dropFirst()
+    try f.vault.addSealed(
+      .new, id: forged.id, completes: false, at: TestClock.reference,
+      box: try SealedBox.seal(plain, to: f.keys.sealingPublicKey))
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE addition SET box = zeroblob(length(box)) WHERE id = ?",
+        arguments: [bad.id.hex])
+    }
+    try queue.close()
+    let opened = try f.store.openAdditions(keys: f.keys, now: TestClock.reference)
+    #expect(opened.added == [good.id])
+    #expect(opened.damaged == [bad.id, forged.id])
+    #expect(try f.vault.sealedCount() == 0)
+  }
+
+  /// Without the key: a new addition with an id already taken, and later fields for a
+  /// session that is not there, are refused; the sealing setting reads and changes.
+  @Test func keylessChecks() throws {
+    let f = try StoreFixture()
+    let saved = try f.session(seed: 6)
+    try f.store.upsert(saved)
+    #expect(throws: StoreError.self) {
+      try f.vault.addSealed(.new, id: saved.id, completes: false, at: TestClock.reference, box: [])
+    }
+    let missing = SessionID(randomBytes: [UInt8](repeating: 7, count: 16))
+    #expect(throws: StoreError.noMatch(prefix: missing.short)) {
+      try f.vault.addSealed(.later, id: missing, completes: false, at: TestClock.reference, box: [])
+    }
+    #expect(try f.vault.sealing().publicKey == nil)
+    #expect(try f.vault.sealing().offered)
+    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
+    #expect(try f.vault.sealing().publicKey == f.keys.sealingPublicKey)
+  }
+}
