@@ -216,7 +216,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 7 or alg != "argon2id13":
+    if version > 8 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")

@@ -6,7 +6,8 @@ Argon2id key derivation, the wrapped data key, crypto_kdf subkeys (BLAKE2b with 
 personalisation), the per-(session, column, revision) key, ISO/IEC 7816-4 padding and
 secretbox, the ledger's tag ("The ledger"), and sealed additions ("Sealed additions": the
 X25519 key pair from subkey 4, crypto_box_seal of a padded plaintext), with negative cases of
-each.
+each, and the recovery code ("Recovery code": 16 bytes and a 4-byte check in Crockford
+base32, its slot under a BLAKE2b key-encryption key).
 Run: pip install pynacl && python3 Scripts/make-crypto-vectors.py
 """
 import json
@@ -58,6 +59,21 @@ def pad(data, block=256):
 
 def seal(key, nonce, plaintext):
     return nonce + b.crypto_secretbox(plaintext, nonce, key)
+
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def recovery_text(secret):
+    """The code as written: secret and check, 160 bits, 32 characters in groups of 4."""
+    check = nacl.hash.blake2b(b"JRNLRCHK\x01" + secret, digest_size=32, encoder=RAW)[:4]
+    number = int.from_bytes(secret + check, "big")
+    chars = [CROCKFORD[(number >> (5 * (31 - i))) & 31] for i in range(32)]
+    return "-".join("".join(chars[i:i + 4]) for i in range(0, 32, 4))
+
+
+def recovery_kek(secret, vault_id):
+    return nacl.hash.blake2b(b"JRNLRCVY\x01" + vault_id, digest_size=32, key=secret, encoder=RAW)
 
 
 def write(name, scenario):
@@ -171,6 +187,22 @@ def main():
     write("sealed-other-key", dict(sealed_addition, sealed=other.hex(), expect="integrity"))
     unpadded = b.crypto_box_seal(addition + bytes(256 - len(addition)), public_key)
     write("sealed-no-padding", dict(sealed_addition, sealed=unpadded.hex(), expect="malformed"))
+
+    # The recovery code and its slot: the data key wrapped as wrapped_key is, under a key
+    # derived from the code with one keyed BLAKE2b.
+    rc_secret = bytes(range(1, 17))
+    code = recovery_text(rc_secret)
+    slot = seal(recovery_kek(rc_secret, vault_id), bytes(range(80, 104)), vault_id + data_key)
+    recovery = {"vault_id": vault_id.hex(), "record_key": record_key.hex(), "code": code,
+                "slot": slot.hex()}
+    write("recovery-open", dict(recovery, expect="success"))
+    write("recovery-open-typed", dict(recovery, code=code.lower().replace("-", " "),
+                                      expect="success"))
+    typo = ("Z" if code[5] != "Z" else "Y").join([code[:5], code[6:]])
+    write("recovery-mistyped", dict(recovery, code=typo, expect="mistyped"))
+    write("recovery-wrong-code", dict(recovery, code=recovery_text(bytes(range(2, 18))),
+                                      expect="wrong_code"))
+    write("recovery-other-vault", dict(recovery, vault_id=bytes(16).hex(), expect="wrong_code"))
 
 
 if __name__ == "__main__":

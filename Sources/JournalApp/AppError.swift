@@ -81,6 +81,14 @@ public enum AppError: Error, Equatable, Sendable {
   case configUnsafe(path: String)
   /// A person at a terminal typed a passphrase that does not open the vault `tries` times.
   case wrongPassphrases(tries: Int)
+  /// What was typed or read as a recovery code is not one: its check does not hold.
+  case recoveryCodeMistyped
+  /// A recovery code was asked for with no terminal and no file to read it from.
+  case noRecoveryCodeSource
+  /// A recovery code is there and would be replaced, and there is no terminal to ask.
+  case recoveryCodeReplaceNeedsYes
+  /// A recovery code was given for a journal that has none (or it was removed).
+  case noRecoveryCode
   /// The public key the vault asks additions to be sealed to is not the one this computer
   /// pinned when the journal was last unlocked here: someone may have swapped it in.
   case sealingKeyChanged

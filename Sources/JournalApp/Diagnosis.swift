@@ -154,6 +154,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the passphrase does not open this vault",
         hint: "check the passphrase and try again; nothing was changed", exitCode: .wrongPassphrase)
+    case .wrongRecoveryCode:
+      return Diagnosis(
+        message: "the recovery code does not open this journal",
+        hint: "check the code (a newer code replaces an older one); nothing was changed",
+        exitCode: .wrongPassphrase)
     case .vaultMismatch:
       return Diagnosis(
         message: "the vault's key belongs to another vault",
@@ -554,6 +559,26 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .unsafeFiles)
     case .internalError(let detail):
       return internalError(detail)
+    case .recoveryCodeMistyped:
+      return Diagnosis(
+        message: "that is not a recovery code: a character is missing, extra or mistyped",
+        hint: "a code is 32 letters and digits in 8 groups of 4; nothing was changed",
+        exitCode: .usage)
+    case .noRecoveryCodeSource:
+      return Diagnosis(
+        message: "no recovery code could be read: there is no terminal to ask at",
+        hint: "give --recovery-code-file with the code on its first line (0600)",
+        exitCode: .passphraseUnavailable)
+    case .recoveryCodeReplaceNeedsYes:
+      return Diagnosis(
+        message: "this journal has a recovery code already, and there is no terminal to ask",
+        hint: "add --yes to make a new one; the old code then stops working",
+        exitCode: .usage)
+    case .noRecoveryCode:
+      return Diagnosis(
+        message: "this journal has no recovery code",
+        hint: #"it opens only with its passphrase; "journal recovery-code" makes one"#,
+        exitCode: .notFound)
     case .sealingKeyChanged:
       return Diagnosis(
         message:

@@ -497,6 +497,36 @@ public final class JournalVault {
     try vault.replaceHeader(header)
   }
 
+  /// Makes a recovery code and stores the data key wrapped under it as the vault's second
+  /// key slot, replacing any earlier one (which stops working). The code, to show once.
+  public func makeRecoveryCode() throws -> RecoveryCode {
+    let code = try RecoveryCode.generate(random: context.random)
+    try vault.setRecoverySlot(try keys.wrapRecovery(code, random: context.random))
+    return code
+  }
+
+  /// Removes the recovery slot; whether there was one.
+  @discardableResult
+  public func removeRecoveryCode() throws -> Bool {
+    let had = try vault.recoverySlot() != nil
+    try vault.setRecoverySlot(nil)
+    return had
+  }
+
+  /// Opens the vault at `path` with its recovery code instead of the passphrase (which may
+  /// be lost): the code is read by `code` only once the file is known to have a slot.
+  public static func open(
+    at path: String, context: AppContext, recoveryCode code: () throws -> RecoveryCode
+  ) throws -> JournalVault {
+    let vault = try Vault.open(at: path)
+    guard let slot = try vault.recoverySlot() else { throw AppError.noRecoveryCode }
+    let keys = try VaultKeys.open(
+      recoverySlot: slot, vaultID: vault.header.vaultID, code: try code())
+    return try open(at: path, context: context, agentKeys: { _ in keys }) {
+      throw AppError.internalError("a recovery opening asked for the passphrase")
+    }
+  }
+
   /// The unlocked keys (for handing to the agent).
   public var unlockedKeys: VaultKeys { keys }
 

@@ -1,4 +1,5 @@
 import JournalCrypto
+import JournalTerminal
 
 /// `journal init` and `journal passwd`: a new vault under a new passphrase, and a new
 /// passphrase for the vault there is.
@@ -25,6 +26,41 @@ public enum PassphraseCommands {
     throws
   {
     let journal = try runtime.openVault(prompt: "Current passphrase: ")
+    try setNew(journal, runtime, newFile: newFile, strength: strength)
+  }
+
+  /// `passwd --recovery-code`: opens the vault with its recovery code (asked at the terminal,
+  /// or the first line of `codeFile`, else JOURNAL_RECOVERY_CODE_FILE), then sets a new
+  /// passphrase as `change` does. Nothing is re-encrypted; the code keeps working.
+  public static func recover(
+    _ runtime: Runtime, codeFile: String?, newFile: String?, strength: KDFStrength?
+  ) throws {
+    let file = codeFile ?? runtime.context.environment["JOURNAL_RECOVERY_CODE_FILE"]
+    let source: PassphraseSource? =
+      file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
+    let journal = try JournalVault.open(at: try runtime.vaultPath(), context: runtime.context) {
+      guard let source else { throw AppError.noRecoveryCodeSource }
+      // A typo is caught by the code's own check, before any key work: at a terminal it is
+      // asked again, like a passphrase.
+      let tries = source == .terminal ? 3 : 1
+      for attempt in 1...tries {
+        let typed = try source.read(prompt: "Recovery code: ", terminal: runtime.terminal)
+        if let code = try RecoveryCode.parse(typed) { return code }
+        if attempt < tries {
+          runtime.terminal?.writeLine(
+            "  that is not a recovery code (a character is off); try again")
+        }
+      }
+      throw AppError.recoveryCodeMistyped
+    }
+    try setNew(journal, runtime, newFile: newFile, strength: strength)
+  }
+
+  /// Asks the new passphrase (twice at a terminal, or from `newFile`, else
+  /// JOURNAL_NEW_PASSPHRASE_FILE) and re-wraps the key under it.
+  private static func setNew(
+    _ journal: JournalVault, _ runtime: Runtime, newFile: String?, strength: KDFStrength?
+  ) throws {
     let file = newFile ?? runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
     let source: PassphraseSource? =
       file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)

@@ -10,6 +10,9 @@ public enum CryptoError: Error, Equatable, Sendable {
   case kdfLimitsOutOfRange(opsLimit: UInt64, memLimit: UInt64)
   /// The passphrase does not unwrap the data key (or the wrapped key itself is damaged).
   case wrongPassphrase
+  /// The recovery code does not unwrap the data key (another code, made before this one was,
+  /// or a damaged slot).
+  case wrongRecoveryCode
   /// The key unwrapped but belongs to another vault: the header has been tampered with.
   case vaultMismatch
   /// A ciphertext failed authentication: damaged, truncated, or moved from elsewhere.

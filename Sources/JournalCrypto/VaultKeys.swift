@@ -73,25 +73,44 @@ public final class VaultKeys: Sendable {
     guard header.isWellFormed else { throw .integrity }
     let kek = try KeyDerivation.deriveKey(
       passphrase: passphrase, salt: header.salt, limits: header.limits)
+    // A wrong passphrase and a damaged wrapped key look the same here: the MAC fails.
+    return try unwrap(header.wrappedKey, kek: kek, vaultID: header.vaultID, wrong: .wrongPassphrase)
+  }
+
+  /// Unwraps the data key from a recovery slot (`wrapRecovery`) with the recovery code.
+  public static func open(
+    recoverySlot: [UInt8], vaultID: [UInt8], code: RecoveryCode
+  ) throws(CryptoError) -> VaultKeys {
+    try Sodium.ready()
+    guard recoverySlot.count == KeyHeader.wrappedKeyBytes else { throw .integrity }
+    return try unwrap(
+      recoverySlot, kek: try code.kek(vaultID: vaultID), vaultID: vaultID,
+      wrong: .wrongRecoveryCode)
+  }
+
+  /// Opens `vault_id ‖ data_key` sealed under `kek`; `wrong` when it does not open, and
+  /// `vaultMismatch` when it holds another vault's id.
+  private static func unwrap(
+    _ wrapped: [UInt8], kek: SecureBytes, vaultID: [UInt8], wrong: CryptoError
+  ) throws(CryptoError) -> VaultKeys {
     let plain = try SecureBytes(count: KeyHeader.vaultIDBytes + SecretBox.keyBytes)
     do {
       let output = plain.withUnsafeMutableBytes { $0 }
-      try header.wrappedKey.withUnsafeBytes { sealed in
+      try wrapped.withUnsafeBytes { sealed in
         try SecretBox.open(sealed, key: kek, into: output)
       }
     } catch {
-      // A wrong passphrase and a damaged wrapped key look the same here: the MAC fails.
-      throw .wrongPassphrase
+      throw wrong
     }
     let storedID = plain.withUnsafeBytes { Array($0.prefix(KeyHeader.vaultIDBytes)) }
-    guard storedID == header.vaultID else { throw .vaultMismatch }
+    guard storedID == vaultID else { throw .vaultMismatch }
     let dataKey = try SecureBytes(count: SecretBox.keyBytes)
     dataKey.withUnsafeMutableBytes { out in
       plain.withUnsafeBytes { src in
         out.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[KeyHeader.vaultIDBytes...]))
       }
     }
-    return try VaultKeys(vaultID: header.vaultID, dataKey: dataKey)
+    return try VaultKeys(vaultID: vaultID, dataKey: dataKey)
   }
 
   /// Keys from a data key handed over by the unlock agent (already checked by whoever
@@ -116,6 +135,20 @@ public final class VaultKeys: Sendable {
   ) throws(CryptoError) -> KeyHeader {
     let salt = random.bytes(KeyDerivation.saltBytes)
     let kek = try KeyDerivation.deriveKey(passphrase: passphrase, salt: salt, limits: limits)
+    return KeyHeader(
+      vaultID: vaultID, limits: limits, salt: salt, wrappedKey: try wrap(kek: kek, random: random))
+  }
+
+  /// The data key wrapped under a recovery code: the vault's recovery slot (88 bytes, laid
+  /// out as `wrapped_key`).
+  public func wrapRecovery(
+    _ code: RecoveryCode, random: some RandomSource
+  ) throws(CryptoError) -> [UInt8] {
+    try wrap(kek: try code.kek(vaultID: vaultID), random: random)
+  }
+
+  /// nonce ‖ secretbox(vault_id ‖ data_key) under `kek`.
+  private func wrap(kek: SecureBytes, random: some RandomSource) throws(CryptoError) -> [UInt8] {
     let plain = try SecureBytes(count: KeyHeader.vaultIDBytes + SecretBox.keyBytes)
     plain.withUnsafeMutableBytes { out in
       out.copyBytes(from: vaultID)
@@ -124,8 +157,7 @@ public final class VaultKeys: Sendable {
           from: key)
       }
     }
-    let wrapped = plain.withUnsafeBytes { SecretBox.seal($0, key: kek, random: random) }
-    return KeyHeader(vaultID: vaultID, limits: limits, salt: salt, wrappedKey: wrapped)
+    return plain.withUnsafeBytes { SecretBox.seal($0, key: kek, random: random) }
   }
 
   private static func subkey(

@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 7
+  public static let formatVersion = 8
 
   public let path: String
   let database: DatabaseQueue
@@ -130,6 +130,24 @@ public final class Vault {
       throw Vault.map(error, path: path)
     }
     header = newHeader
+  }
+
+  /// The recovery slot (SECURITY.md, "Recovery code"), nil when there is none. No key needed.
+  public func recoverySlot() throws -> [UInt8]? {
+    try read { db in
+      let row = try Row.fetchOne(db, sql: "SELECT recovery_slot FROM vault")
+      return try row?.decode(Data?.self, atIndex: 0).map { Array($0) }
+    }
+  }
+
+  /// Replaces the recovery slot (nil removes it) in one statement: the old code stops
+  /// working as the new one starts.
+  public func setRecoverySlot(_ slot: [UInt8]?) throws {
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
+    try write { db in
+      try db.execute(
+        sql: "UPDATE vault SET recovery_slot = ?", arguments: [slot.map { Data($0) }])
+    }
   }
 
   /// Writes a consistent copy of the whole vault to a new file at `destination` (0600,
@@ -411,6 +429,16 @@ public final class Vault {
           );
           CREATE INDEX addition_id ON addition (id);
           UPDATE vault SET format_version = 7;
+          """)
+    }
+    migrator.registerMigration("v8: recovery slot") { db in
+      // A second key slot (SECURITY.md, "Recovery code"): the data key wrapped under a
+      // recovery code, laid out as wrapped_key; NULL when there is none.
+      try db.execute(
+        sql: """
+          ALTER TABLE vault ADD COLUMN recovery_slot BLOB
+            CHECK (recovery_slot IS NULL OR length(recovery_slot) = 88);
+          UPDATE vault SET format_version = 8;
           """)
     }
     return migrator

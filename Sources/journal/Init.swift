@@ -14,9 +14,13 @@ extension Journal {
     var kdf: KDFStrength = .moderate
 
     func run() throws {
-      let path = try PassphraseCommands.create(try Runtime(options), strength: kdf)
+      let runtime = try Runtime(options)
+      let path = try PassphraseCommands.create(runtime, strength: kdf)
       Report.note(#"created your journal at "\#(path)""#)
       Report.note(#"keep your passphrase safe: without it, nothing here can be read"#)
+      if let code = try RecoveryCodes.offer(runtime, at: path) {
+        try RecoveryCode.show(code)
+      }
     }
   }
 }

@@ -6,7 +6,10 @@ extension Journal {
   struct Passwd: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "passwd",
-      abstract: "Change your passphrase. Sessions are not re-encrypted; only the key is.")
+      abstract: "Change your passphrase. Sessions are not re-encrypted; only the key is.",
+      discussion: """
+        The same data key is wrapped under the new passphrase: the old one no longer opens         this journal, but a copy made before (a backup) still opens with it. With         --recovery-code, a lost passphrase is replaced using the recovery code.
+        """)
 
     @OptionGroup var options: GlobalOptions
 
@@ -20,10 +23,29 @@ extension Journal {
     @Option(help: "Also change the key-derivation strength: interactive, moderate, sensitive.")
     var kdf: KDFStrength?
 
+    @Flag(help: "The passphrase is lost: open with the recovery code instead (asked, or a file).")
+    var recoveryCode = false
+
+    @Option(
+      help: ArgumentHelp(
+        "Read the recovery code from this file (0600). Also JOURNAL_RECOVERY_CODE_FILE.",
+        valueName: "path"),
+      completion: .file())
+    var recoveryCodeFile: String?
+
     func run() throws {
-      try PassphraseCommands.change(
-        try Runtime(options), newFile: newPassphraseFile, strength: kdf)
+      let runtime = try Runtime(options)
+      if recoveryCode || recoveryCodeFile != nil {
+        try PassphraseCommands.recover(
+          runtime, codeFile: recoveryCodeFile, newFile: newPassphraseFile, strength: kdf)
+        Report.note("passphrase set with the recovery code; the code still works")
+      } else {
+        try PassphraseCommands.change(runtime, newFile: newPassphraseFile, strength: kdf)
+      }
+      // What passwd does, exactly: the same data key under a new passphrase.
       Report.note("passphrase changed; the old one no longer opens this journal")
+      Report.note(
+        "copies made before (backups, a copied journal) still open with the old passphrase")
     }
   }
 }

@@ -28,7 +28,8 @@ struct DiagnosisTests {
     LifecycleError.alreadyClosed, LifecycleError.notClosed,
     CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
     CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
-    CryptoError.wrongPassphrase, CryptoError.vaultMismatch, CryptoError.integrity,
+    CryptoError.wrongPassphrase, CryptoError.wrongRecoveryCode, CryptoError.vaultMismatch,
+    CryptoError.integrity,
     CryptoError.malformedPlaintext,
     StoreError.vaultMissing(path: "/v"), StoreError.vaultExists(path: "/v"),
     StoreError.notAVault(path: "/v"), StoreError.newerFormat(found: 9, supported: 4),
@@ -58,7 +59,8 @@ struct DiagnosisTests {
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
     AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
-    AppError.sealingKeyChanged, AppError.sealingUnavailable,
+    AppError.sealingKeyChanged, AppError.sealingUnavailable, AppError.recoveryCodeMistyped,
+    AppError.noRecoveryCodeSource, AppError.recoveryCodeReplaceNeedsYes, AppError.noRecoveryCode,
     AppError.passphraseFileUnsafe(path: "/p", mode: 0o644),
     AppError.passphraseDescriptorUnreadable(fd: 3), AppError.passphraseCommandFailed(status: 1),
     AppError.emptyPassphrase, AppError.passphraseTooLong(maximum: 1024),
@@ -117,13 +119,13 @@ struct DiagnosisTests {
     }
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 5)
-    #expect(names["CryptoError"]?.count == 8)
+    #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 14)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 42)
+    #expect(names["AppError"]?.count == 46)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -186,7 +188,7 @@ struct DiagnosisTests {
     switch error {
     case .sodiumUnavailable: .internalError
     case .secureMemoryUnavailable, .keyDerivationFailed: .ioError
-    case .wrongPassphrase: .wrongPassphrase
+    case .wrongPassphrase, .wrongRecoveryCode: .wrongPassphrase
     case .kdfLimitsOutOfRange, .vaultMismatch, .integrity, .malformedPlaintext: .damaged
     }
   }
@@ -247,6 +249,9 @@ struct DiagnosisTests {
     case .lifecycle, .laterFieldFilled: .notAllowed
     case .olderThanSeen, .otherThanSeen, .witnessDamaged, .sealingKeyChanged: .tampered
     case .sealingUnavailable: .notAllowed
+    case .recoveryCodeMistyped, .recoveryCodeReplaceNeedsYes: .usage
+    case .noRecoveryCodeSource: .passphraseUnavailable
+    case .noRecoveryCode: .notFound
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage

@@ -295,7 +295,10 @@ import Testing
     let changed = f.run("passwd", "--new-passphrase-file", newFile)
     #expect(changed.status == 0)
     #expect(
-      changed.stderr == "journal: passphrase changed; the old one no longer opens this journal\n")
+      changed.stderr
+        == "journal: passphrase changed; the old one no longer opens this journal\n"
+        + "journal: copies made before (backups, a copied journal) still open with the old "
+        + "passphrase\n")
     let old = f.run("list")
     #expect(old.status == 4)
     #expect(

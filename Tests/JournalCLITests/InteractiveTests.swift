@@ -12,8 +12,14 @@ import Testing
     process.write("quiet forest morning\n")
     #expect(process.expect("Type it again: "))
     process.write("quiet forest morning\n")
+    // The recovery code is offered, gently; Enter declines.
+    #expect(process.expect("Make one now? [y/N] "))
+    process.write("\n")
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
+    #expect(result.stdout.isEmpty, "no code made")
+    #expect(
+      process.screenText.contains(#"You can make one any time with "journal recovery-code"."#))
     #expect(!process.screenText.contains("quiet forest"))
     #expect(FileManager.default.fileExists(atPath: f.vaultPath))
   }

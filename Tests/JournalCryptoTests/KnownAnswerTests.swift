@@ -34,6 +34,32 @@ struct KnownAnswerTests {
     #expect(Self.vectors(prefix: "record-").count == 11)
     #expect(Self.vectors(prefix: "ledger-").count == 8)
     #expect(Self.vectors(prefix: "sealed-").count == 5)
+    #expect(Self.vectors(prefix: "recovery-").count == 5)
+  }
+
+  /// The recovery code as PyNaCl wrote it down, read back (or caught as mistyped), opens
+  /// the slot PyNaCl sealed (or is the wrong code), as each vector expects.
+  @Test(arguments: vectors(prefix: "recovery-"))
+  func recovery(_ name: String) throws {
+    let v = try Self.load(name)
+    let typed = try SecureBytes(copying: Array((v.fields["code"] as? String ?? "").utf8))
+    guard let code = try RecoveryCode.parse(typed) else {
+      #expect(v.expect == "mistyped", "\(name)")
+      return
+    }
+    let outcome = Result {
+      try VaultKeys.open(recoverySlot: v.hex("slot"), vaultID: v.hex("vault_id"), code: code)
+    }
+    switch (v.expect, outcome) {
+    case ("success", .success(let keys)):
+      #expect(keys.recordKey.withUnsafeBytes { Array($0) } == v.hex("record_key"))
+      let written = try code.text().withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      #expect(written == (try Self.load("recovery-open.json")).fields["code"] as? String)
+    case ("wrong_code", .failure(let error)):
+      #expect(error as? CryptoError == .wrongRecoveryCode)
+    default:
+      Issue.record("\(name): expected \(v.expect), got \(outcome)")
+    }
   }
 
   /// The header vector's keys: what the record and sealed vectors are made under.

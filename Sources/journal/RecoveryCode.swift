@@ -1,0 +1,59 @@
+import ArgumentParser
+import JournalApp
+
+extension Journal {
+  /// `journal recovery-code`: a second key, for a lost passphrase.
+  struct RecoveryCode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "recovery-code",
+      abstract: "Make a recovery code: a second key, on paper, for a lost passphrase.",
+      discussion: """
+        Shows a new code of 32 letters and digits once; write it down and keep it away from \
+        this computer. "journal passwd --recovery-code" then sets a new passphrase with it. \
+        Making a new code replaces the old one, which stops working.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Replace an existing code without asking.")
+    var yes = false
+
+    @Flag(help: "Remove the recovery code: only the passphrase opens the journal.")
+    var remove = false
+
+    @Flag(help: "Say whether there is a recovery code (no passphrase needed).")
+    var status = false
+
+    func validate() throws {
+      guard [remove, status].filter({ $0 }).count <= 1 else {
+        throw ValidationError("--remove and --status go alone")
+      }
+    }
+
+    func run() throws {
+      let runtime = try Runtime(options)
+      if status {
+        let exists = try RecoveryCodes.exists(runtime)
+        try Runtime.output(exists ? "a recovery code is set\n" : "no recovery code\n")
+      } else if remove {
+        let had = try RecoveryCodes.remove(runtime)
+        Report.note(
+          had
+            ? "the recovery code is removed; only the passphrase opens this journal"
+            : "there was no recovery code")
+      } else if let code = try RecoveryCodes.make(runtime, yes: yes) {
+        try Self.show(code)
+      } else {
+        Report.note("kept the recovery code you have")
+      }
+    }
+
+    /// The code on stdout (the one thing printed), what to do with it on stderr.
+    static func show(_ code: RecoveryCodes.Text) throws {
+      try code.print()
+      Report.note(
+        "this is your recovery code, shown only now: write it down and keep it apart from "
+          + #"this computer; "journal passwd --recovery-code" uses it to set a new passphrase"#)
+    }
+  }
+}
