@@ -89,6 +89,15 @@ public enum AppError: Error, Equatable, Sendable {
   case recoveryCodeReplaceNeedsYes
   /// A recovery code was given for a journal that has none (or it was removed).
   case noRecoveryCode
+  /// Encrypting to age recipients was asked for, and `age` is not on PATH.
+  case ageMissing
+  /// age did not accept a recipient (`--to`) or a file of them (`--to-file`): the first
+  /// characters of what was given (public keys, not content), and the flag.
+  case ageRecipientRefused(given: String, flag: String)
+  /// age stopped with this exit status while encrypting; nothing was left behind.
+  case ageFailed(status: Int32)
+  /// `share` was asked to share in plaintext: it needs recipients.
+  case shareNeedsRecipients
   /// The public key the vault asks additions to be sealed to is not the one this computer
   /// pinned when the journal was last unlocked here: someone may have swapped it in.
   case sealingKeyChanged

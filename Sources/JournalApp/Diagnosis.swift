@@ -579,6 +579,28 @@ public struct Diagnosis: Equatable, Sendable {
         message: "this journal has no recovery code",
         hint: #"it opens only with its passphrase; "journal recovery-code" makes one"#,
         exitCode: .notFound)
+    case .ageMissing:
+      return Diagnosis(
+        message: "encrypting to a recipient needs age, which is not installed",
+        hint: #"install Debian's age package ("apt-get install age"); nothing was written"#,
+        exitCode: .notAllowed)
+    case .ageRecipientRefused(let given, let flag):
+      return Diagnosis(
+        message: #"age did not accept the recipient "\#(given)" (\#(flag))"#,
+        hint: flag == "--to"
+          ? "give an age public key (age1…) or an SSH public key; nothing was written"
+          : "give a file of age or SSH public keys, one a line; nothing was written",
+        exitCode: .usage)
+    case .ageFailed(let status):
+      return Diagnosis(
+        message: "age stopped while encrypting (exit status \(status))",
+        hint: "nothing was left behind; run the command again", exitCode: .ioError)
+    case .shareNeedsRecipients:
+      return Diagnosis(
+        message: "sharing needs someone to share with",
+        hint:
+          #"give --to with their age public key (age1…), or --to-file; "journal export" writes plaintext"#,
+        exitCode: .usage)
     case .sealingKeyChanged:
       return Diagnosis(
         message:

@@ -37,12 +37,17 @@ public enum Export {
     let format: ExportFormat
     let exported: Date
     let display: DisplayFormat
+    /// Only these fields (a share of chosen fields), or every field (nil: the export that
+    /// `import` reads back).
+    let fields: Set<Field>?
     private var json = JSONWriter()
 
-    public init(format: ExportFormat, exported: Date, timeZone: TimeZone) {
+    public init(format: ExportFormat, exported: Date, timeZone: TimeZone, fields: Set<Field>? = nil)
+    {
       self.format = format
       self.exported = exported
       self.display = DisplayFormat(timeZone: timeZone)
+      self.fields = fields
     }
 
     /// The export's opening, for `count` sessions.
@@ -54,12 +59,13 @@ public enum Export {
         json.key("exported")
         json.value(ISO8601.string(exported))
         json.key("format")
-        json.value(formatName)
+        json.value(fields == nil ? formatName : shareFormatName)
         json.key("sessions")
         json.beginArray()
         return json.take()
       case .csv:
-        return Array((csvColumns.joined(separator: ",") + "\r\n").utf8)
+        let columns = fields.map { Export.columns(for: $0) } ?? csvColumns
+        return Array((columns.joined(separator: ",") + "\r\n").utf8)
       case .markdown:
         let noun = count == 1 ? "session" : "sessions"
         return Array("# Journal\n\nExported \(display.dateTime(exported)) · \(count) \(noun)".utf8)
@@ -70,10 +76,14 @@ public enum Export {
     public mutating func add(_ session: Session) -> [UInt8] {
       switch format {
       case .json:
-        SessionDocument(session, shortID: false).write(to: &json)
+        if let fields {
+          Export.writeChosen(session, fields, to: &json)
+        } else {
+          SessionDocument(session, shortID: false).write(to: &json)
+        }
         return json.take()
-      case .csv: return Array(csvRow(session).utf8)
-      case .markdown: return Array(("\n\n" + markdown(session, display)).utf8)
+      case .csv: return Array(csvRow(session, fields: fields).utf8)
+      case .markdown: return Array(("\n\n" + markdown(session, display, fields: fields)).utf8)
       }
     }
 
@@ -100,15 +110,65 @@ public enum Export {
     "environment", "music", "mood_after", "reflection", "status", "created", "updated",
   ]
 
-  /// One session's CSV line, with its CRLF.
-  static func csvRow(_ s: Session) -> String {
+  /// One session's CSV line, with its CRLF: every column, or only those of `fields`.
+  static func csvRow(_ s: Session, fields: Set<Field>? = nil) -> String {
     let cells: [String?] = [
       s.id.hex, DisplayFormat.iso8601(s.date), s.treatment.key, s.treatment.customName, s.dose,
       s.intention, s.moodBefore.map { String($0.value) }, s.environment, s.music,
       s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
       DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
     ]
-    return cells.map { csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
+    let chosen = fields.map { fields in
+      zip(csvColumns, cells).filter { column, _ in columns(for: fields).contains(column) }.map(
+        \.1)
+    }
+    return (chosen ?? cells).map { csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
+  }
+
+  // MARK: - Chosen fields (journal share, export --fields)
+
+  /// A document of chosen fields is not an export `import` reads back: it says so.
+  public static let shareFormatName = "journal-share"
+
+  /// The CSV columns (and JSON keys) of chosen fields, in the export's order; a treatment
+  /// brings its custom name.
+  static func columns(for fields: Set<Field>) -> [String] {
+    csvColumns.filter { column in
+      switch column {
+      case "treatment_name": fields.contains(.treatment)
+      default: fields.contains { $0.jsonName == column || $0.rawValue == column }
+      }
+    }
+  }
+
+  /// One session with only the chosen fields, keys sorted; an empty field is null.
+  static func writeChosen(_ s: Session, _ fields: Set<Field>, to json: inout JSONWriter) {
+    var values: [(String, String?)] = []
+    for field in fields {
+      switch field {
+      case .date: values.append(("date", ISO8601.string(s.date)))
+      case .treatment:
+        values.append(("treatment", s.treatment.key))
+        values.append(("treatment_name", s.treatment.customName))
+      case .dose: values.append(("dose", s.dose))
+      case .intention: values.append(("intention", s.intention))
+      case .moodBefore: values.append(("mood_before", nil))
+      case .environment: values.append(("environment", s.environment))
+      case .music: values.append(("music", s.music))
+      case .moodAfter: values.append(("mood_after", nil))
+      case .reflection: values.append(("reflection", s.reflection))
+      }
+    }
+    json.beginObject()
+    for (key, text) in values.sorted(by: { $0.0 < $1.0 }) {
+      json.key(key)
+      switch key {
+      case "mood_before": json.value(s.moodBefore?.value)
+      case "mood_after": json.value(s.moodAfter?.value)
+      default: json.value(text)
+      }
+    }
+    json.endObject()
   }
 
   /// One RFC 4180 cell. A text a spreadsheet would run as a formula (starting with =, +, -,
@@ -137,24 +197,41 @@ public enum Export {
 
   // MARK: - Markdown
 
-  /// One session's Markdown blocks, from its rule on.
-  static func markdown(_ s: Session, _ format: DisplayFormat) -> String {
+  /// One session's Markdown blocks, from its rule on: every field, or only `fields`.
+  static func markdown(_ s: Session, _ format: DisplayFormat, fields: Set<Field>? = nil)
+    -> String
+  {
+    let has = { (field: Field) in fields?.contains(field) ?? true }
     var blocks = ["---"]
-    blocks.append(
-      "## \(format.dateTime(s.date)) · \(s.treatment.displayName)"
-        + (s.dose.map { " · \($0)" } ?? ""))
-    let status = s.status.label.prefix(1).uppercased() + s.status.label.dropFirst()
-    let moods =
-      "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
-      + (s.moodAfter.map { " → \($0.value)" } ?? "")
-    blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
-    blocks += ["### Before", "**Intention**", s.intention]
-    if s.environment != nil || s.music != nil {
-      blocks.append("### Setting")
-      if let environment = s.environment { blocks.append("**Environment:** \(environment)") }
-      if let music = s.music { blocks.append("**Music:** \(music)") }
+    let heading = [
+      has(.date) ? format.dateTime(s.date) : nil, has(.treatment) ? s.treatment.displayName : nil,
+      has(.dose) ? s.dose : nil,
+    ].compactMap { $0 }
+    blocks.append("## " + (heading.isEmpty ? "A session" : heading.joined(separator: " · ")))
+    if fields == nil {
+      let status = s.status.label.prefix(1).uppercased() + s.status.label.dropFirst()
+      let moods =
+        "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
+        + (s.moodAfter.map { " → \($0.value)" } ?? "")
+      blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
+    } else if has(.moodBefore) || has(.moodAfter) {
+      let before = has(.moodBefore) ? s.moodBefore.map { String($0.value) } ?? "not recorded" : nil
+      let after = has(.moodAfter) ? s.moodAfter.map { String($0.value) } ?? "not yet" : nil
+      blocks.append(
+        [before.map { "mood before \($0)" }, after.map { "mood after \($0)" }].compactMap { $0 }
+          .joined(separator: " · "))
     }
-    if let reflection = s.reflection { blocks += ["### Reflection", reflection] }
+    if has(.intention) { blocks += ["### Before", "**Intention**", s.intention] }
+    let environment = has(.environment) ? s.environment : nil
+    let music = has(.music) ? s.music : nil
+    if environment != nil || music != nil {
+      blocks.append("### Setting")
+      if let environment { blocks.append("**Environment:** \(environment)") }
+      if let music { blocks.append("**Music:** \(music)") }
+    }
+    if has(.reflection), let reflection = s.reflection {
+      blocks += ["### Reflection", reflection]
+    }
     return blocks.joined(separator: "\n\n")
   }
 }

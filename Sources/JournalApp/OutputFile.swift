@@ -2,9 +2,10 @@ import Glibc
 import JournalSystem
 
 /// Where a streamed export goes: standard output, or a file the person names (created new,
-/// 0600, never through a symbolic link, never over an existing file). Bytes are gathered
-/// into 64 KiB and written; the buffer is wiped after each write. A file not finished (the
-/// export failed half-way) is removed, so no half export is left behind.
+/// 0600, never through a symbolic link, never over an existing file), in plaintext or, with
+/// age recipients, encrypted by age on the way (the plaintext only ever in a pipe). Bytes
+/// are gathered into 64 KiB and written; the buffer is wiped after each write. A file not
+/// finished (the export failed half-way) is removed, so no half export is left behind.
 public final class OutputFile {
   /// Standard output, or the path of a new file.
   public enum Destination: Sendable {
@@ -14,13 +15,18 @@ public final class OutputFile {
 
   private let destination: Destination
   private let fd: Int32
+  /// age encrypting on the way, when there are recipients: the buffer goes into its pipe.
+  private let encryption: AgeRecipients.Encryption?
   private var buffer: [UInt8] = []
   /// Whether the file this made is to be removed when it goes (not finished). False until
   /// the file is made: a file that was already there is never touched.
   private var removeFile = false
   private static let chunk = 64 * 1024
 
-  public init(_ destination: Destination) throws {
+  public init(
+    _ destination: Destination, encryptingTo recipients: AgeRecipients? = nil,
+    environment: [String: String] = [:]
+  ) throws {
     self.destination = destination
     switch destination {
     case .standardOutput:
@@ -32,6 +38,14 @@ public final class OutputFile {
         throw AppError.outputUnwritable(path: path, errno: errno)
       }
       removeFile = true
+    }
+    if let recipients, !recipients.isEmpty {
+      // age going first would break the pipe mid-write: that ends the export, not journal.
+      signal(SIGPIPE, SIG_IGN)
+      encryption = try recipients.start(
+        writingTo: fd >= 0 ? fd : STDOUT_FILENO, environment: environment)
+    } else {
+      encryption = nil
     }
     buffer.reserveCapacity(Self.chunk)
   }
@@ -45,6 +59,7 @@ public final class OutputFile {
   /// Writes what is left and, for a file, makes it durable and closes it.
   public func finish() throws {
     try flush()
+    try encryption?.finish()
     guard case .file(let path) = destination else { return }
     removeFile = false
     let failed = fsync(fd) != 0
@@ -58,6 +73,7 @@ public final class OutputFile {
 
   deinit {
     wipe()
+    encryption?.abandon()
     guard removeFile, case .file(let path) = destination else { return }
     close(fd)
     unlink(path)
@@ -65,23 +81,40 @@ public final class OutputFile {
 
   private func flush() throws {
     defer { wipe() }
+    if let encryption {
+      guard Self.writeAll(buffer, to: encryption.input) else {
+        // age stopped reading: its own exit status says why (141 if it left none).
+        try encryption.finish()
+        throw AppError.ageFailed(status: 141)
+      }
+      return
+    }
     switch destination {
     case .standardOutput:
       try Runtime.output(buffer)
     case .file(let path):
-      var written = 0
-      while written < buffer.count {
-        let count = buffer.withUnsafeBytes { raw in
-          Glibc.write(
-            fd, UnsafeRawBufferPointer(rebasing: raw[written...]).baseAddress, raw.count - written)
-        }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else {
-          throw AppError.outputUnwritable(path: path, errno: count < 0 ? errno : EIO)
-        }
-        written += count
+      guard Self.writeAll(buffer, to: fd) else {
+        throw AppError.outputUnwritable(path: path, errno: errno == 0 ? EIO : errno)
       }
     }
+  }
+
+  /// Writes all of `bytes` to `fd`; false on a failure (errno says which).
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { raw in
+        Glibc.write(
+          fd, UnsafeRawBufferPointer(rebasing: raw[written...]).baseAddress, raw.count - written)
+      }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        if count == 0 { errno = EIO }
+        return false
+      }
+      written += count
+    }
+    return true
   }
 
   /// Zeros the buffer (it held plaintext) and empties it, keeping its capacity.

@@ -25,28 +25,29 @@ extension Journal {
   struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "export",
-      abstract: "Write sessions out as JSON, Markdown or CSV (not encrypted).",
+      abstract: "Write sessions out as JSON, Markdown or CSV; encrypted with --to.",
       discussion: """
         JSON holds every field and is what "journal import" reads back. A file given with \
-        --output is created new, readable only by you.
+        --output is created new, readable only by you. Without --to the export is plaintext; \
+        with --to (or --to-file) age encrypts it on the way, and nothing readable is written.
         """)
 
     @OptionGroup var options: GlobalOptions
 
     @Option(help: "json (default), markdown or csv.")
     var format: ExportFormat = .json
-    @Option(
-      help: ArgumentHelp("Write to this new file instead of standard output.", valueName: "file"),
-      completion: .file())
-    var output: String?
     @OptionGroup var filters: FilterOptions
+    @OptionGroup var to: OutputOptions
 
     func run() throws {
       let runtime = try Runtime(options)
       let filter = try filters.filter(runtime)
       let (count, damaged) = try ExportSessions.export(
-        filter, as: format, to: output.map { .file($0) } ?? .standardOutput, runtime)
-      if let output { Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#) }
+        filter, as: format, fields: try ExportSessions.fields(to.fields),
+        to: to.destination, encryptingTo: to.ageRecipients, runtime)
+      if let output = to.output {
+        Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#)
+      }
       guard damaged.isEmpty else {
         Report.damaged(damaged)
         throw ExitCodeOnly(code: .damaged)

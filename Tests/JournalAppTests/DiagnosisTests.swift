@@ -61,6 +61,8 @@ struct DiagnosisTests {
     AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
     AppError.sealingKeyChanged, AppError.sealingUnavailable, AppError.recoveryCodeMistyped,
     AppError.noRecoveryCodeSource, AppError.recoveryCodeReplaceNeedsYes, AppError.noRecoveryCode,
+    AppError.ageMissing, AppError.ageRecipientRefused(given: "age1x", flag: "--to"),
+    AppError.ageFailed(status: 1), AppError.shareNeedsRecipients,
     AppError.passphraseFileUnsafe(path: "/p", mode: 0o644),
     AppError.passphraseDescriptorUnreadable(fd: 3), AppError.passphraseCommandFailed(status: 1),
     AppError.emptyPassphrase, AppError.passphraseTooLong(maximum: 1024),
@@ -125,7 +127,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 46)
+    #expect(names["AppError"]?.count == 50)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -252,6 +254,9 @@ struct DiagnosisTests {
     case .recoveryCodeMistyped, .recoveryCodeReplaceNeedsYes: .usage
     case .noRecoveryCodeSource: .passphraseUnavailable
     case .noRecoveryCode: .notFound
+    case .ageMissing: .notAllowed
+    case .ageRecipientRefused, .shareNeedsRecipients: .usage
+    case .ageFailed: .ioError
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage
