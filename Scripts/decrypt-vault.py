@@ -216,7 +216,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 8 or alg != "argon2id13":
+    if version > 9 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -227,9 +227,24 @@ def main():
         sys.exit("wrong passphrase (or damaged header)")
     if unwrapped[:16] != vault_id:
         sys.exit("key header belongs to another vault")
-    record_key = kdf_subkey(unwrapped[16:], 1, b"jrnl-rec")
+    data_key = unwrapped[16:]
+    # A key rotation under way (format 9, "Key rotation"): rows up to the cursor, and the
+    # ledger, are under the new key, wrapped under the same KEK as the old.
+    rotation_key, cursor = (db.execute("SELECT rotation_key, rotation_cursor FROM vault")
+                            .fetchone() if version >= 9 else (None, None))
+    new_key = data_key
+    if rotation_key is not None:
+        try:
+            rotated = open_box(rotation_key, kek)
+        except Exception:
+            sys.exit("the rotation key does not open: damaged header")
+        if rotated[:16] != vault_id:
+            sys.exit("the rotation key belongs to another vault")
+        new_key = rotated[16:]
+    old_record_key = kdf_subkey(data_key, 1, b"jrnl-rec")
+    new_record_key = kdf_subkey(new_key, 1, b"jrnl-rec")
     if version >= 5:
-        problem = ledger_problem(db, vault_id, kdf_subkey(unwrapped[16:], 3, b"jrnl-led"))
+        problem = ledger_problem(db, vault_id, kdf_subkey(new_key, 3, b"jrnl-led"))
         if problem:
             sys.exit(f"tampered: {problem}")
     revision = "revision" if version >= 5 else "0"
@@ -238,6 +253,7 @@ def main():
     for sid, status, summary, body, rev in db.execute(
             f"SELECT id, status, summary, body, {revision} FROM session"):
         raw = bytes.fromhex(sid)
+        record_key = new_record_key if cursor is None or sid <= cursor else old_record_key
         try:
             s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
             s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags))
@@ -247,7 +263,7 @@ def main():
             sessions.append({"id": sid, "damaged": True})
     sessions.sort(key=lambda s: s.get("date", ""), reverse=True)
     stored_key = db.execute("SELECT sealing_key FROM vault").fetchone()[0] if version >= 7 else None
-    sessions += additions(db, unwrapped[16:], stored_key, version)
+    sessions += additions(db, data_key, stored_key, version)
     json.dump(sessions, sys.stdout, indent=2, ensure_ascii=False, sort_keys=True)
     print()
 

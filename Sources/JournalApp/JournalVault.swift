@@ -12,7 +12,7 @@ public final class JournalVault {
   private let keys: VaultKeys
   /// Where sessions are kept: the use cases below talk to the seam, never to SQLite.
   private let store: any SessionStorage
-  private let context: AppContext
+  let context: AppContext
 
   private init(
     path: String, vault: Vault, keys: VaultKeys, context: AppContext,
@@ -161,6 +161,9 @@ public final class JournalVault {
     vaultStorage.onStamp = { witnesses.advance(to: $0) }
   }
 
+  /// Whether opening carried an interrupted key change through.
+  public internal(set) var finishedKeyChange = false
+
   /// Whether opening trusted a vault that did not add up (`verify --accept`).
   public private(set) var acceptedChanges = false
 
@@ -199,8 +202,11 @@ public final class JournalVault {
     beforeUnlock(vault)
     // Waiting sealed additions are opened at once, after the ordinary check of the vault.
     let forListing = try forListing && vault.sealedCount() == 0
+    // A key change under way is carried through first, with the passphrase (no agent holds
+    // either key: the change stopped it).
+    let rotating = try vault.rotationKey()
     // The agent's keys are asked for by vault id: another vault's are never used here.
-    if let keys = agentKeys(vault.header.vaultID) {
+    if rotating == nil, let keys = agentKeys(vault.header.vaultID) {
       return try JournalVault(
         path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
         accept: accept, forListing: forListing)
@@ -208,11 +214,24 @@ public final class JournalVault {
     var attempt = 1
     while true {
       do {
-        let keys = try VaultKeys.open(
-          header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
-        return try JournalVault(
+        let keys: VaultKeys
+        if let rotating {
+          let (old, new) = try VaultKeys.open(
+            header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy,
+            rotation: rotating)
+          _ = try KeyChange.complete(
+            try KeyRotation.resume(vault, old: old, new: new, random: context.random),
+            vault: vault, path: path, context: context, recoverySlot: nil)
+          keys = new
+        } else {
+          keys = try VaultKeys.open(
+            header: vault.header, passphrase: try passphrase(), policy: context.kdfPolicy)
+        }
+        let journal = try JournalVault(
           path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
           accept: accept, forListing: forListing)
+        journal.finishedKeyChange = rotating != nil
+        return journal
       } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
         guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
         attempt += 1

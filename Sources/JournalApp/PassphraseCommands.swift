@@ -56,17 +56,35 @@ public enum PassphraseCommands {
     try setNew(journal, runtime, newFile: newFile, strength: strength)
   }
 
+  /// `passwd --new-key`: opens the vault with the current passphrase, then moves it to a new
+  /// data key under a new passphrase (asked as `change` asks it). The new recovery code, when
+  /// the journal had one, and how many sessions were re-sealed.
+  public static func changeKey(_ runtime: Runtime, newFile: String?, strength: KDFStrength?)
+    throws -> JournalVault.KeyChanged
+  {
+    let journal = try runtime.openVault(prompt: "Current passphrase: ")
+    let passphrase = try readNew(runtime, newFile: newFile)
+    runtime.terminal?.writeLine("Changing the key: every session is sealed again…")
+    return try journal.changeKey(to: passphrase, limits: strength?.limits)
+  }
+
   /// Asks the new passphrase (twice at a terminal, or from `newFile`, else
   /// JOURNAL_NEW_PASSPHRASE_FILE) and re-wraps the key under it.
   private static func setNew(
     _ journal: JournalVault, _ runtime: Runtime, newFile: String?, strength: KDFStrength?
   ) throws {
+    let passphrase = try readNew(runtime, newFile: newFile)
+    try journal.changePassphrase(to: passphrase, limits: strength?.limits)
+  }
+
+  /// The new passphrase: twice at a terminal, or from `newFile`, else
+  /// JOURNAL_NEW_PASSPHRASE_FILE.
+  private static func readNew(_ runtime: Runtime, newFile: String?) throws -> SecureBytes {
     let file = newFile ?? runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
     let source: PassphraseSource? =
       file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
-    let passphrase = try NewPassphrase.read(
+    return try NewPassphrase.read(
       source: source, terminal: runtime.terminal, noSource: .noNewPassphraseSource,
       prompt: "New passphrase: ")
-    try journal.changePassphrase(to: passphrase, limits: strength?.limits)
   }
 }

@@ -123,6 +123,12 @@ public struct Runtime {
 
   /// What opening the vault did with what was written without the passphrase.
   func reportOpened(_ journal: JournalVault) {
+    if journal.finishedKeyChange {
+      Report.note(
+        "a change of the journal's key was interrupted; it is finished now, every session "
+          + #"under the new key (the recovery code, if any, was removed: "journal recovery-code" makes one)"#
+      )
+    }
     if journal.sealingKeyRepaired {
       Report.error(
         "the key this journal seals new writing to had been changed; it is set right again",

@@ -63,18 +63,62 @@ public final class VaultKeys: Sendable {
     return (keys, header)
   }
 
+  /// A new random data key for the vault `vaultID` (a key rotation).
+  public static func fresh(vaultID: [UInt8], random: some RandomSource) throws(CryptoError)
+    -> VaultKeys
+  {
+    try Sodium.ready()
+    let dataKey = try SecureBytes(count: SecretBox.keyBytes)
+    dataKey.withUnsafeMutableBytes { random.fill($0) }
+    return try VaultKeys(vaultID: vaultID, dataKey: dataKey)
+  }
+
   /// Unwraps the data key with `passphrase`, after checking the header's limits.
   public static func open(
     header: KeyHeader, passphrase: SecureBytes, policy: KDFPolicy
   ) throws(CryptoError) -> VaultKeys {
+    let kek = try keyEncryptionKey(header: header, passphrase: passphrase, policy: policy)
+    // A wrong passphrase and a damaged wrapped key look the same here: the MAC fails.
+    return try unwrap(header.wrappedKey, kek: kek, vaultID: header.vaultID, wrong: .wrongPassphrase)
+  }
+
+  /// During a key rotation: the old data key from the header and the new one from
+  /// `rotation` (wrapped under the same passphrase, salt and limits), with one derivation.
+  public static func open(
+    header: KeyHeader, passphrase: SecureBytes, policy: KDFPolicy, rotation: [UInt8]
+  ) throws(CryptoError) -> (old: VaultKeys, new: VaultKeys) {
+    let kek = try keyEncryptionKey(header: header, passphrase: passphrase, policy: policy)
+    let old = try unwrap(
+      header.wrappedKey, kek: kek, vaultID: header.vaultID, wrong: .wrongPassphrase)
+    guard rotation.count == KeyHeader.wrappedKeyBytes else { throw .integrity }
+    let new = try unwrap(rotation, kek: kek, vaultID: header.vaultID, wrong: .integrity)
+    return (old, new)
+  }
+
+  /// The key-encryption key of a header, after checking its limits.
+  private static func keyEncryptionKey(
+    header: KeyHeader, passphrase: SecureBytes, policy: KDFPolicy
+  ) throws(CryptoError) -> SecureBytes {
     try Sodium.ready()
     // Checked before deriving: the limits decide how much memory Argon2id takes.
     try policy.check(header.limits)
     guard header.isWellFormed else { throw .integrity }
-    let kek = try KeyDerivation.deriveKey(
+    return try KeyDerivation.deriveKey(
       passphrase: passphrase, salt: header.salt, limits: header.limits)
-    // A wrong passphrase and a damaged wrapped key look the same here: the MAC fails.
-    return try unwrap(header.wrappedKey, kek: kek, vaultID: header.vaultID, wrong: .wrongPassphrase)
+  }
+
+  /// The start of a key rotation: this (old) key and `new` wrapped under `passphrase` with
+  /// one fresh salt, so that either opens with it until the rotation is finished.
+  public func wrap(
+    passphrase: SecureBytes, limits: KDFLimits, alongside new: VaultKeys,
+    random: some RandomSource
+  ) throws(CryptoError) -> (header: KeyHeader, rotation: [UInt8]) {
+    precondition(new.vaultID == vaultID, "a rotation keeps the vault id")
+    let salt = random.bytes(KeyDerivation.saltBytes)
+    let kek = try KeyDerivation.deriveKey(passphrase: passphrase, salt: salt, limits: limits)
+    let header = KeyHeader(
+      vaultID: vaultID, limits: limits, salt: salt, wrappedKey: try wrap(kek: kek, random: random))
+    return (header, try new.wrap(kek: kek, random: random))
   }
 
   /// Unwraps the data key from a recovery slot (`wrapRecovery`) with the recovery code.

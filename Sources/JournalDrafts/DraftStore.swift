@@ -146,6 +146,23 @@ public final class DraftStore {
     try handle.remove()
   }
 
+  /// Re-seals every draft this store can read into `other` (the same vault's drafts under a
+  /// new key, a key rotation), each under its lock; how many. Drafts open in another journal
+  /// now, and those this store cannot read (already re-sealed), are left as they are.
+  @discardableResult
+  public func reseal(into other: DraftStore) throws -> Int {
+    precondition(other.vaultID == vaultID && other.directory == directory)
+    var count = 0
+    for entry in try scan() {
+      guard case .ready = entry.state, let handle = try? lock(entry.id) else { continue }
+      defer { handle.release() }
+      guard let stored = try? read(entry.id) else { continue }
+      try other.write(stored)
+      count += 1
+    }
+    return count
+  }
+
   /// The one draft whose id starts with `prefix`.
   public func resolve(_ prefix: String, among entries: [Entry]) throws -> SessionID {
     let matches = entries.filter { $0.id.hex.hasPrefix(prefix) }

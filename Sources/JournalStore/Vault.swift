@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 8
+  public static let formatVersion = 9
 
   public let path: String
   let database: DatabaseQueue
@@ -148,6 +148,17 @@ public final class Vault {
       try db.execute(
         sql: "UPDATE vault SET recovery_slot = ?", arguments: [slot.map { Data($0) }])
     }
+  }
+
+  /// The header as a key rotation just wrote it (in its own transaction).
+  func replaceHeaderInMemory(_ newHeader: KeyHeader) {
+    precondition(newHeader.vaultID == header.vaultID, "a rotation keeps the vault id")
+    header = newHeader
+  }
+
+  /// Reads the header again (after a key rotation finished).
+  func reloadHeader() throws {
+    header = try read { db in try Self.readHeader(db, path: path) }
   }
 
   /// Writes a consistent copy of the whole vault to a new file at `destination` (0600,
@@ -439,6 +450,19 @@ public final class Vault {
           ALTER TABLE vault ADD COLUMN recovery_slot BLOB
             CHECK (recovery_slot IS NULL OR length(recovery_slot) = 88);
           UPDATE vault SET format_version = 8;
+          """)
+    }
+    migrator.registerMigration("v9: key rotation") { db in
+      // A key rotation under way (SECURITY.md, "Key rotation"): the new data key wrapped
+      // under the same passphrase as wrapped_key, and the last session id re-sealed under it.
+      // Both NULL when no rotation is under way.
+      try db.execute(
+        sql: """
+          ALTER TABLE vault ADD COLUMN rotation_key BLOB
+            CHECK (rotation_key IS NULL OR length(rotation_key) = 88);
+          ALTER TABLE vault ADD COLUMN rotation_cursor TEXT
+            CHECK ((rotation_cursor IS NULL) = (rotation_key IS NULL));
+          UPDATE vault SET format_version = 9;
           """)
     }
     return migrator

@@ -26,6 +26,11 @@ extension Journal {
     @Flag(help: "The passphrase is lost: open with the recovery code instead (asked, or a file).")
     var recoveryCode = false
 
+    @Flag(
+      help: "The passphrase may have leaked: also change the data key, sealing every session again."
+    )
+    var newKey = false
+
     @Option(
       help: ArgumentHelp(
         "Read the recovery code from this file (0600). Also JOURNAL_RECOVERY_CODE_FILE.",
@@ -33,8 +38,30 @@ extension Journal {
       completion: .file())
     var recoveryCodeFile: String?
 
+    func validate() throws {
+      if newKey && (recoveryCode || recoveryCodeFile != nil) {
+        throw ValidationError("--new-key and --recovery-code go one at a time")
+      }
+    }
+
     func run() throws {
       let runtime = try Runtime(options)
+      if newKey {
+        let changed = try PassphraseCommands.changeKey(
+          runtime, newFile: newPassphraseFile, strength: kdf)
+        Report.note(
+          "the key is new: \(counted(changed.sessions, "session")) sealed again under it, and "
+            + "the old passphrase no longer opens this journal")
+        Report.note(
+          "copies made before (backups, a copied journal) still open with the old passphrase: "
+            + "delete them, or keep them as safe as before")
+        if let code = changed.recoveryCode {
+          try code.print()
+          Report.note(
+            "the recovery code is new too (the old one opened the old key): write this one down")
+        }
+        return
+      }
       if recoveryCode || recoveryCodeFile != nil {
         try PassphraseCommands.recover(
           runtime, codeFile: recoveryCodeFile, newFile: newPassphraseFile, strength: kdf)

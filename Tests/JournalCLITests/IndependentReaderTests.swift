@@ -122,14 +122,36 @@ struct IndependentReaderTests {
       sessions.first { ($0["id"] as? String)?.hasPrefix(saved) == true }?["later_sealed"] != nil)
   }
 
+  /// A key change cut off half-way (format 9): the reader opens the rows before the cursor
+  /// under the new key and those after under the old, as SECURITY.md says, all from the new
+  /// passphrase.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderMidRotation() throws {
+    let f = CLIFixture().initialise()
+    #expect(f.run("import", f.home.write("many.json", KeyChangeTests.sessions(300))).status == 0)
+    let newFile = f.home.write("new", "a passphrase after the leak\n")
+    let killed = f.run(
+      "passwd", "--new-key", "--new-passphrase-file", newFile,
+      extra: ["JOURNAL_DEBUG_KILL_AT": "key-change-batch-1"])
+    #expect(killed.status == 137)
+    let (status, data, stderr) = try Self.read(f, passphraseFile: newFile)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.count == 300)
+    #expect(sessions.allSatisfy { $0["damaged"] == nil && $0["intention"] != nil })
+  }
+
   /// Runs Scripts/decrypt-vault.py on the fixture's vault: its exit status, stdout, stderr.
-  static func read(_ f: CLIFixture) throws -> (status: Int32, stdout: Data, stderr: String) {
+  static func read(
+    _ f: CLIFixture, passphraseFile: String? = nil
+  ) throws -> (status: Int32, stdout: Data, stderr: String) {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [Self.python, script, f.vaultPath]
-    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: f.passphraseFile))
+    process.standardInput = try FileHandle(
+      forReadingFrom: URL(fileURLWithPath: passphraseFile ?? f.passphraseFile))
     let output = Pipe(), errors = Pipe()
     process.standardOutput = output
     process.standardError = errors

@@ -1,0 +1,94 @@
+import Foundation
+import JournalAgent
+import JournalCrypto
+import JournalDrafts
+import JournalStore
+
+/// Changing the data key (`journal passwd --new-key`, SECURITY.md "Key rotation"): the use
+/// case around the store's `KeyRotation`, which also moves what lives outside the vault file
+/// to the new key: the draft files, this computer's record of the vault and the sealing pin;
+/// and stops the unlock agent, which holds the old key.
+enum KeyChange {
+  /// Carries a begun or interrupted rotation through: drafts, sessions, sealed additions,
+  /// the finish (with `recoverySlot`, wrapping the new key, or none), and the records
+  /// outside the vault. How many sessions were re-sealed by this call.
+  static func complete(
+    _ rotation: KeyRotation, vault: Vault, path: String, context: AppContext,
+    recoverySlot: [UInt8]?
+  ) throws -> Int {
+    let environment = context.environment
+    // The unlock agent holds the old key: stopped, so that nothing writes under it.
+    if let socket = try? AgentProtocol.socketPath(
+      environment: environment, vaultID: rotation.old.vaultID)
+    {
+      _ = AgentClient(socketPath: socket).lock()
+    }
+    // This computer's record is kept under the ledger key: moved to the new one, after the
+    // old record (if it reads under the old key) has been compared with the vault.
+    let witness = VaultWitness(vault: path, environment: environment, keys: rotation.new)
+    let recordNow = {
+      if let stamp = try vault.ledgerStamp() { try witness?.record(stamp) }
+    }
+    if let seen = try? VaultWitness(vault: path, environment: environment, keys: rotation.old)?
+      .read(), let stamp = try vault.ledgerStamp(), seen.generation > stamp.generation
+    {
+      throw AppError.olderThanSeen(seen: seen.generation, found: stamp.generation)
+    }
+    try recordNow()
+    CrashPoint.reached("key-change-begun", environment: environment)
+    if let directory = try? DraftLocation.directory(environment: environment) {
+      let old = try DraftStore(directory: directory, keys: rotation.old, random: context.random)
+      let new = try DraftStore(directory: directory, keys: rotation.new, random: context.random)
+      try old.reseal(into: new)
+    }
+    CrashPoint.reached("key-change-drafts", environment: environment)
+    var batches = 0
+    let count = try rotation.resealSessions { _ in
+      batches += 1
+      CrashPoint.reached("key-change-batch-\(batches)", environment: environment)
+    }
+    let store = try vault.sessions(keys: rotation.new, random: context.random)
+    // Sealed to the old public key: opened before the swap, however many come meanwhile.
+    repeat {
+      _ = try store.openAdditions(keys: rotation.old, now: context.now())
+      CrashPoint.reached("key-change-additions", environment: environment)
+    } while try !rotation.finish(recoverySlot: recoverySlot)
+    CrashPoint.reached("key-change-finished", environment: environment)
+    try recordNow()
+    if try vault.sealing().publicKey != nil {
+      try? SealingPin(vaultID: rotation.new.vaultID, environment: environment)?.record(
+        rotation.new.sealingPublicKey)
+    }
+    return count
+  }
+}
+
+extension JournalVault {
+  /// What a key change did.
+  public struct KeyChanged {
+    /// Sessions re-sealed under the new key.
+    public let sessions: Int
+    /// The new recovery code, when the journal had one (the old one wrapped the old key).
+    public let recoveryCode: RecoveryCodes.Text?
+  }
+
+  /// A new data key under a new passphrase: every session, the trash, the drafts and the
+  /// sealing key moved to it, resumable after a crash at any point. The recovery code, if
+  /// there was one, is made anew.
+  public func changeKey(to passphrase: SecureBytes, limits: KDFLimits? = nil) throws -> KeyChanged {
+    let limits = limits ?? file.header.limits
+    try context.kdfPolicy.check(limits)
+    let hadRecovery = try file.recoverySlot() != nil
+    let new = try VaultKeys.fresh(vaultID: unlockedKeys.vaultID, random: context.random)
+    let (header, wrapped) = try unlockedKeys.wrap(
+      passphrase: passphrase, limits: limits, alongside: new, random: context.random)
+    let rotation = try KeyRotation.begin(
+      file, old: unlockedKeys, new: new, header: header, rotation: wrapped,
+      random: context.random)
+    let code = hadRecovery ? try RecoveryCode.generate(random: context.random) : nil
+    let count = try KeyChange.complete(
+      rotation, vault: file, path: path, context: context,
+      recoverySlot: try code.map { try new.wrapRecovery($0, random: context.random) })
+    return KeyChanged(sessions: count, recoveryCode: try code.map { .init(bytes: try $0.text()) })
+  }
+}
