@@ -221,26 +221,25 @@ def main():
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
     kek = argon2id.kdf(32, passphrase, salt, opslimit=ops, memlimit=mem)
-    try:
-        unwrapped = open_box(wrapped, kek)
-    except Exception:
-        sys.exit("wrong passphrase (or damaged header)")
-    if unwrapped[:16] != vault_id:
-        sys.exit("key header belongs to another vault")
-    data_key = unwrapped[16:]
+
+    def unwrap(box, wrong):
+        """vault_id || data_key sealed under the KEK (SECURITY.md, "Key header")."""
+        try:
+            opened = open_box(box, kek)
+        except Exception:
+            sys.exit(wrong)
+        if opened[:16] != vault_id:
+            sys.exit("key header belongs to another vault")
+        return opened[16:]
+
+    data_key = unwrap(wrapped, "wrong passphrase (or damaged header)")
     # A key rotation under way (format 9, "Key rotation"): rows up to the cursor, and the
     # ledger, are under the new key, wrapped under the same KEK as the old.
     rotation_key, cursor = (db.execute("SELECT rotation_key, rotation_cursor FROM vault")
                             .fetchone() if version >= 9 else (None, None))
     new_key = data_key
     if rotation_key is not None:
-        try:
-            rotated = open_box(rotation_key, kek)
-        except Exception:
-            sys.exit("the rotation key does not open: damaged header")
-        if rotated[:16] != vault_id:
-            sys.exit("the rotation key belongs to another vault")
-        new_key = rotated[16:]
+        new_key = unwrap(rotation_key, "the rotation key does not open: damaged header")
     old_record_key = kdf_subkey(data_key, 1, b"jrnl-rec")
     new_record_key = kdf_subkey(new_key, 1, b"jrnl-rec")
     if version >= 5:

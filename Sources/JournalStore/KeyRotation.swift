@@ -85,18 +85,8 @@ public final class KeyRotation {
         guard
           let cursor = try String.fetchOne(db, sql: "SELECT rotation_cursor FROM vault")
         else { return 0 }
-        let rows = try Row.fetchAll(
-          db,
-          sql: "SELECT id, summary, body, revision FROM session WHERE id > ? ORDER BY id LIMIT ?",
-          arguments: [cursor, batch])
-        for row in rows {
-          let id: String = try row.decode(String.self, atIndex: 0)
-          if let sealed = try reseal(row, id: id) {
-            try db.execute(
-              sql: "UPDATE session SET summary = ?, body = ? WHERE id = ?",
-              arguments: [sealed.summary, sealed.body, id])
-          }
-        }
+        let rows = try resealRows(
+          "session", where: "id > ? ORDER BY id LIMIT ?", arguments: [cursor, batch], db)
         guard let last = rows.last else { return 0 }
         try db.execute(
           sql: "UPDATE vault SET rotation_cursor = ?",
@@ -107,6 +97,26 @@ public final class KeyRotation {
       done += count
       try progress(done)
     }
+  }
+
+  /// Seals again the rows of `table` (session or trash) that `condition` takes; the rows read.
+  @discardableResult
+  private func resealRows(
+    _ table: String, where condition: String, arguments: StatementArguments = [],
+    _ db: Database
+  ) throws -> [Row] {
+    let rows = try Row.fetchAll(
+      db, sql: "SELECT id, summary, body, revision FROM \(table) WHERE \(condition)",
+      arguments: arguments)
+    for row in rows {
+      let id: String = try row.decode(String.self, atIndex: 0)
+      if let sealed = try reseal(row, id: id) {
+        try db.execute(
+          sql: "UPDATE \(table) SET summary = ?, body = ? WHERE id = ?",
+          arguments: [sealed.summary, sealed.body, id])
+      }
+    }
+    return rows
   }
 
   /// The row's two columns (columns 1 and 2 of `row`, revision column 3) re-sealed under
@@ -142,20 +152,7 @@ public final class KeyRotation {
       let stamp = try Ledger.stamp(db)
       let ledger = Ledger(vaultID: new.vaultID, key: new.ledgerKey)
       if let stamp { try ledger.verify(db, against: stamp) }
-      let trash = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT id, summary, body, revision FROM trash
-          WHERE outcome IS NULL AND length(summary) > 0
-          """)
-      for row in trash {
-        let id: String = try row.decode(String.self, atIndex: 0)
-        if let sealed = try reseal(row, id: id) {
-          try db.execute(
-            sql: "UPDATE trash SET summary = ?, body = ? WHERE id = ?",
-            arguments: [sealed.summary, sealed.body, id])
-        }
-      }
+      try resealRows("trash", where: "outcome IS NULL AND length(summary) > 0", db)
       try db.execute(
         sql: """
           UPDATE vault SET wrapped_key = rotation_key, rotation_key = NULL,
