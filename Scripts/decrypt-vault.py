@@ -233,10 +233,10 @@ def main():
         return opened[16:]
 
     data_key = unwrap(wrapped, "wrong passphrase (or damaged header)")
-    # A key rotation under way (format 9, "Key rotation"): rows up to the cursor, and the
-    # ledger, are under the new key, wrapped under the same KEK as the old.
-    rotation_key, cursor = (db.execute("SELECT rotation_key, rotation_cursor FROM vault")
-                            .fetchone() if version >= 9 else (None, None))
+    # A key rotation under way (format 9, "Key rotation"): the new key is wrapped under the
+    # same KEK as the old; the ledger is under the new key, each row under either.
+    rotation_key = (db.execute("SELECT rotation_key FROM vault").fetchone()[0]
+                    if version >= 9 else None)
     new_key = data_key
     if rotation_key is not None:
         new_key = unwrap(rotation_key, "the rotation key does not open: damaged header")
@@ -252,9 +252,17 @@ def main():
     for sid, status, summary, body, rev in db.execute(
             f"SELECT id, status, summary, body, {revision} FROM session"):
         raw = bytes.fromhex(sid)
-        record_key = new_record_key if cursor is None or sid <= cursor else old_record_key
         try:
-            s = fields(unpad(open_box(summary, column_key(record_key, raw, 1, rev))), SUMMARY_TAGS)
+            # During a rotation a row is under the new key or the old: the new is tried first.
+            for record_key in dict.fromkeys([new_record_key, old_record_key]):
+                try:
+                    plain = unpad(open_box(summary, column_key(record_key, raw, 1, rev)))
+                    break
+                except Exception:
+                    plain = None
+            if plain is None:
+                raise ValueError("does not open")
+            s = fields(plain, SUMMARY_TAGS)
             s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags))
             check_session(s, status, version)
             sessions.append(dict(s, id=sid))

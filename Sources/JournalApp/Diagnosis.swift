@@ -265,6 +265,11 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "nothing was half-saved; check the disk and try again", exitCode: .ioError)
     case .tampered(let tampering):
       return tampered(tampering)
+    case .keyChanged:
+      return Diagnosis(
+        message: "the journal's key was changed by another journal meanwhile",
+        hint: "nothing was changed here; run the command again (with the current passphrase)",
+        exitCode: .notAllowed)
     case .diskFull(let path):
       return Diagnosis(
         message: #"the disk holding "\#(path)" is full"#,
@@ -594,7 +599,7 @@ public struct Diagnosis: Equatable, Sendable {
     case .ageFailed(let status):
       return Diagnosis(
         message: "age stopped while encrypting (exit status \(status))",
-        hint: "nothing was left behind; run the command again", exitCode: .ioError)
+        hint: "run the command again; a file given with --output is removed", exitCode: .ioError)
     case .shareNeedsRecipients:
       return Diagnosis(
         message: "sharing needs someone to share with",

@@ -516,12 +516,14 @@ public final class JournalVault {
     try vault.replaceHeader(header)
   }
 
-  /// Makes a recovery code and stores the data key wrapped under it as the vault's second
-  /// key slot, replacing any earlier one (which stops working). The code, to show once.
-  public func makeRecoveryCode() throws -> RecoveryCode {
+  /// Makes a recovery code, hands it to `show` (which must succeed: the person has it), and
+  /// only then stores the data key wrapped under it as the vault's second key slot,
+  /// replacing any earlier one (which stops working). A code that could not be shown is
+  /// never stored, and the old one keeps working.
+  public func makeRecoveryCode(show: (RecoveryCode) throws -> Void) throws {
     let code = try RecoveryCode.generate(random: context.random)
+    try show(code)
     try vault.setRecoverySlot(try keys.wrapRecovery(code, random: context.random))
-    return code
   }
 
   /// Removes the recovery slot; whether there was one.

@@ -29,10 +29,17 @@ enum KeyChange {
     let recordNow = {
       if let stamp = try vault.ledgerStamp() { try witness?.record(stamp) }
     }
-    if let seen = try? VaultWitness(vault: path, environment: environment, keys: rotation.old)?
-      .read(), let stamp = try vault.ledgerStamp(), seen.generation > stamp.generation
-    {
-      throw AppError.olderThanSeen(seen: seen.generation, found: stamp.generation)
+    // The record is under the new key once a change has begun (and recorded), else under the
+    // old: either way, a vault older than it is refused before anything is written.
+    if let stamp = try vault.ledgerStamp() {
+      if let seen = try? witness?.read() {
+        try VaultWitness.compare(seen: seen, found: stamp)
+      } else if let seen = try? VaultWitness(
+        vault: path, environment: environment, keys: rotation.old)?.read(),
+        seen.generation > stamp.generation
+      {
+        throw AppError.olderThanSeen(seen: seen.generation, found: stamp.generation)
+      }
     }
     try recordNow()
     CrashPoint.reached("key-change-begun", environment: environment)
@@ -48,11 +55,11 @@ enum KeyChange {
       CrashPoint.reached("key-change-batch-\(batches)", environment: environment)
     }
     let store = try vault.sessions(keys: rotation.new, random: context.random)
-    // Sealed to the old public key: opened before the swap, however many come meanwhile.
-    repeat {
-      _ = try store.openAdditions(keys: rotation.old, now: context.now())
-      CrashPoint.reached("key-change-additions", environment: environment)
-    } while try !rotation.finish(recoverySlot: recoverySlot)
+    // Sealed to the old public key: opened now; any left or come meanwhile are sealed again
+    // to the new key by `finish`.
+    _ = try store.openAdditions(keys: rotation.old, now: context.now())
+    CrashPoint.reached("key-change-additions", environment: environment)
+    try rotation.finish(recoverySlot: recoverySlot)
     CrashPoint.reached("key-change-finished", environment: environment)
     try recordNow()
     if try vault.sealing().publicKey != nil {

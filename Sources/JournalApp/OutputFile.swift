@@ -41,14 +41,27 @@ public final class OutputFile {
     }
     if let recipients, !recipients.isEmpty {
       // age going first would break the pipe mid-write: that ends the export, not journal.
-      signal(SIGPIPE, SIG_IGN)
-      encryption = try recipients.start(
-        writingTo: fd >= 0 ? fd : STDOUT_FILENO, environment: environment)
+      previousPipeHandler = signal(SIGPIPE, SIG_IGN)
+      do {
+        encryption = try recipients.start(
+          writingTo: fd >= 0 ? fd : STDOUT_FILENO, environment: environment)
+      } catch {
+        // deinit does not run for an init that throws: the file made is removed here.
+        signal(SIGPIPE, previousPipeHandler)
+        if case .file(let path) = destination {
+          close(fd)
+          unlink(path)
+        }
+        throw error
+      }
     } else {
       encryption = nil
     }
     buffer.reserveCapacity(Self.chunk)
   }
+
+  /// SIGPIPE's handler before age was started, put back when done.
+  private var previousPipeHandler: __sighandler_t?
 
   /// Writes `bytes` (once 64 KiB have gathered).
   public func write(_ bytes: [UInt8]) throws {
@@ -60,6 +73,7 @@ public final class OutputFile {
   public func finish() throws {
     try flush()
     try encryption?.finish()
+    restorePipeHandler()
     guard case .file(let path) = destination else { return }
     removeFile = false
     let failed = fsync(fd) != 0
@@ -74,6 +88,7 @@ public final class OutputFile {
   deinit {
     wipe()
     encryption?.abandon()
+    restorePipeHandler()
     guard removeFile, case .file(let path) = destination else { return }
     close(fd)
     unlink(path)
@@ -115,6 +130,12 @@ public final class OutputFile {
       written += count
     }
     return true
+  }
+
+  private func restorePipeHandler() {
+    guard let previous = previousPipeHandler else { return }
+    signal(SIGPIPE, previous)
+    previousPipeHandler = nil
   }
 
   /// Zeros the buffer (it held plaintext) and empties it, keeping its capacity.

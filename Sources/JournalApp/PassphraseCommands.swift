@@ -7,6 +7,11 @@ public enum PassphraseCommands {
   /// Creates the vault, asking for its passphrase twice (or reading it from its source),
   /// after checking nothing is there yet; returns its path.
   public static func create(_ runtime: Runtime, strength: KDFStrength) throws -> String {
+    try createVault(runtime, strength: strength).path
+  }
+
+  /// `create`, keeping the new vault open (for `init`'s recovery-code offer).
+  public static func createVault(_ runtime: Runtime, strength: KDFStrength) throws -> JournalVault {
     let path = try runtime.vaultPath()
     // Refuse before asking for a passphrase twice.
     try JournalVault.refuseExisting(path)
@@ -14,9 +19,8 @@ public enum PassphraseCommands {
       source: runtime.passphraseSource, terminal: runtime.terminal,
       noSource: .noPassphraseSource, prompt: "Choose a passphrase: ")
     runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
-    _ = try JournalVault.create(
+    return try JournalVault.create(
       at: path, passphrase: passphrase, limits: strength.limits, context: runtime.context)
-    return path
   }
 
   /// Opens the vault with the current passphrase ("Current passphrase: " at a terminal),

@@ -54,6 +54,8 @@ public enum PassphraseSource: Sendable, Equatable {
     case .descriptor(let fd):
       guard fcntl(fd, F_GETFD) >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
       secret = try Self.readFirstLine(fd)
+      // Read: no program journal starts (an editor, the pager, age) inherits it.
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     case .command(let command):
       secret = try Self.run(command)
     }

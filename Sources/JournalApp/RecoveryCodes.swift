@@ -10,17 +10,24 @@ public enum RecoveryCodes {
     /// Writes the code and a line break to stdout, then wipes it.
     public func print() throws {
       defer { bytes.wipe() }
-      var line = bytes.withUnsafeBytes { Array($0) + [0x0A] }
+      var line = [UInt8]()
+      line.reserveCapacity(bytes.count + 1)
+      bytes.withUnsafeBytes { line.append(contentsOf: $0) }
+      line.append(0x0A)
       defer { wipe(&line) }
       try Runtime.output(line)
     }
   }
 
   /// Makes a recovery code (asking first, at a terminal, before one already there is
-  /// replaced; `yes` replaces without asking). The code as it is to be written down, shown
-  /// only this once; nil when the person chose to keep the old one.
-  public static func make(_ runtime: Runtime, yes: Bool) throws -> Text? {
-    let journal = try runtime.openVault()
+  /// replaced; `yes` replaces without asking) and prints it, before it is stored: a code that
+  /// could not be printed never replaces the old one. False when the person chose to keep
+  /// the old one.
+  public static func make(_ runtime: Runtime, yes: Bool) throws -> Bool {
+    try make(try runtime.openVault(), runtime, yes: yes)
+  }
+
+  static func make(_ journal: JournalVault, _ runtime: Runtime, yes: Bool) throws -> Bool {
     if !yes, try journal.file.recoverySlot() != nil {
       guard let terminal = runtime.terminal else { throw AppError.recoveryCodeReplaceNeedsYes }
       let forms = Forms(terminal: terminal, context: runtime.context)
@@ -28,9 +35,10 @@ public enum RecoveryCodes {
         try forms.confirm(
           "This journal has a recovery code. Make a new one? The old one stops working.",
           default: false)
-      else { return nil }
+      else { return false }
     }
-    return Text(bytes: try journal.makeRecoveryCode().text())
+    try journal.makeRecoveryCode { code in try Text(bytes: try code.text()).print() }
+    return true
   }
 
   /// Removes the recovery code; whether there was one.
@@ -43,17 +51,18 @@ public enum RecoveryCodes {
     try runtime.openLocked().recoverySlot() != nil
   }
 
-  /// After `init`, at a terminal: offers a recovery code, gently. The code, if one was made.
-  public static func offer(_ runtime: Runtime, at path: String) throws -> Text? {
-    guard let terminal = runtime.terminal else { return nil }
+  /// After `init`, at a terminal: offers a recovery code, gently, for the journal just made
+  /// (its keys still at hand: nothing is asked again). Whether one was made (and printed).
+  public static func offer(_ runtime: Runtime, for journal: JournalVault) throws -> Bool {
+    guard let terminal = runtime.terminal else { return false }
     terminal.writeLine(
       "A recovery code is a second key, to write on paper: if the passphrase is ever lost, "
         + "it lets you choose a new one.")
     let forms = Forms(terminal: terminal, context: runtime.context)
     guard try forms.confirm("Make one now?", default: false) else {
       terminal.writeLine(#"You can make one any time with "journal recovery-code"."#)
-      return nil
+      return false
     }
-    return try make(runtime, yes: true)
+    return try make(journal, runtime, yes: true)
   }
 }

@@ -42,7 +42,8 @@ public struct SealedCapture {
     defer { wipe(&plain) }
     let box = try SealedBox.seal(plain, to: publicKey)
     try vault.addSealed(
-      .new, id: session.id, completes: session.status != .needsReflection, at: now, box: box)
+      .new, id: session.id, completes: session.status != .needsReflection, at: now, box: box,
+      sealedTo: publicKey)
     session.markAddedSealed(at: now)
     return session
   }
@@ -63,7 +64,8 @@ public struct SealedCapture {
     defer { wipe(&plain) }
     let box = try SealedBox.seal(plain, to: publicKey)
     let completes = given.contains { $0.field == .reflection }
-    try vault.addSealed(.later, id: id, completes: completes, at: now, box: box)
+    try vault.addSealed(
+      .later, id: id, completes: completes, at: now, box: box, sealedTo: publicKey)
   }
 
   /// The one session (saved, or waiting sealed) whose id starts with what was typed.

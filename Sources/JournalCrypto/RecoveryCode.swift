@@ -81,6 +81,7 @@ public final class RecoveryCode: Sendable {
   /// memory until the caller shows it.
   public func text() throws(CryptoError) -> SecureBytes {
     var value = [UInt8]()
+    value.reserveCapacity(Self.secretBytes + Self.checkBytes)
     secret.withUnsafeBytes { value.append(contentsOf: $0) }
     value += Self.check(secret)
     defer { wipe(&value) }

@@ -36,12 +36,17 @@ extension Vault {
     }
   }
 
-  /// Turns sealed capture on (with the vault's public key) or off (nil), and marks it offered.
+  /// Turns sealed capture on (with the vault's public key) or off (nil), and marks it offered,
+  /// under the key this process opened (see `replaceHeader`).
   public func setSealing(publicKey: [UInt8]?) throws {
     try write { db in
       try db.execute(
-        sql: "UPDATE vault SET sealing_key = ?, sealing_offered = 1",
-        arguments: [publicKey.map { Data($0) }])
+        sql: """
+          UPDATE vault SET sealing_key = ?, sealing_offered = 1
+          WHERE wrapped_key = ? AND rotation_key IS NULL
+          """,
+        arguments: [publicKey.map { Data($0) }, Data(header.wrappedKey)])
+      guard db.changesCount == 1 else { throw StoreError.keyChanged }
     }
   }
 
@@ -55,9 +60,16 @@ extension Vault {
   /// addition. `completes`: later fields that hold a reflection, after which the session no
   /// longer waits (its reminder is cleared).
   public func addSealed(
-    _ kind: AdditionKind, id: SessionID, completes: Bool, at time: Date, box: [UInt8]
+    _ kind: AdditionKind, id: SessionID, completes: Bool, at time: Date, box: [UInt8],
+    sealedTo publicKey: [UInt8]
   ) throws {
     try write { db in
+      // Sealed to the key the vault asks for now: a key changed since the form began (a key
+      // rotation) makes this box one nobody could open, so it is refused and the draft kept.
+      let current = try Row.fetchOne(db, sql: "SELECT sealing_key FROM vault")
+      guard let stored = try current?.decode(Data?.self, atIndex: 0),
+        KeyedHash.same(Array(stored), publicKey)
+      else { throw StoreError.keyChanged }
       let known =
         try Bool.fetchOne(
           db,
@@ -207,6 +219,13 @@ extension SessionStore {
           sql: "DELETE FROM addition WHERE seq = ?",
           arguments: [try row.decode(Int64.self, atIndex: 0)])
       }
+      // A reminder of a new addition that did not open waits for nothing any more.
+      try db.execute(
+        sql: """
+          DELETE FROM reminder
+          WHERE id NOT IN (SELECT id FROM session WHERE status = 'needs_reflection')
+            AND id NOT IN (SELECT id FROM addition WHERE kind = 'new' AND status = 'needs_reflection')
+          """)
       return opened
     }
   }

@@ -9,15 +9,20 @@ import JournalCrypto
 /// Ordering rules kept here:
 /// - `begin` is one transaction: the header becomes the old key under the new passphrase,
 ///   `rotation_key` the new key under the same, `rotation_cursor` empty, the recovery slot
-///   removed (it wraps the old key), and the ledger stamped anew under the new ledger key. From
-///   then on only the new passphrase opens the vault, and a process still holding the old
-///   key fails the ledger's check at its next write instead of writing under the old key.
+///   removed (it wraps the old key), the trash sealed again under the new key (an undo, which
+///   needs no key, may bring a row back behind the cursor at any moment), and the ledger
+///   stamped anew under the new ledger key. From then on only the new passphrase opens the
+///   vault; a process still holding the old key fails the ledger's check at its next session
+///   write, and its header, recovery-slot and sealing-key writes find another key and refuse.
 /// - Session rows are re-sealed in id order, a batch a transaction, each moving the cursor:
 ///   rows up to the cursor are under the new key, rows after it under the old. Their id,
 ///   status and revision do not change, so the ledger's tag holds throughout.
-/// - `finish` is one transaction: the trash re-sealed, the header swapped to the new key,
-///   the rotation columns cleared, the sealing key replaced, the ledger stamped. It refuses
-///   while sealed additions wait (sealed to the old public key): they are opened first.
+/// - `finish` is one transaction: additions still waiting (sealed to the old public key)
+///   sealed again to the new one, the header swapped to the new key, the rotation columns
+///   cleared, the sealing key replaced, the ledger stamped.
+/// - A row may be under either key while a rotation is under way (behind the cursor, or
+///   brought back by undo, or added by opening sealed additions): readers try the new key,
+///   then the old.
 /// - Whoever opens the vault with the passphrase while `rotation_key` is set resumes.
 public final class KeyRotation {
   let vault: Vault
@@ -45,6 +50,7 @@ public final class KeyRotation {
     if let readOnly = vault.readOnly {
       throw StoreError.readOnly(path: vault.path, reason: readOnly)
     }
+    let rotator = try KeyRotation(vault: vault, old: old, new: new, random: random)
     try vault.write { db in
       let stamp = try Ledger.stamp(db)
       if let stamp {
@@ -54,15 +60,18 @@ public final class KeyRotation {
         sql: """
           UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?, kdf_salt = ?, wrapped_key = ?,
             rotation_key = ?, rotation_cursor = '', recovery_slot = NULL
+          WHERE wrapped_key = ? AND rotation_key IS NULL
           """,
         arguments: [
           Int64(header.limits.opsLimit), Int64(header.limits.memLimit), Data(header.salt),
-          Data(header.wrappedKey), Data(rotation),
+          Data(header.wrappedKey), Data(rotation), Data(vault.header.wrappedKey),
         ])
+      guard db.changesCount == 1 else { throw StoreError.keyChanged }
+      try rotator.resealRows("trash", where: "outcome IS NULL AND length(summary) > 0", db)
       try Ledger(vaultID: new.vaultID, key: new.ledgerKey).commit(db, after: stamp)
     }
     vault.replaceHeaderInMemory(header)
-    return try KeyRotation(vault: vault, old: old, new: new, random: random)
+    return rotator
   }
 
   /// The rotation under way in `vault`, with the keys `VaultKeys.open(…rotation:)` gave.
@@ -101,7 +110,7 @@ public final class KeyRotation {
 
   /// Seals again the rows of `table` (session or trash) that `condition` takes; the rows read.
   @discardableResult
-  private func resealRows(
+  func resealRows(
     _ table: String, where condition: String, arguments: StatementArguments = [],
     _ db: Database
   ) throws -> [Row] {
@@ -140,19 +149,27 @@ public final class KeyRotation {
     return (newSummary, newBody)
   }
 
-  /// Finishes: the trash re-sealed, the header swapped to the new key, the sealing key and
-  /// the recovery slot (`recoverySlot`, wrapping the new key, or none) replaced, the ledger
-  /// stamped, in one transaction. False, changing nothing, while sealed additions wait:
-  /// open them (under the new key's store, with the old keys) and finish again.
-  public func finish(recoverySlot: [UInt8]?) throws -> Bool {
-    let finished = try vault.write { db -> Bool in
-      guard try (Int.fetchOne(db, sql: "SELECT count(*) FROM addition") ?? 0) == 0 else {
-        return false
-      }
+  /// Finishes: the additions still waiting sealed again to the new public key, the header
+  /// swapped to the new key, the sealing key and the recovery slot (`recoverySlot`, wrapping
+  /// the new key, or none) replaced, the ledger stamped, in one transaction.
+  public func finish(recoverySlot: [UInt8]?) throws {
+    try vault.write { db in
       let stamp = try Ledger.stamp(db)
       let ledger = Ledger(vaultID: new.vaultID, key: new.ledgerKey)
       if let stamp { try ledger.verify(db, against: stamp) }
-      try resealRows("trash", where: "outcome IS NULL AND length(summary) > 0", db)
+      // Sealed to the old public key: one the old key alone opens. A box that does not
+      // open is left as it is (it is reported when opened, as it would have been).
+      for row in try Row.fetchAll(db, sql: "SELECT seq, box FROM addition") {
+        let box = Array(try row.decode(Data.self, atIndex: 1))
+        guard var plain = try? SealedBox.open(box, keys: old, { Array($0) }) else { continue }
+        defer { wipe(&plain) }
+        try db.execute(
+          sql: "UPDATE addition SET box = ? WHERE seq = ?",
+          arguments: [
+            Data(try SealedBox.seal(plain, to: new.sealingPublicKey)),
+            try row.decode(Int64.self, atIndex: 0),
+          ])
+      }
       try db.execute(
         sql: """
           UPDATE vault SET wrapped_key = rotation_key, rotation_key = NULL,
@@ -161,10 +178,8 @@ public final class KeyRotation {
           """,
         arguments: [recoverySlot.map { Data($0) }, Data(new.sealingPublicKey)])
       try ledger.commit(db, after: stamp)
-      return true
     }
-    if finished { try vault.reloadHeader() }
-    return finished
+    try vault.reloadHeader()
   }
 }
 

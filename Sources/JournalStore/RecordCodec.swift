@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalCrypto
 
 /// The plaintext layout of a session's two encrypted columns (SECURITY.md, "Record layout"):
 /// which of FieldCodec's tags each holds. Public for the fuzz harness and the independent
@@ -137,7 +138,17 @@ public enum RecordCodec {
   public static func encodeNewAddition(_ s: Session) -> [UInt8] {
     var unmarked = s
     unmarked.clearSealedMarks()
-    return encodeSummary(unmarked) + encodeBody(unmarked).dropFirst()
+    var summary = encodeSummary(unmarked)
+    var body = encodeBody(unmarked)
+    defer {
+      wipe(&summary)
+      wipe(&body)
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(summary.count + body.count)
+    out += summary
+    out += body.dropFirst()
+    return out
   }
 
   /// A new session from its sealed addition's plaintext, checked as a stored one is.

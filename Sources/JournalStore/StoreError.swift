@@ -29,6 +29,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case readOnly(path: String, reason: ReadOnlyReason)
   /// The disk (or the file-size limit) left no room for a change; nothing was half-saved.
   case diskFull(path: String)
+  /// The vault's key (or its passphrase, or the key additions are sealed to) was changed by
+  /// another journal since this one opened it; nothing was changed.
+  case keyChanged
   /// The vault is not as journal last left it (see `Tampering`); nothing was changed.
   case tampered(Tampering)
 }

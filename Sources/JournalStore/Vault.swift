@@ -116,16 +116,21 @@ public final class Vault {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     do {
       try database.write { db in
+        // Only over the header this process opened: a key changed meanwhile by another
+        // journal (passwd, a key rotation) is not put back.
         try db.execute(
           sql: """
             UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?, kdf_salt = ?, wrapped_key = ?
-            WHERE singleton = 1
+            WHERE singleton = 1 AND wrapped_key = ? AND rotation_key IS NULL
             """,
           arguments: [
             Int64(newHeader.limits.opsLimit), Int64(newHeader.limits.memLimit),
-            Data(newHeader.salt), Data(newHeader.wrappedKey),
+            Data(newHeader.salt), Data(newHeader.wrappedKey), Data(header.wrappedKey),
           ])
+        guard db.changesCount == 1 else { throw StoreError.keyChanged }
       }
+    } catch let error as StoreError {
+      throw error
     } catch {
       throw Vault.map(error, path: path)
     }
@@ -145,8 +150,11 @@ public final class Vault {
   public func setRecoverySlot(_ slot: [UInt8]?) throws {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     try write { db in
+      // Only under the key this process opened (see `replaceHeader`).
       try db.execute(
-        sql: "UPDATE vault SET recovery_slot = ?", arguments: [slot.map { Data($0) }])
+        sql: "UPDATE vault SET recovery_slot = ? WHERE wrapped_key = ? AND rotation_key IS NULL",
+        arguments: [slot.map { Data($0) }, Data(header.wrappedKey)])
+      guard db.changesCount == 1 else { throw StoreError.keyChanged }
     }
   }
 

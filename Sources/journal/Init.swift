@@ -15,12 +15,10 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let path = try PassphraseCommands.create(runtime, strength: kdf)
-      Report.note(#"created your journal at "\#(path)""#)
+      let journal = try PassphraseCommands.createVault(runtime, strength: kdf)
+      Report.note(#"created your journal at "\#(journal.path)""#)
       Report.note(#"keep your passphrase safe: without it, nothing here can be read"#)
-      if let code = try RecoveryCodes.offer(runtime, at: path) {
-        try RecoveryCode.show(code)
-      }
+      if try RecoveryCodes.offer(runtime, for: journal) { RecoveryCode.explain() }
     }
   }
 }

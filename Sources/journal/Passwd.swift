@@ -56,6 +56,8 @@ extension Journal {
           "copies made before (backups, a copied journal) still open with the old passphrase: "
             + "delete them, or keep them as safe as before")
         if let code = changed.recoveryCode {
+          // Stored with the new key already (a key change cannot wait on a terminal): if it
+          // is lost on the way, "journal recovery-code" makes another.
           try code.print()
           Report.note(
             "the recovery code is new too (the old one opened the old key): write this one down")

@@ -41,16 +41,15 @@ extension Journal {
           had
             ? "the recovery code is removed; only the passphrase opens this journal"
             : "there was no recovery code")
-      } else if let code = try RecoveryCodes.make(runtime, yes: yes) {
-        try Self.show(code)
+      } else if try RecoveryCodes.make(runtime, yes: yes) {
+        Self.explain()
       } else {
         Report.note("kept the recovery code you have")
       }
     }
 
-    /// The code on stdout (the one thing printed), what to do with it on stderr.
-    static func show(_ code: RecoveryCodes.Text) throws {
-      try code.print()
+    /// What to do with the code just printed on stdout (the one thing printed there).
+    static func explain() {
       Report.note(
         "this is your recovery code, shown only now: write it down and keep it apart from "
           + #"this computer; "journal passwd --recovery-code" uses it to set a new passphrase"#)

@@ -38,7 +38,8 @@ struct DiagnosisTests {
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
     StoreError.database(code: 14, message: "unable to open"), StoreError.busy,
-    StoreError.diskFull(path: "/v"), StoreError.readOnly(path: "/v", reason: .fileSystem),
+    StoreError.diskFull(path: "/v"), StoreError.keyChanged,
+    StoreError.readOnly(path: "/v", reason: .fileSystem),
     StoreError.readOnly(path: "/v", reason: .file),
     StoreError.readOnly(path: "/v", reason: .directory(path: "/d")),
     StoreError.tampered(.rows), StoreError.tampered(.ledger),
@@ -122,7 +123,7 @@ struct DiagnosisTests {
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 5)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 14)
+    #expect(names["StoreError"]?.count == 15)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
@@ -198,7 +199,7 @@ struct DiagnosisTests {
   static func expected(_ error: StoreError) -> ExitCode {
     switch error {
     case .vaultMissing: .noVault
-    case .vaultExists: .notAllowed
+    case .vaultExists, .keyChanged: .notAllowed
     case .notAVault, .damagedRecord, .damagedReminder: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound

@@ -14,17 +14,20 @@ struct AdditionsTests {
   @Test func openIntoSessionsMarked() throws {
     // Given a saved session, and additions written with only the public key
     let f = try StoreFixture()
+    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
     let saved = try f.session(seed: 1, reflection: nil)
     try f.store.upsert(saved)
     let fresh = try f.session(seed: 2, reflection: nil)
     let added = TestClock.reference + 3600
     try f.vault.addSealed(
       .new, id: fresh.id, completes: false, at: added,
-      box: try SealedBox.seal(RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey))
+      box: try SealedBox.seal(RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
     let later = RecordCodec.encodeLaterAddition([.reflection("LATER-WORDS")], at: added)
     try f.vault.addSealed(
       .later, id: saved.id, completes: true, at: added + 60,
-      box: try SealedBox.seal(later, to: f.keys.sealingPublicKey))
+      box: try SealedBox.seal(later, to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
     #expect(try f.vault.sealedCount() == 2)
     #expect(try f.vault.waitingCount() == 1, "the fresh one waits; the reflected one no more")
     #expect(try f.vault.resolveForSealing(fresh.id.short) == fresh.id)
@@ -49,6 +52,7 @@ struct AdditionsTests {
   /// and removed; the others open.
   @Test func damagedAreNamedOthersOpen() throws {
     let f = try StoreFixture()
+    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
     let good = try f.session(seed: 3, reflection: nil)
     let bad = try f.session(seed: 4, reflection: nil)
     let forged = try f.session(seed: 5, reflection: nil)
@@ -56,7 +60,8 @@ struct AdditionsTests {
       try f.vault.addSealed(
         .new, id: session.id, completes: false, at: TestClock.reference,
         box: try SealedBox.seal(
-          RecordCodec.encodeNewAddition(session), to: f.keys.sealingPublicKey))
+          RecordCodec.encodeNewAddition(session), to: f.keys.sealingPublicKey),
+        sealedTo: f.keys.sealingPublicKey)
     }
     // A plaintext that claims the marks itself: refused by the layout.
     var marked = forged
@@ -64,7 +69,9 @@ struct AdditionsTests {
     let plain = RecordCodec.encodeSummary(marked) + RecordCodec.encodeBody(marked).dropFirst()
     try f.vault.addSealed(
       .new, id: forged.id, completes: false, at: TestClock.reference,
-      box: try SealedBox.seal(plain, to: f.keys.sealingPublicKey))
+      box: try SealedBox.seal(plain, to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
+    try f.vault.setReminder(bad.id, due: TestClock.reference, repeatInterval: 86_400)
     let queue = try DatabaseQueue(path: f.path)
     try queue.write { db in
       try db.execute(
@@ -76,24 +83,39 @@ struct AdditionsTests {
     #expect(opened.added == [good.id])
     #expect(opened.damaged == [bad.id, forged.id])
     #expect(try f.vault.sealedCount() == 0)
+    // The reminder of the one that did not open went with it: the vault still adds up.
+    #expect(try f.vault.reminders().isEmpty)
+    #expect(try f.store.recheck() != nil)
   }
 
   /// Without the key: a new addition with an id already taken, and later fields for a
   /// session that is not there, are refused; the sealing setting reads and changes.
   @Test func keylessChecks() throws {
     let f = try StoreFixture()
+    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
     let saved = try f.session(seed: 6)
     try f.store.upsert(saved)
     #expect(throws: StoreError.self) {
-      try f.vault.addSealed(.new, id: saved.id, completes: false, at: TestClock.reference, box: [])
+      try f.vault.addSealed(
+        .new, id: saved.id, completes: false, at: TestClock.reference, box: [],
+        sealedTo: f.keys.sealingPublicKey)
     }
     let missing = SessionID(randomBytes: [UInt8](repeating: 7, count: 16))
     #expect(throws: StoreError.noMatch(prefix: missing.short)) {
-      try f.vault.addSealed(.later, id: missing, completes: false, at: TestClock.reference, box: [])
+      try f.vault.addSealed(
+        .later, id: missing, completes: false, at: TestClock.reference, box: [],
+        sealedTo: f.keys.sealingPublicKey)
     }
-    #expect(try f.vault.sealing().publicKey == nil)
-    #expect(try f.vault.sealing().offered)
-    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
     #expect(try f.vault.sealing().publicKey == f.keys.sealingPublicKey)
+    #expect(try f.vault.sealing().offered)
+    try f.vault.setSealing(publicKey: nil)
+    #expect(try f.vault.sealing().publicKey == nil)
+    // A box sealed to a key the vault no longer asks for is refused, not kept unopenable.
+    let fresh = try f.session(seed: 8, reflection: nil)
+    #expect(throws: StoreError.keyChanged) {
+      try f.vault.addSealed(
+        .new, id: fresh.id, completes: false, at: TestClock.reference, box: [1],
+        sealedTo: f.keys.sealingPublicKey)
+    }
   }
 }

@@ -11,15 +11,20 @@ import Testing
 struct KeyRotationTests {
   static let newPassphrase = "a passphrase after the leak"
 
-  /// A vault with `count` sessions, one of them in the trash, and a rotation begun.
-  static func begun(count: Int) throws -> (StoreFixture, KeyRotation, [Session]) {
+  /// A vault with `count` sessions, one of them in the trash, and a rotation begun;
+  /// `before` runs just before the first session goes to the trash.
+  static func begun(
+    count: Int, before: (StoreFixture, [Session]) throws -> Void = { _, _ in }
+  ) throws -> (StoreFixture, KeyRotation, [Session]) {
     let f = try StoreFixture()
+    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
     var sessions: [Session] = []
     for seed in 1...count {
       let session = try f.session(seed: UInt8(seed), reflection: seed % 2 == 0 ? "R\(seed)" : nil)
       try f.store.upsert(session)
       sessions.append(session)
     }
+    try before(f, sessions)
     try f.store.trash([sessions[0].id], now: TestClock.reference, purgeAfter: .distantFuture)
     let new = try VaultKeys.fresh(vaultID: f.keys.vaultID, random: f.random)
     let (header, wrapped) = try f.keys.wrap(
@@ -53,7 +58,7 @@ struct KeyRotationTests {
     #expect(old.recordKey.isEqual(to: f.keys.recordKey))
     let rotation = try KeyRotation.resume(vault, old: old, new: new, random: f.random)
     #expect(try rotation.resealSessions(batch: 2) == 3, "the rows after the cursor")
-    #expect(try rotation.finish(recoverySlot: nil))
+    try rotation.finish(recoverySlot: nil)
     // Then
     #expect(try vault.rotationKey() == nil)
     let store = try vault.sessions(keys: new, random: f.random)
@@ -82,22 +87,76 @@ struct KeyRotationTests {
     }
   }
 
-  /// `finish` waits while sealed additions (to the old public key) are there, and swaps the
-  /// sealing key to the new one.
-  @Test func finishWaitsForAdditions() throws {
-    let (f, rotation, _) = try Self.begun(count: 2)
-    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
+  /// Sealed additions (to the old public key) are opened before the swap; one left waiting
+  /// (its session in the trash) is sealed again to the new key by `finish`, and opens under
+  /// it once its session is back.
+  @Test func additionsComeThrough() throws {
+    // Later fields for the session that then goes to the trash (seed 1): they wait for it.
+    var inTrash: SessionID?
+    let (f, rotation, _) = try Self.begun(count: 3) { f, sessions in
+      inTrash = sessions[0].id
+      try f.vault.addSealed(
+        .later, id: sessions[0].id, completes: false, at: TestClock.reference,
+        box: try SealedBox.seal(
+          RecordCodec.encodeLaterAddition([.music("MUSIC-LATER")], at: TestClock.reference),
+          to: f.keys.sealingPublicKey), sealedTo: f.keys.sealingPublicKey)
+    }
     let fresh = try f.session(seed: 40, reflection: nil)
     try f.vault.addSealed(
       .new, id: fresh.id, completes: false, at: TestClock.reference,
-      box: try SealedBox.seal(RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey))
+      box: try SealedBox.seal(RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
     try rotation.resealSessions()
-    #expect(try !rotation.finish(recoverySlot: nil))
     let store = try f.vault.sessions(keys: rotation.new, random: f.random)
     #expect(
       try store.openAdditions(keys: rotation.old, now: TestClock.reference).added == [fresh.id])
-    #expect(try rotation.finish(recoverySlot: nil))
+    #expect(try f.vault.sealedCount() == 1, "the later fields wait for their session")
+    try rotation.finish(recoverySlot: nil)
     #expect(try f.vault.sealing().publicKey == rotation.new.sealingPublicKey)
     #expect(try store.session(fresh.id).intention == fresh.intention)
+    #expect(try f.vault.undo(nil, now: TestClock.reference + 1) != nil)
+    let later = try store.openAdditions(keys: rotation.new, now: TestClock.reference + 2)
+    let id = try #require(inTrash)
+    #expect(later.updated == [id] && later.damaged.isEmpty)
+    #expect(try store.session(id).music == "MUSIC-WORDS\n\nMUSIC-LATER", "added after its own")
+  }
+
+  /// A journal that opened the vault before the rotation began cannot put its key back:
+  /// its passphrase change, recovery slot and sealing key are refused, and change nothing.
+  @Test func earlierOpenersCannotPutTheOldKeyBack() throws {
+    var earlier: Vault?
+    var oldHeader: KeyHeader?
+    let (f, rotation, _) = try Self.begun(count: 2) { f, _ in
+      earlier = try Vault.open(at: f.path)
+      oldHeader = try f.keys.wrap(
+        passphrase: try SecureBytes(copying: Array("the leaked one, again".utf8)),
+        limits: TestKDF.limits, random: f.random)
+    }
+    let vault = try #require(earlier)
+    let header = try #require(oldHeader)
+    #expect(throws: StoreError.keyChanged) { try vault.replaceHeader(header) }
+    #expect(throws: StoreError.keyChanged) {
+      try vault.setRecoverySlot([UInt8](repeating: 1, count: 88))
+    }
+    #expect(throws: StoreError.keyChanged) {
+      try vault.setSealing(publicKey: f.keys.sealingPublicKey)
+    }
+    try rotation.resealSessions()
+    try rotation.finish(recoverySlot: nil)
+    #expect(throws: StoreError.keyChanged) { try vault.replaceHeader(header) }
+    let now = try Vault.open(at: f.path)
+    #expect(now.header.wrappedKey != header.wrappedKey)
+    #expect(try now.sealing().publicKey == rotation.new.sealingPublicKey)
+  }
+
+  /// An undo during the rotation brings back a row already under the new key (the trash was
+  /// sealed again at `begin`): it opens after the rotation, wherever the cursor was.
+  @Test func undoDuringTheRotation() throws {
+    let (f, rotation, _) = try Self.begun(count: 4)
+    try rotation.resealSessions()
+    let restored = try #require(try f.vault.undo(nil, now: TestClock.reference + 1))
+    try rotation.finish(recoverySlot: nil)
+    let store = try f.vault.sessions(keys: rotation.new, random: f.random)
+    #expect(try store.session(restored.ids[0]).intention == "INTENTION-WORDS")
   }
 }
