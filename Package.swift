@@ -61,6 +61,8 @@ let package = Package(
       dependencies: ["JournalCore", "JournalCrypto", "JournalSystem", "CJournalSystem"],
       swiftSettings: strict
     ),
+    // Sync through PostgreSQL (issue 19): libpq loaded at run time, the server's schema.
+    .target(name: "JournalSync", swiftSettings: strict),
     // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
     // and the renderings of sessions, lists and trends.
     .target(
@@ -144,6 +146,11 @@ let package = Package(
         "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalSyncTests",
+      dependencies: ["JournalSync", "JournalTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

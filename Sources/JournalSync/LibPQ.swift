@@ -1,0 +1,94 @@
+import Glibc
+import Synchronization
+
+/// libpq, PostgreSQL's own client library, loaded at run time (`dlopen` of `libpq.so.5`) by
+/// the sync commands only: the binary does not link it, so every other command starts as
+/// fast as before and runs on a machine where it is not installed. The calls used, as C
+/// function pointers looked up once. libpq reads `~/.pgpass`, `PGPASSFILE` and service
+/// files, does TLS with the system's OpenSSL and channel binding; journal adds none of that.
+final class LibPQ: Sendable {
+  typealias Connection = OpaquePointer
+  typealias Result = OpaquePointer
+
+  let connect: @convention(c) (UnsafePointer<CChar>) -> Connection?
+  let status: @convention(c) (Connection?) -> Int32
+  let errorMessage: @convention(c) (Connection?) -> UnsafePointer<CChar>?
+  let finish: @convention(c) (Connection?) -> Void
+  let execute:
+    @convention(c) (
+      Connection?, UnsafePointer<CChar>, Int32, UnsafePointer<UInt32>?,
+      UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
+    ) -> Result?
+  let executeScript: @convention(c) (Connection?, UnsafePointer<CChar>) -> Result?
+  let resultStatus: @convention(c) (Result?) -> Int32
+  let resultErrorField: @convention(c) (Result?, Int32) -> UnsafePointer<CChar>?
+  let rowCount: @convention(c) (Result?) -> Int32
+  let fieldCount: @convention(c) (Result?) -> Int32
+  let value: @convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?
+  let length: @convention(c) (Result?, Int32, Int32) -> Int32
+  let isNull: @convention(c) (Result?, Int32, Int32) -> Int32
+  let affected: @convention(c) (Result?) -> UnsafePointer<CChar>?
+  let clear: @convention(c) (Result?) -> Void
+
+  // libpq's constants (libpq-fe.h, postgres_ext.h).
+  static let connectionOK: Int32 = 0
+  static let commandOK: Int32 = 1
+  static let tuplesOK: Int32 = 2
+  static let diagnosticSQLState = Int32(UInt8(ascii: "C"))
+  static let diagnosticMessage = Int32(UInt8(ascii: "M"))
+
+  /// The library loaded once per process, by `name` (`libpq.so.5` unless a test names
+  /// another).
+  static func load(_ name: String = "libpq.so.5") throws(SyncError) -> LibPQ {
+    let cached = loaded.withLock { $0[name] }
+    if let cached { return cached }
+    guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+      throw .clientLibraryMissing(name: name)
+    }
+    guard let library = LibPQ(handle) else {
+      dlclose(handle)
+      throw .clientLibraryMissing(name: name)
+    }
+    loaded.withLock { $0[name] = library }
+    return library
+  }
+
+  private static let loaded = Mutex<[String: LibPQ]>([:])
+
+  private init?(_ handle: UnsafeMutableRawPointer) {
+    func symbol<T>(_ name: String, as type: T.Type) -> T? {
+      dlsym(handle, name).map { unsafeBitCast($0, to: type) }
+    }
+    guard let connect = symbol("PQconnectdb", as: type(of: self.connect)),
+      let status = symbol("PQstatus", as: type(of: self.status)),
+      let errorMessage = symbol("PQerrorMessage", as: type(of: self.errorMessage)),
+      let finish = symbol("PQfinish", as: type(of: self.finish)),
+      let execute = symbol("PQexecParams", as: type(of: self.execute)),
+      let executeScript = symbol("PQexec", as: type(of: self.executeScript)),
+      let resultStatus = symbol("PQresultStatus", as: type(of: self.resultStatus)),
+      let resultErrorField = symbol("PQresultErrorField", as: type(of: self.resultErrorField)),
+      let rowCount = symbol("PQntuples", as: type(of: self.rowCount)),
+      let fieldCount = symbol("PQnfields", as: type(of: self.fieldCount)),
+      let value = symbol("PQgetvalue", as: type(of: self.value)),
+      let length = symbol("PQgetlength", as: type(of: self.length)),
+      let isNull = symbol("PQgetisnull", as: type(of: self.isNull)),
+      let affected = symbol("PQcmdTuples", as: type(of: self.affected)),
+      let clear = symbol("PQclear", as: type(of: self.clear))
+    else { return nil }
+    self.connect = connect
+    self.status = status
+    self.errorMessage = errorMessage
+    self.finish = finish
+    self.execute = execute
+    self.executeScript = executeScript
+    self.resultStatus = resultStatus
+    self.resultErrorField = resultErrorField
+    self.rowCount = rowCount
+    self.fieldCount = fieldCount
+    self.value = value
+    self.length = length
+    self.isNull = isNull
+    self.affected = affected
+    self.clear = clear
+  }
+}
