@@ -7,7 +7,7 @@ import Testing
 
 @testable import JournalStore
 
-/// A vault of every format that ever shipped (1 to 5), committed under Fixtures/ and
+/// A vault of every format that ever shipped (1 to 9), committed under Fixtures/ and
 /// opened by today's code: sessions field for field, the trash (restorable within its
 /// window, purged after it), tombstones and reminders, and the ledger (format 5) they gain.
 ///
@@ -15,7 +15,9 @@ import Testing
 /// (`DatabaseMigrator.migrate(_:upTo:)`) and writing rows as that format's code did:
 /// `JOURNAL_WRITE_FIXTURES=<dir> swift test --filter FixtureTests/writeFixtures`. Fixture 5
 /// is fixture 4 opened with its key by format 5's code (6831bed), which protected it: its
-/// rows at revision 1 and the ledger at generation 1.
+/// rows at revision 1 and the ledger at generation 1. Fixtures 6 to 9 are fixture 5 migrated
+/// up to exactly that format (migrations are never edited once shipped) with what each
+/// format adds set as its code sets it: the sealing key (7), a recovery slot (8).
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
   /// The instant the fixtures' rows were written at.
@@ -24,7 +26,13 @@ struct FixtureTests {
   static let migrations = [
     1: "v1: vault header and sessions", 2: "v2: trash for undoable deletions, tombstones",
     3: "v3: reminders", 4: "v4: list index", 5: "v5: revisions and the ledger",
+    6: "v6: sessions closed without a reflection", 7: "v7: sealed additions",
+    8: "v8: recovery slot", 9: "v9: key rotation",
   ]
+  /// The recovery code of fixtures 8 and 9, made again from its seed.
+  static func recoveryCode() throws -> RecoveryCode {
+    try RecoveryCode.generate(random: SeededRandom(seed: 8))
+  }
   static let complete = SessionID(randomBytes: [UInt8](repeating: 0x22, count: 16))
   static let waiting = SessionID(randomBytes: [UInt8](repeating: 0x33, count: 16))
   static let trashed = SessionID(randomBytes: [UInt8](repeating: 0x44, count: 16))
@@ -46,7 +54,7 @@ struct FixtureTests {
 
   /// Each format opens as today's: migrated to the current version with the list index, and
   /// both sessions read back field for field.
-  @Test(arguments: 1...5) func sessionsReadBack(format: Int) throws {
+  @Test(arguments: 1...9) func sessionsReadBack(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (version, indexes) = try DatabaseQueue(path: path).read { db in
@@ -67,7 +75,7 @@ struct FixtureTests {
   /// Each format gains the ledger at its first opening with the key: every row sealed again
   /// at revision 1 (still reading back the same), generation 1 stamped, and from then on a
   /// row deleted from the file is noticed.
-  @Test(arguments: 1...5) func protectedWhenFirstUnlocked(format: Int) throws {
+  @Test(arguments: 1...9) func protectedWhenFirstUnlocked(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (revisions, generation) = try DatabaseQueue(path: path).read { db in
@@ -96,7 +104,7 @@ struct FixtureTests {
 
   /// From format 2 on: the deletion is restorable inside its window (with its reminder, from
   /// format 3 on), the tombstone is kept, and after the window the deletion is purged.
-  @Test(arguments: 2...5) func trashAndTombstones(format: Int) throws {
+  @Test(arguments: 2...9) func trashAndTombstones(format: Int) throws {
     let (directory, _, vault, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     #expect(try vault.trashedIDs() == [Self.trashed])
@@ -114,13 +122,33 @@ struct FixtureTests {
   }
 
   /// From format 3 on: the waiting session's reminder, as it was set.
-  @Test(arguments: 3...5) func reminders(format: Int) throws {
+  @Test(arguments: 3...9) func reminders(format: Int) throws {
     let (directory, _, vault, _) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let reminders = try vault.reminders()
     #expect(reminders.map(\.id) == [Self.waiting])
     #expect(reminders.first?.due == Self.written + 3 * 3600)
     #expect(reminders.first?.repeatInterval == 86400)
+  }
+
+  /// From format 7 on: sealed capture on, with the key the data key gives; from format 8 on,
+  /// the recovery slot opens with its code; no rotation is under way.
+  @Test(arguments: 7...9) func sealingAndRecovery(format: Int) throws {
+    let (directory, _, vault, _) = try Self.open(format)
+    defer { withExtendedLifetime(directory) {} }
+    let keys = try VaultKeys.open(
+      header: vault.header, passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
+      policy: TestKDF.policy)
+    #expect(try vault.sealing().publicKey == keys.sealingPublicKey)
+    #expect(try vault.rotationKey() == nil)
+    #expect(try vault.sealedCount() == 0)
+    let slot = try vault.recoverySlot()
+    #expect((slot != nil) == (format >= 8))
+    if let slot {
+      let opened = try VaultKeys.open(
+        recoverySlot: slot, vaultID: vault.header.vaultID, code: try Self.recoveryCode())
+      #expect(opened.recordKey.isEqual(to: keys.recordKey))
+    }
   }
 
   /// The fixtures' sessions: complete, waiting for reflection, and (from format 2) deleted.
@@ -146,8 +174,9 @@ struct FixtureTests {
     }
   }()
 
-  /// Writes the four fixtures (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a normal run:
-  /// the committed files are what shipped).
+  /// Writes fixtures 1 to 4 and 6 to 9 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
+  /// normal run: the committed files are what shipped). Fixtures 6 to 9 start from the
+  /// committed fixture 5.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
   func writeFixtures() throws {
     let directory = try #require(ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"])
@@ -156,6 +185,46 @@ struct FixtureTests {
       unlink(path)
       try Self.write(format: format, to: path)
     }
+    let five = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v5.db"
+    for format in 6...9 {
+      let path = directory + "/vault-v\(format).db"
+      unlink(path)
+      try FileManager.default.copyItem(atPath: five, toPath: path)
+      try Self.migrate(path, to: format)
+    }
+  }
+
+  /// Migrates the fixture at `path` up to exactly `format`, setting what that format adds.
+  static func migrate(_ path: String, to format: Int) throws {
+    let queue = try DatabaseQueue(path: path)
+    try Vault.migrator.migrate(queue, upTo: try #require(migrations[format]))
+    let header = try queue.read { db in
+      try #require(
+        try Row.fetchOne(
+          db, sql: "SELECT vault_id, kdf_opslimit, kdf_memlimit, kdf_salt, wrapped_key FROM vault"))
+    }
+    let keys = try VaultKeys.open(
+      header: KeyHeader(
+        vaultID: Array(header[0] as Data),
+        limits: KDFLimits(
+          opsLimit: UInt64(header[1] as Int64), memLimit: UInt64(header[2] as Int64)),
+        salt: Array(header[3] as Data), wrappedKey: Array(header[4] as Data)),
+      passphrase: try SecureBytes(copying: Array(passphrase.utf8)), policy: TestKDF.policy)
+    try queue.write { db in
+      if format >= 7 {
+        try db.execute(
+          sql: "UPDATE vault SET sealing_key = ?, sealing_offered = 1",
+          arguments: [Data(keys.sealingPublicKey)])
+      }
+      if format >= 8 {
+        let slot = try keys.wrapRecovery(try recoveryCode(), random: SeededRandom(seed: 88))
+        try db.execute(sql: "UPDATE vault SET recovery_slot = ?", arguments: [Data(slot)])
+      }
+    }
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    try queue.close()
+    unlink(path + "-wal")
+    unlink(path + "-shm")
   }
 
   static func write(format: Int, to path: String) throws {
