@@ -4,9 +4,10 @@ import JournalCore
 public enum AppError: Error, Equatable, Sendable {
   /// A passphrase is needed, but there is no terminal and no file, descriptor or command.
   case noPassphraseSource
-  /// The passphrase file cannot be read.
+  /// A file holding a secret (a passphrase, a new passphrase, a recovery code) cannot be
+  /// read; the messages name the file, not what it holds, as one reader serves them all.
   case passphraseFileUnreadable(path: String, errno: Int32)
-  /// The passphrase file can be read by other users.
+  /// A file holding a secret can be read by other users.
   case passphraseFileUnsafe(path: String, mode: UInt32)
   /// The passphrase descriptor cannot be read.
   case passphraseDescriptorUnreadable(fd: Int32)

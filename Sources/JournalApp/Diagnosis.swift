@@ -404,11 +404,11 @@ public struct Diagnosis: Equatable, Sendable {
     case .passphraseFileUnreadable(let path, let code):
       return Diagnosis(
         message:
-          #"the passphrase file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
-        exitCode: .passphraseUnavailable)
+          #"the file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
+        hint: "check the path; nothing was changed", exitCode: .passphraseUnavailable)
     case .passphraseFileUnsafe(let path, let mode):
       return Diagnosis(
-        message: #"the passphrase file "\#(path)" is readable by others (mode \#(octal(mode)))"#,
+        message: #"the file "\#(path)" is readable by others (mode \#(octal(mode)))"#,
         hint: #"run "chmod 600 \#(path)""#, exitCode: .unsafeFiles)
     case .passphraseDescriptorUnreadable(let fd):
       return Diagnosis(

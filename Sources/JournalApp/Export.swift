@@ -143,29 +143,31 @@ public enum Export {
 
   /// One session with only the chosen fields, keys sorted; an empty field is null.
   static func writeChosen(_ s: Session, _ fields: Set<Field>, to json: inout JSONWriter) {
-    var values: [(String, String?)] = []
+    enum Value {
+      case text(String?), number(Int?)
+    }
+    var values: [String: Value] = [:]
     for field in fields {
       switch field {
-      case .date: values.append(("date", ISO8601.string(s.date)))
+      case .date: values["date"] = .text(ISO8601.string(s.date))
       case .treatment:
-        values.append(("treatment", s.treatment.key))
-        values.append(("treatment_name", s.treatment.customName))
-      case .dose: values.append(("dose", s.dose))
-      case .intention: values.append(("intention", s.intention))
-      case .moodBefore: values.append(("mood_before", nil))
-      case .environment: values.append(("environment", s.environment))
-      case .music: values.append(("music", s.music))
-      case .moodAfter: values.append(("mood_after", nil))
-      case .reflection: values.append(("reflection", s.reflection))
+        values["treatment"] = .text(s.treatment.key)
+        values["treatment_name"] = .text(s.treatment.customName)
+      case .dose: values["dose"] = .text(s.dose)
+      case .intention: values["intention"] = .text(s.intention)
+      case .moodBefore: values["mood_before"] = .number(s.moodBefore?.value)
+      case .environment: values["environment"] = .text(s.environment)
+      case .music: values["music"] = .text(s.music)
+      case .moodAfter: values["mood_after"] = .number(s.moodAfter?.value)
+      case .reflection: values["reflection"] = .text(s.reflection)
       }
     }
     json.beginObject()
-    for (key, text) in values.sorted(by: { $0.0 < $1.0 }) {
+    for (key, value) in values.sorted(by: { $0.key < $1.key }) {
       json.key(key)
-      switch key {
-      case "mood_before": json.value(s.moodBefore?.value)
-      case "mood_after": json.value(s.moodAfter?.value)
-      default: json.value(text)
+      switch value {
+      case .text(let text): json.value(text)
+      case .number(let number): json.value(number)
       }
     }
     json.endObject()

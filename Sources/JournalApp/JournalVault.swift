@@ -83,9 +83,6 @@ public final class JournalVault {
     }
   }
 
-  /// Whether sealed capture is on for this vault.
-  public var sealedCaptureIsOn: Bool { (try? vault.sealing().publicKey) != nil }
-
   /// Whether sealed capture is still to be offered (a vault made before it; asked once).
   public var offersSealedCapture: Bool {
     vault.readOnly == nil && (try? vault.sealing().offered) == false
@@ -189,14 +186,17 @@ public final class JournalVault {
   ///
   /// A vault that is not as journal last left it is refused (exit 12), unless `accept`,
   /// asked with what was found, trusts it as it is (`journal verify --accept`).
+  ///
+  /// `opened`: the vault file, when the caller has it open already (read without the key).
   public static func open(
-    at path: String, context: AppContext, beforeUnlock: (Vault) -> Void = { _ in },
+    at path: String, opened: Vault? = nil, context: AppContext,
+    beforeUnlock: (Vault) -> Void = { _ in },
     agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil, tries: Int = 1,
     tryAgain: () -> Void = {}, accept: ((any Error) throws -> Bool)? = nil,
     forListing: Bool = false, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
-    let vault = try Vault.open(at: path)
+    let vault = try opened ?? Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
     beforeUnlock(vault)
@@ -543,7 +543,7 @@ public final class JournalVault {
     guard let slot = try vault.recoverySlot() else { throw AppError.noRecoveryCode }
     let keys = try VaultKeys.open(
       recoverySlot: slot, vaultID: vault.header.vaultID, code: try code())
-    return try open(at: path, context: context, agentKeys: { _ in keys }) {
+    return try open(at: path, opened: vault, context: context, agentKeys: { _ in keys }) {
       throw AppError.internalError("a recovery opening asked for the passphrase")
     }
   }

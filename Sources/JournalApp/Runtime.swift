@@ -71,12 +71,32 @@ public struct Runtime {
     prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil,
     forListing: Bool = false
   ) throws -> JournalVault {
+    try openVault(prompt: prompt, accept: accept, forListing: forListing, opened: nil)
+  }
+
+  /// What the unlock agent answered when asked for a vault's keys (nil: it holds none).
+  struct AgentAnswer {
+    let keys: VaultKeys?
+  }
+
+  /// `openVault`, on the vault file when the caller has it open already (`opened`), and with
+  /// the agent's answer when the caller asked it already (`agent`), so neither is done twice.
+  func openVault(
+    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil,
+    forListing: Bool = false, opened: Vault?, agent: AgentAnswer? = nil
+  ) throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
+    var file = opened
     let journal = try JournalVault.open(
-      at: path, context: context, beforeUnlock: announce,
+      at: path, opened: opened, context: context,
+      beforeUnlock: { vault in
+        file = vault
+        announce(vault)
+      },
       agentKeys: { [context] id in
-        AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id)
+        agent.map(\.keys)
+          ?? AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id)
       },
       agentWitness: { [context] id, stamp in
         AgentClient(environment: context.environment, vaultID: id)?
@@ -86,7 +106,7 @@ public struct Runtime {
       tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept,
       forListing: forListing
     ) { [self] in
-      announceSealed(path)
+      if let file { announceSealed(file) }
       return try askPassphrase(prompt: prompt)
     }
     reportOpened(journal)
@@ -94,27 +114,24 @@ public struct Runtime {
     return journal
   }
 
-  /// Sealed capture for the vault, when nothing else would give the key without asking (no
+  /// Sealed capture for `vault`, when nothing else would give the key without asking (no
   /// agent holds it, no passphrase file, descriptor or command is set) and it is on and
-  /// pinned here; nil when the passphrase is to be asked as ever.
-  public func sealedCapture() throws -> SealedCapture? {
-    guard passphraseSource == nil || passphraseSource == .terminal else { return nil }
-    let vault = try Vault.open(at: try vaultPath())
+  /// pinned here; else nil, with what the agent answered, so that it is asked once.
+  func sealedCapture(_ vault: Vault) throws -> (capture: SealedCapture?, agent: AgentAnswer) {
     let id = vault.header.vaultID
-    if AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id) != nil {
-      return nil
-    }
-    guard let capture = try SealedCapture.ready(vault: vault, context: context) else {
-      return nil
-    }
+    let agent = AgentAnswer(
+      keys: AgentClient(environment: context.environment, vaultID: id)?.keys(vaultID: id))
+    guard agent.keys == nil, passphraseSource == nil || passphraseSource == .terminal,
+      let capture = try SealedCapture.ready(vault: vault, context: context)
+    else { return (nil, agent) }
     try vault.purgeExpired(now: context.now())
     announce(vault)
-    return capture
+    return (capture, agent)
   }
 
   /// Before the passphrase is asked: how many additions written without it wait.
-  func announceSealed(_ path: String) {
-    guard let count = try? Vault.open(at: path).sealedCount(), count > 0 else { return }
+  func announceSealed(_ vault: Vault) {
+    guard let count = try? vault.sealedCount(), count > 0 else { return }
     Report.note(
       count == 1
         ? "1 addition written without the passphrase waits; it opens with the passphrase"

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalAgent
 import JournalCrypto
+import JournalStore
 import JournalSystem
 
 /// `journal unlock`, `lock` and the lock half of `status`: the agent started, asked and
@@ -43,12 +44,12 @@ public enum UnlockAgent {
   public static func unlock(_ runtime: Runtime, idle text: String?) throws -> Times {
     let environment = runtime.context.environment
     let (idle, lifetime) = try times(idle: text, environment: environment)
-    let path = try runtime.vaultPath()
+    var file: Vault?
     let journal = try JournalVault.open(
-      at: path, context: runtime.context, tries: runtime.passphraseTries,
-      tryAgain: runtime.passphraseTryAgain
+      at: try runtime.vaultPath(), context: runtime.context, beforeUnlock: { file = $0 },
+      tries: runtime.passphraseTries, tryAgain: runtime.passphraseTryAgain
     ) {
-      runtime.announceSealed(path)
+      if let file { runtime.announceSealed(file) }
       return try runtime.askPassphrase(prompt: "Passphrase: ")
     }
     // What was written without the passphrase has just been opened: said here too.

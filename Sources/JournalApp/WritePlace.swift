@@ -12,8 +12,11 @@ enum WritePlace {
   /// Sealed capture when it applies (see `Runtime.sealedCapture`), else the vault opened with
   /// its key (the passphrase asked as ever).
   static func open(_ runtime: Runtime) throws -> WritePlace {
-    if let capture = try runtime.sealedCapture() { return .sealed(capture) }
-    return .keyed(try runtime.openVault())
+    // The file is opened, and the agent asked, once for either way.
+    let vault = try Vault.open(at: try runtime.vaultPath())
+    let (capture, agent) = try runtime.sealedCapture(vault)
+    if let capture { return .sealed(capture) }
+    return .keyed(try runtime.openVault(opened: vault, agent: agent))
   }
 
   /// The vault file, for the keyless use cases (reminders).

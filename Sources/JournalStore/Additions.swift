@@ -148,10 +148,6 @@ public struct OpenedAdditions: Sendable, Equatable {
   public var orphaned: [SessionID] = []
 
   public init() {}
-
-  public var isEmpty: Bool {
-    added.isEmpty && updated.isEmpty && damaged.isEmpty && orphaned.isEmpty
-  }
 }
 
 extension SessionStore {
