@@ -76,7 +76,7 @@ let package = Package(
       name: "JournalApp",
       dependencies: [
         "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
-        "JournalTerminal", "JournalAgent", "CJournalSystem",
+        "JournalTerminal", "JournalAgent", "JournalSync", "CJournalSystem",
       ],
       swiftSettings: strict
     ),
@@ -143,7 +143,7 @@ let package = Package(
     .testTarget(
       name: "JournalAppTests",
       dependencies: [
-        "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent",
+        "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict

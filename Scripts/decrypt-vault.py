@@ -26,6 +26,9 @@ SUMMARY_TAGS = {1: "date", 2: "treatment", 3: "treatment_name", 4: "mood_before"
 BODY_TAGS = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 # Format 7: when a session was added, and its later fields last added, without the passphrase.
 MARK_TAGS = {21: "added_sealed", 22: "later_sealed"}
+# Format 10 (sync): texts another device wrote at the same time, kept in the body.
+CONFLICT_TAGS = {23: "conflicts"}
+FIELD_NAMES = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
 TIMES = {"date", "created", "updated", "added_sealed", "later_sealed"}
 MOODS = {"mood_before", "mood_after"}
@@ -133,6 +136,8 @@ def fields(plain, tags):
                 raise ValueError("a time is 8 bytes")
             ms = struct.unpack("<q", value)[0]
             out[name] = datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
+        elif name == "conflicts":
+            out[name] = conflicts(value)
         elif name in MOODS:
             if length != 1 or not 1 <= value[0] <= 10:
                 raise ValueError("mood out of range")
@@ -140,6 +145,26 @@ def fields(plain, tags):
         else:
             out[name] = value.decode("utf-8")
         offset += 5 + length
+    return out
+
+
+def conflicts(value):
+    """Tag 23: for each, field tag (1), stamp (28: ms 8, counter 4, device 16, big-endian),
+    text length (4, little-endian), text."""
+    out, offset = [], 0
+    while offset < len(value):
+        if len(value) - offset < 33 or value[offset] not in FIELD_NAMES:
+            raise ValueError("malformed conflict")
+        ms = struct.unpack(">Q", value[offset + 1:offset + 9])[0]
+        length = struct.unpack("<I", value[offset + 29:offset + 33])[0]
+        text = value[offset + 33:offset + 33 + length]
+        if len(text) != length:
+            raise ValueError("malformed conflict")
+        out.append({"field": FIELD_NAMES[value[offset]], "text": text.decode("utf-8"),
+                    "written": datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()})
+        offset += 33 + length
+    if not out:
+        raise ValueError("malformed conflict")
     return out
 
 
@@ -216,7 +241,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 9 or alg != "argon2id13":
+    if version > 10 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -248,6 +273,8 @@ def main():
             sys.exit(f"tampered: {problem}")
     revision = "revision" if version >= 5 else "0"
     body_tags = {**BODY_TAGS, **MARK_TAGS} if version >= 7 else BODY_TAGS
+    if version >= 10:
+        body_tags = {**body_tags, **CONFLICT_TAGS}
     sessions = []
     for sid, status, summary, body, rev in db.execute(
             f"SELECT id, status, summary, body, {revision} FROM session"):

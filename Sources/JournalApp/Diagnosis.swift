@@ -4,6 +4,7 @@ import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore
+import JournalSync
 import JournalSystem
 import JournalTerminal
 
@@ -123,10 +124,61 @@ public struct Diagnosis: Equatable, Sendable {
           #""journal reflect \#($0)" still adds one; "journal reopen \#($0)" makes it wait again"#
         },
         exitCode: .notAllowed)
+    case .noConflict(let field):
+      return Diagnosis(
+        message: "\(session) has no conflict in its \(field.label)",
+        hint: id.map { #"run "journal show \#($0)" to see which fields have one"# },
+        exitCode: .notFound)
     case .notClosed:
       return Diagnosis(
         message: "\(session) is not closed",
         hint: "only a session closed without a reflection can be reopened", exitCode: .notAllowed)
+    }
+  }
+
+  static func syncTamper(_ what: SyncTamper) -> String {
+    switch what {
+    case .rolledBack(let seen, let shown):
+      "it shows \(shown) changes where this device has read \(seen)"
+    case .forked(let seq): "change \(seq) is not the one this device read"
+    case .brokenChain(let seq): "change \(seq) is missing or does not authenticate"
+    case .changedRow(let id): "session \(id) is not as its change wrote it"
+    case .droppedChange(let id): "the change to session \(id) is missing"
+    case .changedHeader: "the key header was changed"
+    case .vaultGone: "it no longer holds this journal"
+    }
+  }
+
+  static func sync(_ error: SyncError) -> Diagnosis {
+    switch error {
+    case .clientLibraryMissing:
+      return Diagnosis(
+        message: "the PostgreSQL client library (libpq5) is not installed",
+        hint: "install it (sudo apt-get install libpq5); everything else works without it",
+        exitCode: .syncUnavailable)
+    case .connection(let message):
+      return Diagnosis(
+        message: "the sync server could not be reached: " + message,
+        hint: #"nothing here was lost; run "journal sync" again later"#,
+        exitCode: .syncUnavailable)
+    case .statement(let state, let message):
+      return Diagnosis(
+        message: "the sync server refused (\(state)): " + message,
+        hint: #"nothing here was lost; run "journal sync" again later"#,
+        exitCode: .syncUnavailable)
+    case .badAddress(.unreadable):
+      return Diagnosis(
+        message: "the server address could not be read",
+        hint: #"give a URL (postgres://me@host/journal) or "service=name""#, exitCode: .usage)
+    case .badAddress(.password):
+      return Diagnosis(
+        message: "the server address holds a password; journal never keeps one",
+        hint: "put it in ~/.pgpass (chmod 600) or a file named by PGPASSFILE", exitCode: .usage)
+    case .badAddress(.weakTLS(let mode)):
+      return Diagnosis(
+        message: "sslmode=\(mode) is not enough for a server on another computer",
+        hint: "use sslmode=verify-full (TLS with the certificate checked), or leave it out",
+        exitCode: .usage)
     }
   }
 
@@ -265,6 +317,11 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "nothing was half-saved; check the disk and try again", exitCode: .ioError)
     case .tampered(let tampering):
       return tampered(tampering)
+    case .syncAlreadySetUp:
+      return Diagnosis(
+        message: "this journal syncs already",
+        hint: #"run "journal sync" to sync it, "journal sync status" to see with what"#,
+        exitCode: .notAllowed)
     case .keyChanged:
       return Diagnosis(
         message: "the journal's key was changed by another journal meanwhile",
@@ -613,6 +670,48 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           #"nothing was written; run "journal unlock" to check the journal with its passphrase"#,
         exitCode: .tampered)
+    case .syncNotSetUp:
+      return Diagnosis(
+        message: "this journal does not sync yet",
+        hint: #"run "journal sync setup URL" here, or "journal sync join URL" on a new device"#,
+        exitCode: .notAllowed)
+    case .syncServerHasOther:
+      return Diagnosis(
+        message: "the server already holds another journal for this role",
+        hint: #"join it with "journal sync join URL" on a new device, or use another role"#,
+        exitCode: .notAllowed)
+    case .syncServerEmpty:
+      return Diagnosis(
+        message: "the server holds no journal for this role",
+        hint: #"run "journal sync setup URL" on the device that has the journal first"#,
+        exitCode: .notFound)
+    case .syncServerSeveral(let count):
+      return Diagnosis(
+        message: "the server holds \(count) journals for this role",
+        hint: "give each journal a role of its own on the server", exitCode: .notAllowed)
+    case .syncServerNewer(let found, let supported):
+      return Diagnosis(
+        message: "the server's journal schema is version \(found); this journal reads \(supported)",
+        hint: "update journal on this device", exitCode: .newerFormat)
+    case .syncTampered(let what):
+      return Diagnosis(
+        message: "the sync server's copy is not as your devices left it: "
+          + Self.syncTamper(what) + "; nothing was applied",
+        hint: "the journal here is unchanged; ask whoever runs the server, or set up a new one",
+        exitCode: .tampered)
+    case .syncKeptMoving:
+      return Diagnosis(
+        message: "other devices kept syncing at the same time",
+        hint: #"nothing was lost; run "journal sync" again"#, exitCode: .syncUnavailable)
+    case .syncNewKey:
+      return Diagnosis(
+        message: "a new key cannot reach the other devices of a journal that syncs",
+        hint: #""journal passwd" without --new-key changes the passphrase everywhere"#,
+        exitCode: .notAllowed)
+    case .noConflicts(let id):
+      return Diagnosis(
+        message: #"session "\#(id)" has no conflicts to resolve"#,
+        hint: #"run "journal show \#(id)" to read it"#, exitCode: .notFound)
     case .sealingUnavailable:
       return Diagnosis(
         message: "writing without the passphrase is not available for this journal",
@@ -669,6 +768,10 @@ extension AgentError: Diagnosable {
 
 extension DraftError: Diagnosable {
   public var diagnosis: Diagnosis { .draft(self) }
+}
+
+extension SyncError: Diagnosable {
+  public var diagnosis: Diagnosis { .sync(self) }
 }
 
 extension AppError: Diagnosable {

@@ -30,6 +30,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
   /// version of one, or the whole vault older than this computer last saw. Nothing was
   /// changed.
   case tampered = 12
+  /// The sync server could not be reached, refused, or kept changing; nothing here was lost
+  /// and `journal sync` can be run again.
+  case syncUnavailable = 13
   /// Stopped by the person (Ctrl-C, Ctrl-D) before finishing; nothing further was changed.
   case cancelled = 130
 }

@@ -244,6 +244,40 @@ public final class JournalVault {
     (error as? CryptoError) == .wrongPassphrase || (error as? AppError) == .emptyPassphrase
   }
 
+  /// A new device's vault for a journal that syncs (`journal sync join`): made at `path`
+  /// with the server's key header once `passphrase` opens it (asked up to `tries` times).
+  public static func join(
+    at path: String, header: KeyHeader, context: AppContext, tries: Int,
+    tryAgain: () -> Void, passphrase: () throws -> SecureBytes
+  ) throws -> JournalVault {
+    try refuseExisting(path)
+    var attempt = 1
+    while true {
+      do {
+        let keys = try VaultKeys.open(
+          header: header, passphrase: try passphrase(), policy: context.kdfPolicy)
+        let vault = try Vault.create(at: path, header: header, sealingKey: keys.sealingPublicKey)
+        return try JournalVault(path: path, vault: vault, keys: keys, context: context)
+      } catch let error where Self.isWrongPassphrase(error) && tries > 1 {
+        guard attempt < tries else { throw AppError.wrongPassphrases(tries: tries) }
+        attempt += 1
+        tryAgain()
+      }
+    }
+  }
+
+  /// Settles the conflicts of one field of a session (`journal resolve`).
+  public func resolveConflict(
+    _ id: SessionID, field: Field, keeping choice: ConflictChoice
+  ) throws -> Session {
+    try store.update(id) { session in
+      guard !session.conflicts.isEmpty else {
+        throw AppError.noConflicts(id: id.short)
+      }
+      try session.resolve(field, keeping: choice, now: context.now())
+    }
+  }
+
   /// Checks, before any passphrase is asked, that `init` has somewhere to go.
   public static func refuseExisting(_ path: String) throws {
     try Vault.refuseExisting(at: path)
@@ -553,6 +587,9 @@ public final class JournalVault {
 
   /// Where the sessions are kept, for a use case that works on the storage seam itself.
   public var storage: any SessionStorage { store }
+
+  /// The keyed store, for sync.
+  var syncStore: SessionStore { vaultStorage.sessions }
 
   /// The vault file underneath, for the keyless use cases (reminders).
   public var file: Vault { vault }

@@ -67,6 +67,8 @@ public enum PassphraseCommands {
     throws -> JournalVault.KeyChanged
   {
     let journal = try runtime.openVault(prompt: "Current passphrase: ")
+    // The other devices hold the old key and could not follow (SECURITY.md, "Sync").
+    guard try journal.file.syncSettings() == nil else { throw AppError.syncNewKey }
     let passphrase = try readNew(runtime, newFile: newFile)
     runtime.terminal?.writeLine("Changing the key: every session is sealed again…")
     return try journal.changeKey(to: passphrase, limits: strength?.limits)

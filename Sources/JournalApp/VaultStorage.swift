@@ -21,6 +21,9 @@ final class VaultStorage: SessionStorage {
       keys: keys, random: random, accept: accept, checkWhenListing: checkWhenListing)
   }
 
+  /// The keyed store itself, for sync (which writes what it agreed in one transaction).
+  var sessions: SessionStore { store }
+
   /// The ledger's stamp as this store last checked or wrote it; nil for a vault not yet
   /// protected (one that could not be written since it gained a ledger).
   var stamp: LedgerStamp? { store.checked }

@@ -33,6 +33,21 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
     }
   }
 
+  /// The field's tag in sealed plaintexts (FieldCodec).
+  public var tag: FieldCodec.Tag {
+    switch self {
+    case .date: .date
+    case .treatment: .treatment
+    case .dose: .dose
+    case .intention: .intention
+    case .moodBefore: .moodBefore
+    case .environment: .environment
+    case .music: .music
+    case .moodAfter: .moodAfter
+    case .reflection: .reflection
+    }
+  }
+
   /// The field's name in messages.
   public var label: String {
     switch self {

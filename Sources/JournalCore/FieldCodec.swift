@@ -18,6 +18,8 @@ public enum FieldCodec {
     /// When the session was added, and when later fields were last added, without the
     /// passphrase (sealed additions, format 7): marks kept for good in the body.
     case addedSealed = 21, laterSealed = 22
+    /// Texts another device wrote at the same time, kept by sync (format 10).
+    case conflicts = 23
   }
 
   /// A plaintext that does not follow the layout. Carries nothing of its content.
@@ -37,7 +39,7 @@ public enum FieldCodec {
   /// The fields of a plaintext, by tag: slices of the bytes split. A flat table rather than
   /// a dictionary: `list` splits one summary per session.
   public struct Fields {
-    private var slots = InlineArray<23, UnsafeRawBufferPointer?>(repeating: nil)
+    private var slots = InlineArray<24, UnsafeRawBufferPointer?>(repeating: nil)
 
     public subscript(tag: Tag) -> UnsafeRawBufferPointer? {
       get { slots[Int(tag.rawValue)] }
@@ -107,6 +109,49 @@ public enum FieldCodec {
     var millis: Int64 = 0
     withUnsafeMutableBytes(of: &millis) { $0.copyMemory(from: slice) }
     return Date(timeIntervalSince1970: Double(Int64(littleEndian: millis)) / 1000)
+  }
+
+  /// The kept conflicts as one field's value: for each, the field's tag (1), the stamp (28),
+  /// the text's length (4, little-endian) and the text.
+  public static func put(_ tag: Tag, conflicts: [Conflict], into out: inout [UInt8]) {
+    var value: [UInt8] = []
+    for conflict in conflicts {
+      value.append(conflict.field.tag.rawValue)
+      value += conflict.stamp.encoded
+      withUnsafeBytes(of: UInt32(conflict.text.utf8.count).littleEndian) { value += $0 }
+      value += Array(conflict.text.utf8)
+    }
+    put(tag, bytes: value, into: &out)
+  }
+
+  /// The kept conflicts of a field written by `put(_:conflicts:into:)`: only texts, and never
+  /// an empty list.
+  public static func conflicts(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> [Conflict] {
+    guard let slice else { return [] }
+    var conflicts: [Conflict] = []
+    var offset = 0
+    while offset < slice.count {
+      guard slice.count - offset >= 1 + SyncStamp.bytes + 4,
+        let tag = Tag(rawValue: slice[offset]),
+        let field = Field.allCases.first(where: { $0.tag == tag }),
+        SyncField(field)?.keepsLoser == true,
+        let stamp = SyncStamp(slice[(offset + 1)..<(offset + 1 + SyncStamp.bytes)])
+      else { throw Malformed() }
+      offset += 1 + SyncStamp.bytes
+      let count =
+        Int(slice[offset]) | Int(slice[offset + 1]) << 8 | Int(slice[offset + 2]) << 16
+        | Int(slice[offset + 3]) << 24
+      offset += 4
+      guard slice.count - offset >= count,
+        let text = String(
+          validating: UnsafeRawBufferPointer(rebasing: slice[offset..<(offset + count)]),
+          as: UTF8.self)
+      else { throw Malformed() }
+      offset += count
+      conflicts.append(Conflict(field: field, text: text, stamp: stamp))
+    }
+    guard !conflicts.isEmpty else { throw Malformed() }
+    return conflicts
   }
 
   /// A mood field: exactly one byte, 1 to 10.

@@ -10,4 +10,6 @@ public enum LifecycleError: Error, Equatable, Sendable {
   case alreadyClosed
   /// The session is not closed, so there is nothing to reopen.
   case notClosed
+  /// `journal resolve` was asked to settle a field that holds no conflict.
+  case noConflict(field: Field)
 }

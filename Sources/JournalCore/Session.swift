@@ -3,32 +3,35 @@ import Foundation
 /// A therapeutic session as saved in the vault.
 public struct Session: Hashable, Sendable {
   public let id: SessionID
-  public private(set) var date: Date
-  public private(set) var treatment: Treatment
-  public private(set) var dose: String?
-  public private(set) var intention: String
+  public internal(set) var date: Date
+  public internal(set) var treatment: Treatment
+  public internal(set) var dose: String?
+  public internal(set) var intention: String
   /// Asked for by every form; nil only when the source of an import did not record one.
-  public private(set) var moodBefore: Mood?
-  public private(set) var environment: String?
-  public private(set) var music: String?
-  public private(set) var moodAfter: Mood?
-  public private(set) var reflection: String?
-  public let created: Date
-  public private(set) var updated: Date
-  public private(set) var status: SessionStatus
+  public internal(set) var moodBefore: Mood?
+  public internal(set) var environment: String?
+  public internal(set) var music: String?
+  public internal(set) var moodAfter: Mood?
+  public internal(set) var reflection: String?
+  public internal(set) var created: Date
+  public internal(set) var updated: Date
+  public internal(set) var status: SessionStatus
   /// When this session was added without the passphrase (sealed, opened later); nil when it
   /// was saved with the key. Kept for good: anyone who can write the vault file can seal an
   /// addition, so a person should be able to see which sessions came that way.
-  public private(set) var addedSealed: Date?
+  public internal(set) var addedSealed: Date?
   /// When later fields were last added to it without the passphrase; nil if never.
-  public private(set) var laterSealed: Date?
+  public internal(set) var laterSealed: Date?
+  /// Texts another device wrote at the same time as the ones shown, kept (sync): empty
+  /// unless the vault syncs and two devices wrote the same text field at once.
+  public internal(set) var conflicts: [Conflict]
 
   /// Rebuilds a session exactly as stored. Only the store calls this; it checks what it reads.
   public init(
     id: SessionID, date: Date, treatment: Treatment, dose: String?, intention: String,
     moodBefore: Mood?, environment: String?, music: String?, moodAfter: Mood?,
     reflection: String?, created: Date, updated: Date, status: SessionStatus,
-    addedSealed: Date? = nil, laterSealed: Date? = nil
+    addedSealed: Date? = nil, laterSealed: Date? = nil, conflicts: [Conflict] = []
   ) {
     self.id = id
     self.date = date
@@ -45,6 +48,7 @@ public struct Session: Hashable, Sendable {
     self.status = status
     self.addedSealed = addedSealed
     self.laterSealed = laterSealed
+    self.conflicts = conflicts
   }
 
   /// Marks the session as added without the passphrase at `time`.

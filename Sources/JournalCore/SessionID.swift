@@ -21,6 +21,14 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     self.init(bytes: b)
   }
 
+  /// The id whose 16 bytes are exactly these (as another device wrote it); nil for any
+  /// other length.
+  public init?(exactly bytes: some Collection<UInt8>) {
+    let bytes = Array(bytes)
+    guard bytes.count == 16 else { return nil }
+    self.init(bytes: bytes)
+  }
+
   private init(bytes: [UInt8]) {
     high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
     low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }

@@ -20,6 +20,12 @@ public final class RecordCipher {
     case body = 2
     /// An unsaved draft's fields, sealed under the draft key (not a vault column).
     case draft = 3
+    /// What this device last agreed with the sync server for a session (stamps and
+    /// fingerprints), under the record key.
+    case syncBase = 4
+    /// A session as the sync server holds it, under the sync key, its revision the server's
+    /// change number.
+    case syncRow = 5
   }
 
   public static let paddingBlock = 256

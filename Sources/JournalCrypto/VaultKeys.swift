@@ -15,6 +15,12 @@ public final class VaultKeys: Sendable {
   /// Authenticates the vault's ledger and this machine's record of it (crypto_kdf subkey 3,
   /// context "jrnl-led").
   public let ledgerKey: SecureBytes
+  /// Seals what the sync server holds and authenticates its chain of changes (crypto_kdf
+  /// subkey 5, context "jrnl-syn"): the server never has it (SECURITY.md, "Sync").
+  public let syncKey: SecureBytes
+  /// Fingerprints field values, so that sync can tell which fields changed here since the
+  /// last sync without keeping a second copy of them (crypto_kdf subkey 6, "jrnl-fpr").
+  public let fingerprintKey: SecureBytes
   /// The public half of the sealing key pair, which additions written without the
   /// passphrase are sealed to (SealedBox). Not secret: the vault stores it in the clear.
   public let sealingPublicKey: [UInt8]
@@ -28,6 +34,8 @@ public final class VaultKeys: Sendable {
     self.recordKey = try Self.subkey(of: dataKey, id: 1, context: "jrnl-rec")
     self.draftKey = try Self.subkey(of: dataKey, id: 2, context: "jrnl-drf")
     self.ledgerKey = try Self.subkey(of: dataKey, id: 3, context: "jrnl-led")
+    self.syncKey = try Self.subkey(of: dataKey, id: 5, context: "jrnl-syn")
+    self.fingerprintKey = try Self.subkey(of: dataKey, id: 6, context: "jrnl-fpr")
     let seed = try Self.subkey(of: dataKey, id: 4, context: "jrnl-sea")
     let secret = try SecureBytes(count: Int(crypto_box_SECRETKEYBYTES))
     var publicKey = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))

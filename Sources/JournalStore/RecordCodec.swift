@@ -17,6 +17,7 @@ public enum RecordCodec {
   ])
   static let bodyTags = Tags([
     .dose, .intention, .environment, .music, .reflection, .addedSealed, .laterSealed,
+    .conflicts,
   ])
 
   public static func encodeSummary(_ s: Session) -> [UInt8] {
@@ -42,6 +43,7 @@ public enum RecordCodec {
     if let text = s.reflection { put(.reflection, text: text, into: &out) }
     if let time = s.addedSealed { put(.addedSealed, time: time, into: &out) }
     if let time = s.laterSealed { put(.laterSealed, time: time, into: &out) }
+    if !s.conflicts.isEmpty { FieldCodec.put(.conflicts, conflicts: s.conflicts, into: &out) }
     return out
   }
 
@@ -107,6 +109,8 @@ public enum RecordCodec {
     public var dose, intention, environment, music, reflection: String?
     /// The marks of what was added without the passphrase (format 7).
     public var addedSealed, laterSealed: Date?
+    /// Texts kept from another device's write at the same time (format 10).
+    public var conflicts: [Conflict] = []
   }
 
   public static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
@@ -118,7 +122,8 @@ public enum RecordCodec {
       dose: try text(fields[.dose]), intention: try text(fields[.intention]),
       environment: try text(fields[.environment]), music: try text(fields[.music]),
       reflection: try text(fields[.reflection]), addedSealed: try time(fields[.addedSealed]),
-      laterSealed: try time(fields[.laterSealed]))
+      laterSealed: try time(fields[.laterSealed]),
+      conflicts: try FieldCodec.conflicts(fields[.conflicts]))
     guard body.intention != nil else { throw Malformed() }
     return body
   }
@@ -170,7 +175,7 @@ public enum RecordCodec {
       intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
       music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
       created: summary.created, updated: summary.updated, status: summary.status,
-      addedSealed: body.addedSealed, laterSealed: body.laterSealed)
+      addedSealed: body.addedSealed, laterSealed: body.laterSealed, conflicts: body.conflicts)
   }
 
   /// Later fields as one plaintext, with the time they were written.

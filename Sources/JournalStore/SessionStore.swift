@@ -9,7 +9,9 @@ import Synchronization
 /// The sessions of an unlocked vault.
 public final class SessionStore {
   let vault: Vault
-  private let cipher: RecordCipher
+  let cipher: RecordCipher
+  /// Fingerprints field values for sync (SyncRows).
+  let fingerprintKey: SecureBytes
   private let ledger: Ledger
   /// Whether the ledger is still to be checked, by the first `summaries` (a store opened for
   /// `list`).
@@ -22,9 +24,10 @@ public final class SessionStore {
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
 
-  init(vault: Vault, cipher: RecordCipher, ledger: Ledger) {
+  init(vault: Vault, cipher: RecordCipher, ledger: Ledger, fingerprintKey: SecureBytes) {
     self.vault = vault
     self.cipher = cipher
+    self.fingerprintKey = fingerprintKey
     self.ledger = ledger
   }
 
@@ -147,6 +150,25 @@ public final class SessionStore {
     try Self.clearReminderIfComplete(session, db)
   }
 
+  /// Replaces a trashed session's columns one revision on (a change from another device
+  /// while its undo window is open); its new revision.
+  func putTrashed(_ session: Session, _ db: Database) throws -> Int64 {
+    let current = try Int64.fetchOne(
+      db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL",
+      arguments: [session.id.hex])
+    let revision = UInt64(max(current ?? 0, 0)) + 1
+    let row = try seal(session, revision: revision)
+    try db.execute(
+      sql: """
+        UPDATE trash SET status = ?, summary = ?, body = ?, revision = ?
+        WHERE id = ? AND outcome IS NULL
+        """,
+      arguments: [
+        session.status.stored.rawValue, row.summary, row.body, Int64(revision), session.id.hex,
+      ])
+    return Int64(revision)
+  }
+
   /// The revision of the session's row; nil when there is no such row.
   static func revision(of id: SessionID, _ db: Database) throws -> Int64? {
     try Int64.fetchOne(
@@ -190,7 +212,7 @@ public final class SessionStore {
 
   /// A store opened for listing checks the ledger in its first `summaries`; anything else
   /// asked of it first checks it the ordinary way.
-  private func checkIfListingDidNot() throws {
+  func checkIfListingDidNot() throws {
     guard checkWhenListing else { return }
     checkWhenListing = false
     try checkLedger()
@@ -790,10 +812,13 @@ public final class SessionStore {
     return summary
   }
 
-  func fetch(_ id: SessionID, _ db: Database) throws -> Session {
+  func fetch(_ id: SessionID, _ db: Database, trashed: Bool = false) throws -> Session {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
+        db,
+        sql: trashed
+          ? "SELECT id, status, summary, body, revision FROM trash WHERE id = ? AND outcome IS NULL"
+          : "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
         arguments: [id.hex])
     else { throw StoreError.noMatch(prefix: id.short) }
     let revision = UInt64(max((try? row.decode(Int64.self, atIndex: 4)) ?? 0, 0))

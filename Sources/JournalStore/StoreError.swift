@@ -32,6 +32,8 @@ public enum StoreError: Error, Equatable, Sendable {
   /// The vault's key (or its passphrase, or the key additions are sealed to) was changed by
   /// another journal since this one opened it; nothing was changed.
   case keyChanged
+  /// `journal sync setup` or `join` on a vault that syncs already.
+  case syncAlreadySetUp
   /// The vault is not as journal last left it (see `Tampering`); nothing was changed.
   case tampered(Tampering)
 }

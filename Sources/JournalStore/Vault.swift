@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 9
+  public static let formatVersion = 10
 
   public let path: String
   let database: DatabaseQueue
@@ -238,7 +238,8 @@ public final class Vault {
     precondition(keys.vaultID == header.vaultID, "keys of another vault")
     let store = SessionStore(
       vault: self, cipher: try RecordCipher(keys: keys, random: random),
-      ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey))
+      ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey),
+      fingerprintKey: keys.fingerprintKey)
     if checkWhenListing && accept == nil {
       store.checkWhenListing = true
     } else {
@@ -471,6 +472,35 @@ public final class Vault {
           ALTER TABLE vault ADD COLUMN rotation_cursor TEXT
             CHECK ((rotation_cursor IS NULL) = (rotation_key IS NULL));
           UPDATE vault SET format_version = 9;
+          """)
+    }
+    migrator.registerMigration("v10: sync") { db in
+      // Sync through PostgreSQL (SECURITY.md, "Sync"): what this device knows of its server
+      // (nothing secret: the address without a password, its own random id, how far it has
+      // read the server's chain), and for each session what was last agreed with it (the
+      // revision and, sealed, each field's stamp and fingerprint). A session's body may now
+      // hold kept conflicts (tag 23).
+      try db.execute(
+        sql: """
+          CREATE TABLE sync (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            server TEXT NOT NULL,
+            device BLOB NOT NULL CHECK (length(device) = 16),
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            head BLOB CHECK (head IS NULL OR length(head) = 32),
+            header_hash BLOB CHECK (header_hash IS NULL OR length(header_hash) = 32),
+            clock_time INTEGER NOT NULL CHECK (clock_time >= 0),
+            clock_counter INTEGER NOT NULL CHECK (clock_counter >= 0),
+            last_sync INTEGER,
+            background INTEGER NOT NULL CHECK (background IN (0, 1))
+          );
+          CREATE TABLE sync_row (
+            id TEXT NOT NULL PRIMARY KEY
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+            revision INTEGER NOT NULL,
+            base BLOB NOT NULL
+          );
+          UPDATE vault SET format_version = 10;
           """)
     }
     return migrator

@@ -1,3 +1,5 @@
+import Glibc
+
 /// One connection to the sync server through libpq: statements with binary parameters and
 /// binary results (bytea as its bytes, bigint as 8 bytes big-endian), so that ciphertext is
 /// never escaped or quoted into SQL text. Closed when it goes.
@@ -11,6 +13,8 @@ public final class PostgresConnection {
   public init(_ conninfo: String, library name: String = "libpq.so.5") throws(SyncError) {
     let library = try LibPQ.load(name)
     self.library = library
+    // A server that does not answer is given up on after 10 s, unless the person chose.
+    setenv("PGCONNECT_TIMEOUT", "10", 0)
     guard let connection = conninfo.withCString({ library.connect($0) }) else {
       throw .connection(message: "out of memory")
     }

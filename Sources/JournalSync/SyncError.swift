@@ -7,4 +7,17 @@ public enum SyncError: Error, Equatable, Sendable {
   case connection(message: String)
   /// A statement failed on the server: its SQLSTATE and libpq's first line.
   case statement(sqlState: String, message: String)
+  /// The server's address was not accepted (before anything connected).
+  case badAddress(reason: AddressProblem)
+
+  /// Why an address was not accepted.
+  public enum AddressProblem: Equatable, Sendable {
+    /// It is neither a postgres:// URL nor keyword=value pairs.
+    case unreadable
+    /// It holds a password.
+    case password
+    /// The server is not on this computer and the address asks for less than a checked
+    /// certificate (sslmode other than verify-full).
+    case weakTLS(mode: String)
+  }
 }

@@ -119,3 +119,30 @@ public enum FileSafety {
     guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .io(path: path, errno: errno) }
   }
 }
+
+extension FileSafety {
+  /// Takes an exclusive lock (flock) on the private file `path`, made 0600 when missing and
+  /// never through a symbolic link, waiting while another process holds it; the descriptor
+  /// to close when done (the kernel also lets go when the process ends).
+  public static func exclusiveLock(_ path: String) throws(SystemError) -> Int32 {
+    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      if errno == ELOOP { throw .symlink(path: path) }
+      throw .io(path: path, errno: errno)
+    }
+    do {
+      try privateFile(path)
+    } catch {
+      close(fd)
+      throw error
+    }
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        let code = errno
+        close(fd)
+        throw .io(path: path, errno: code)
+      }
+    }
+    return fd
+  }
+}

@@ -132,6 +132,19 @@ public struct Render: Sendable {
         wrap(
           "Created \(format.dateTime(s.created))\(dot)updated \(format.dateTime(s.updated))",
           indent: ""))
+    if !s.conflicts.isEmpty {
+      // Two devices wrote the same text at once: the other one is kept, never dropped.
+      out += "\n\n" + heading("Also written on another device at the same time")
+      for conflict in s.conflicts {
+        out += block(
+          "\(conflict.field.label.prefix(1).uppercased())\(conflict.field.label.dropFirst())",
+          conflict.text)
+        out += dim(wrap("written \(format.dateTime(conflict.written))", indent: "  ")) + "\n"
+      }
+      out += wrap(
+        "Keep one or both: journal resolve \(shownID) <field> --keep shown|kept|both",
+        indent: "")
+    }
     // Anyone who can write the vault file can seal an addition: what came that way says so.
     if let added = s.addedSealed {
       out += "\n" + wrap("Added without the passphrase on \(format.dateTime(added))", indent: "")

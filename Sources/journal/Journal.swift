@@ -17,7 +17,7 @@ struct Journal: ParsableCommand {
       Delete.self, Undo.self,
       Remind.self, Reminders.self, Drafts.self, Export.self, Import.self, Backup.self, Verify.self,
       Trends.self, Unlock.self, Lock.self, Status.self, AgentServe.self, Passwd.self,
-      Capture.self, RecoveryCode.self, Share.self,
+      Capture.self, RecoveryCode.self, Share.self, Sync.self, Resolve.self,
     ]
   )
 }

@@ -5,6 +5,7 @@ import JournalCore
 import JournalCrypto
 import JournalDrafts
 import JournalStore
+import JournalSync
 import JournalSystem
 import JournalTerminal
 import Testing
@@ -26,6 +27,7 @@ struct DiagnosisTests {
     ValidationError.controlCharacters(field: .intention),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
     LifecycleError.alreadyClosed, LifecycleError.notClosed,
+    LifecycleError.noConflict(field: .reflection),
     CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
     CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
     CryptoError.wrongPassphrase, CryptoError.wrongRecoveryCode, CryptoError.vaultMismatch,
@@ -38,7 +40,7 @@ struct DiagnosisTests {
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
     StoreError.database(code: 14, message: "unable to open"), StoreError.busy,
-    StoreError.diskFull(path: "/v"), StoreError.keyChanged,
+    StoreError.diskFull(path: "/v"), StoreError.keyChanged, StoreError.syncAlreadySetUp,
     StoreError.readOnly(path: "/v", reason: .fileSystem),
     StoreError.readOnly(path: "/v", reason: .file),
     StoreError.readOnly(path: "/v", reason: .directory(path: "/d")),
@@ -86,6 +88,18 @@ struct DiagnosisTests {
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
     AppError.internalError("test"), AppError.wrongPassphrases(tries: 3),
+    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty,
+    AppError.syncServerSeveral(count: 2), AppError.syncServerNewer(found: 2, supported: 1),
+    AppError.syncTampered(.rolledBack(seen: 9, shown: 7)), AppError.syncTampered(.forked(seq: 3)),
+    AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
+    AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
+    AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
+    AppError.noConflicts(id: "3f2a"),
+    SyncError.clientLibraryMissing(name: "libpq.so.5"),
+    SyncError.connection(message: "connection to server at \"db\" failed: timeout expired"),
+    SyncError.statement(sqlState: "42501", message: "permission denied for table journal_row"),
+    SyncError.badAddress(reason: .unreadable), SyncError.badAddress(reason: .password),
+    SyncError.badAddress(reason: .weakTLS(mode: "require")),
     AppError.notSavedDraftKept(
       cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention"),
   ]
@@ -121,14 +135,15 @@ struct DiagnosisTests {
       names[type, default: []].insert(label)
     }
     #expect(names["ValidationError"]?.count == 12)
-    #expect(names["LifecycleError"]?.count == 5)
+    #expect(names["LifecycleError"]?.count == 6)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 15)
+    #expect(names["StoreError"]?.count == 16)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 50)
+    #expect(names["AppError"]?.count == 59)
+    #expect(names["SyncError"]?.count == 4)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -168,6 +183,7 @@ struct DiagnosisTests {
     case let error as TerminalError: expected(error)
     case let error as AgentError: expected(error)
     case let error as AppError: expected(error)
+    case let error as SyncError: expected(error)
     default: .internalError
     }
   }
@@ -184,6 +200,7 @@ struct DiagnosisTests {
   static func expected(_ error: LifecycleError) -> ExitCode {
     switch error {
     case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed: .notAllowed
+    case .noConflict: .notFound
     }
   }
 
@@ -199,7 +216,7 @@ struct DiagnosisTests {
   static func expected(_ error: StoreError) -> ExitCode {
     switch error {
     case .vaultMissing: .noVault
-    case .vaultExists, .keyChanged: .notAllowed
+    case .vaultExists, .keyChanged, .syncAlreadySetUp: .notAllowed
     case .notAVault, .damagedRecord, .damagedReminder: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
@@ -267,6 +284,18 @@ struct DiagnosisTests {
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _): cause.exitCode
+    case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
+    case .syncServerEmpty, .noConflicts: .notFound
+    case .syncServerNewer: .newerFormat
+    case .syncTampered: .tampered
+    case .syncKeptMoving: .syncUnavailable
+    }
+  }
+
+  static func expected(_ error: SyncError) -> ExitCode {
+    switch error {
+    case .clientLibraryMissing, .connection, .statement: .syncUnavailable
+    case .badAddress: .usage
     }
   }
 

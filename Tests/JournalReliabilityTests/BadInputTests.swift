@@ -142,7 +142,7 @@ import Testing
     try f.tamper("UPDATE vault SET format_version = 99")
     let newerVault = f.run("list")
     #expect(isCleanFailure(newerVault, [10]), "\(newerVault)")
-    #expect(newerVault.stderr.contains("99") && newerVault.stderr.contains("9"))
+    #expect(newerVault.stderr.contains("99") && newerVault.stderr.contains("10"))
     let total = Self.cases.count + 4 + 1
     let cleanTotal = clean + invalid + (isCleanFailure(newerVault, [10]) ? 1 : 0)
     Torture.report("bad input", ["cases": total, "clean one-line errors": cleanTotal])

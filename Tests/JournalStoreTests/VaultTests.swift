@@ -135,8 +135,8 @@ struct VaultTests {
   @Test func newerFormat() throws {
     let f = try StoreFixture()
     let queue = try DatabaseQueue(path: f.path)
-    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 10") }
-    #expect(throws: StoreError.newerFormat(found: 10, supported: 9)) { try Vault.open(at: f.path) }
+    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 11") }
+    #expect(throws: StoreError.newerFormat(found: 11, supported: 10)) { try Vault.open(at: f.path) }
   }
 
   /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only

@@ -1,0 +1,59 @@
+import JournalCore
+import JournalStore
+import JournalSync
+
+/// The sync commands as a person starts them (`journal sync …`): each opens what it needs
+/// and calls `JournalSync`. Only these load libpq.
+public enum SyncCommands {
+  /// `journal sync setup URL`: this vault becomes the first on the server.
+  public static func setup(_ runtime: Runtime, address text: String) throws -> SyncReport {
+    let address = try JournalSync.address(text, context: runtime.context)
+    let journal = try runtime.openVault()
+    guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
+    let transport = try JournalSync.connect(address, library: library(runtime))
+    return try JournalSync.setup(journal, address: address, transport: transport)
+  }
+
+  /// `journal sync join URL`: a new vault here, from the server, opened with the journal's
+  /// passphrase.
+  public static func join(_ runtime: Runtime, address text: String) throws -> SyncReport {
+    let address = try JournalSync.address(text, context: runtime.context)
+    let path = try runtime.vaultPath()
+    try JournalVault.refuseExisting(path)
+    let transport = try JournalSync.connect(address, library: library(runtime))
+    let header = try JournalSync.serverHeader(transport)
+    runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+    let journal = try JournalVault.join(
+      at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
+      tryAgain: runtime.passphraseTryAgain
+    ) { try runtime.askPassphrase(prompt: "The journal's passphrase: ") }
+    return try JournalSync.join(journal, address: address, transport: transport)
+  }
+
+  /// `journal sync`: push and pull now.
+  public static func sync(_ runtime: Runtime) throws -> SyncReport {
+    let journal = try runtime.openVault()
+    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    let address = try JournalSync.address(settings.server, context: runtime.context)
+    let transport = try JournalSync.connect(address, library: library(runtime))
+    return try JournalSync(journal: journal, transport: transport).sync()
+  }
+
+  /// `journal sync status`, without the passphrase.
+  public static func status(_ runtime: Runtime) throws -> SyncStatus {
+    let vault = try runtime.openLocked()
+    guard let status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
+    return status
+  }
+
+  /// The schema, for a hosting admin (`journal sync setup --print-schema`).
+  public static var schemaSQL: String { SyncSchema.sql }
+
+  /// libpq's name; a debug build lets a test name one that is not there.
+  static func library(_ runtime: Runtime) -> String {
+    #if DEBUG
+      if let name = runtime.context.environment["JOURNAL_DEBUG_LIBPQ"] { return name }
+    #endif
+    return "libpq.so.5"
+  }
+}

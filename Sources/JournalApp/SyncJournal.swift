@@ -1,0 +1,422 @@
+import Foundation
+import Glibc
+import JournalCore
+import JournalCrypto
+import JournalStore
+import JournalSync
+import JournalSystem
+
+/// What one sync did, for the person.
+public struct SyncReport: Sendable, Equatable {
+  /// Sessions sent to the server, and deletions.
+  public var sent = 0
+  public var removalsSent = 0
+  /// Sessions changed here by other devices, and deleted here because another deleted them.
+  public var received = 0
+  public var removedHere = 0
+  /// Sessions that now hold a text kept from a write at the same time.
+  public var conflicted: [SessionID] = []
+  /// Whether the passphrase changed on another device (needed at the next unlock here).
+  public var passphraseChanged = false
+  /// Whether this device's new passphrase was sent.
+  public var passphraseSent = false
+}
+
+/// What `journal sync status` shows; read without the key.
+public struct SyncStatus: Sendable, Equatable {
+  public let server: String
+  public let lastSync: Date?
+  public let pendingSessions: Int
+  public let pendingRemovals: Int
+  public let seq: Int64
+  public let background: Bool
+}
+
+/// Sync through PostgreSQL (issue 19; SECURITY.md, "Sync"): setup, join, and one sync, over
+/// the storage seam's keyed store and a `SyncTransport`.
+///
+/// One sync: pull what the server has past where this device stopped, check it against the
+/// chain of changes, merge it field by field into the sessions here and write that in one
+/// transaction; then push what changed here as one new link, if no other device pushed
+/// meanwhile (else pull again). A sync cut anywhere loses nothing: the server takes a push
+/// whole or not at all, this device writes what it agreed whole or not at all, and a push
+/// the server took but this device did not record comes back in the next pull as its own.
+public final class JournalSync {
+  private let journal: JournalVault
+  private let transport: any SyncTransport
+  private let context: AppContext
+  private let keys: VaultKeys
+  private let store: SessionStore
+
+  /// How often a sync pulls again when other devices push in between.
+  static let attempts = 5
+
+  public init(journal: JournalVault, transport: any SyncTransport) {
+    self.journal = journal
+    self.transport = transport
+    self.context = journal.context
+    self.keys = journal.unlockedKeys
+    self.store = journal.syncStore
+  }
+
+  // MARK: - Connecting
+
+  /// Connects to the server at `address` (checked first) through libpq.
+  public static func connect(
+    _ address: ServerAddress, library: String = "libpq.so.5"
+  ) throws -> any SyncTransport {
+    try PostgresTransport(address.conninfo, library: library)
+  }
+
+  /// The address as given, checked.
+  public static func address(_ text: String, context: AppContext) throws -> ServerAddress {
+    try ServerAddress(text, environment: context.environment)
+  }
+
+  // MARK: - Setup and join
+
+  /// Makes this vault the first on the server (creating the schema if the role may), and
+  /// sends every session.
+  public static func setup(
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+  ) throws -> SyncReport {
+    guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
+    try prepareSchema(transport)
+    let vaultID = journal.unlockedKeys.vaultID
+    let held = try transport.vaults()
+    if held.contains(where: { $0 != vaultID }) { throw AppError.syncServerHasOther }
+    _ = try transport.addVault(vaultID, header: ServerHeader.encode(journal.file.header))
+    let settings = SyncSettings(
+      server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
+    try journal.syncStore.beginSync(settings)
+    return try JournalSync(journal: journal, transport: transport).sync()
+  }
+
+  static func prepareSchema(_ transport: any SyncTransport) throws {
+    switch try transport.schemaVersion() {
+    case nil: try transport.createSchema()
+    case let version? where version > SyncSchema.version:
+      throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
+    default: break
+    }
+  }
+
+  /// The key header of the one journal this role holds on the server (for `join`).
+  public static func serverHeader(_ transport: any SyncTransport) throws -> KeyHeader {
+    if let version = try transport.schemaVersion(), version > SyncSchema.version {
+      throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
+    }
+    let vaults = try transport.schemaVersion() == nil ? [] : try transport.vaults()
+    guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
+    guard let vaultID = vaults.first,
+      let state = try transport.pull(vaultID, links: .max, rowsAfter: .max, rows: { _ in })
+    else { throw AppError.syncServerEmpty }
+    guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
+      throw AppError.syncTampered(.changedHeader)
+    }
+    return header
+  }
+
+  /// A new device: with the vault just made from the server's header, fetches everything.
+  public static func join(
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+  ) throws -> SyncReport {
+    var settings = SyncSettings(
+      server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
+    settings.headerHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
+    try journal.syncStore.beginSync(settings)
+    return try JournalSync(journal: journal, transport: transport).sync()
+  }
+
+  /// What `sync status` shows, without the key; nil when the vault does not sync.
+  public static func status(_ vault: Vault) throws -> SyncStatus? {
+    guard let settings = try vault.syncSettings() else { return nil }
+    let pending = try vault.syncPending()
+    return SyncStatus(
+      server: settings.server, lastSync: settings.lastSync, pendingSessions: pending.sessions,
+      pendingRemovals: pending.removals, seq: settings.seq, background: settings.background)
+  }
+
+  // MARK: - One sync
+
+  /// Pulls, merges, pushes; what it did.
+  public func sync() throws -> SyncReport {
+    // One sync of a vault at a time on this computer; a second waits for the first.
+    let lock = try FileSafety.exclusiveLock(journal.path + ".sync-lock")
+    defer { close(lock) }
+    var report = SyncReport()
+    for _ in 0..<Self.attempts {
+      guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+      let pulled = try pull(settings, into: &report)
+      if try push(pulled, into: &report) { return report }
+    }
+    throw AppError.syncKeptMoving
+  }
+
+  /// Where a pull left this device: the settings it wrote, and the server's counter.
+  private struct Pulled {
+    var settings: SyncSettings
+    var counter: Int64
+  }
+
+  // MARK: Pull
+
+  private func pull(_ start: SyncSettings, into report: inout SyncReport) throws -> Pulled {
+    let vaultID = keys.vaultID
+    var sealedRows: [ServerRow] = []
+    guard
+      let state = try transport.pull(
+        vaultID, links: max(start.seq, 1), rowsAfter: start.seq, rows: { sealedRows += $0 })
+    else { throw AppError.syncTampered(.vaultGone) }
+    let verified = try verify(state, rows: sealedRows, from: start)
+    var settings = start
+    settings.seq = state.counter
+    settings.head = verified.head ?? start.head
+    var clock = settings.clock
+    for version in verified.versions.values {
+      for stamp in version.stamps.values { clock.witness(stamp) }
+      for conflict in version.session.conflicts { clock.witness(conflict.stamp) }
+    }
+    // The key header: another device's new passphrase is taken, unless this device changed
+    // its own since the last sync (then this one is sent, and the later push wins).
+    var newHeader: KeyHeader?
+    if let hash = verified.header, hash != start.headerHash {
+      let localHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
+      if localHash == start.headerHash || start.headerHash == nil {
+        guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
+          throw AppError.syncTampered(.changedHeader)
+        }
+        if localHash != hash { newHeader = header }
+        settings.headerHash = hash
+      }
+    }
+    guard state.counter != start.seq || newHeader != nil else {
+      return Pulled(settings: start, counter: state.counter)
+    }
+    let ids = Array(verified.latest.keys)
+    let (local, tombstoned) = try store.syncLocal(ids)
+    var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
+    for id in ids.sorted() {
+      switch verified.latest[id] {
+      case .remove?:
+        // Deleted on another device after its undo window: gone here too, for good.
+        if local[id] != nil { report.removedHere += 1 }
+        commit.removed.append(id)
+      case .put?:
+        // A session deleted here for good stays deleted: the deletion is sent next.
+        guard let incoming = verified.versions[id], !tombstoned.contains(id) else { continue }
+        let base = try record(incoming)
+        guard let mine = local[id] else {
+          commit.agreed.append(
+            .init(id: id, session: incoming.session, base: base, clean: true, readAt: nil))
+          report.received += 1
+          continue
+        }
+        // Fields unchanged here since the last agreement simply take the server's value.
+        let merged = SyncMerge.merge(
+          local: try version(of: mine, clock: &clock), base: mine.base?.base, incoming: incoming)
+        let clean = try record(merged) == base
+        let changed = merged.session != mine.session
+        if changed { report.received += 1 }
+        if Set(merged.session.conflicts) != Set(mine.session.conflicts),
+          !merged.session.conflicts.isEmpty
+        {
+          report.conflicted.append(id)
+        }
+        commit.agreed.append(
+          .init(
+            id: id, session: changed ? merged.session : nil, base: base, clean: clean,
+            readAt: mine.revision))
+      case nil: continue
+      }
+    }
+    commit.settings.clock = clock
+    guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
+    if let newHeader {
+      try journal.file.replaceHeader(newHeader)
+      report.passphraseChanged = true
+    }
+    return Pulled(settings: commit.settings, counter: state.counter)
+  }
+
+  /// What a pull was checked to hold.
+  private struct Verified {
+    /// The tag of the last link read (nil when there was none to read).
+    var head: [UInt8]?
+    /// The hash of the key header the last link that set one wrote.
+    var header: [UInt8]?
+    /// For every session a new link touched, what the last of them did.
+    var latest: [SessionID: LatestItem] = [:]
+    var versions: [SessionID: SyncMerge.Version] = [:]
+  }
+
+  private enum LatestItem: Equatable {
+    case put(seq: Int64, hash: [UInt8])
+    case remove
+  }
+
+  /// Checks the links past `start` against the chain this device holds, and each row against
+  /// the link that wrote it; opens the rows. Throws `syncTampered` at the first thing wrong.
+  private func verify(
+    _ state: ServerState, rows: [ServerRow], from start: SyncSettings
+  ) throws -> Verified {
+    guard state.counter >= start.seq else {
+      throw AppError.syncTampered(.rolledBack(seen: start.seq, shown: state.counter))
+    }
+    var links = state.links[...]
+    var head = start.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes)
+    if start.seq > 0 {
+      // The link this device last read must still be there, as it was.
+      guard let first = links.first, first.seq == start.seq, let known = start.head,
+        KeyedHash.same(first.tag, known)
+      else { throw AppError.syncTampered(.forked(seq: start.seq)) }
+      links = links.dropFirst()
+    }
+    var verified = Verified()
+    var expected = start.seq + 1
+    for link in links {
+      guard link.seq == expected, let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
+        parsed.device == link.device, KeyedHash.same(parsed.previous, head),
+        KeyedHash.same(
+          try SyncLink.tag(link.entry, vaultID: keys.vaultID, key: keys.syncKey), link.tag)
+      else { throw AppError.syncTampered(.brokenChain(seq: expected)) }
+      head = link.tag
+      verified.head = link.tag
+      if let header = parsed.header { verified.header = header }
+      for item in parsed.items {
+        switch item {
+        case .put(let id, let hash): verified.latest[id] = .put(seq: link.seq, hash: hash)
+        case .remove(let id): verified.latest[id] = .remove
+        }
+      }
+      expected += 1
+    }
+    guard expected == state.counter + 1 else {
+      throw AppError.syncTampered(.brokenChain(seq: expected))
+    }
+    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
+    for row in rows {
+      guard let id = SessionID(exactly: row.id) else {
+        throw AppError.syncTampered(.changedRow(id: "?"))
+      }
+      guard case .put(let seq, let hash)? = verified.latest[id], seq == row.seq,
+        KeyedHash.same(SyncLink.hash(row.body), hash)
+      else { throw AppError.syncTampered(.changedRow(id: id.short)) }
+      do {
+        verified.versions[id] = try cipher.open(
+          row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+        ) { plain in try SyncRowCodec.decode(plain, id: id) }
+      } catch {
+        throw AppError.syncTampered(.changedRow(id: id.short))
+      }
+    }
+    for (id, item) in verified.latest {
+      if case .put = item, verified.versions[id] == nil {
+        throw AppError.syncTampered(.droppedChange(id: id.short))
+      }
+    }
+    if let header = verified.header, !KeyedHash.same(SyncLink.hash(state.header), header) {
+      throw AppError.syncTampered(.changedHeader)
+    }
+    return verified
+  }
+
+  // MARK: Push
+
+  /// Pushes what changed here; false when another device pushed first (pull again).
+  private func push(_ pulled: Pulled, into report: inout SyncReport) throws -> Bool {
+    var settings = pulled.settings
+    let outbox = try store.syncOutbox()
+    let headerBytes = ServerHeader.encode(journal.file.header)
+    let headerHash = SyncLink.hash(headerBytes)
+    let headerChanged = headerHash != settings.headerHash
+    guard !outbox.changed.isEmpty || !outbox.removed.isEmpty || headerChanged else {
+      settings.lastSync = context.now()
+      var commit = SessionStore.SyncCommit(settings: settings, startedAt: settings.seq)
+      commit.settings = settings
+      _ = try store.commitSync(commit)
+      return true
+    }
+    let seq = pulled.counter + 1
+    var clock = settings.clock
+    let (local, _) = try store.syncLocal(outbox.changed)
+    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
+    var rows: [ServerRow] = []
+    var items: [SyncLink.Item] = []
+    var commit = SessionStore.SyncCommit(settings: settings, startedAt: settings.seq)
+    for id in outbox.changed.sorted() {
+      guard let mine = local[id], !mine.trashed else { continue }
+      let version = try version(of: mine, clock: &clock)
+      var plain = SyncRowCodec.encode(version)
+      defer { wipe(&plain) }
+      let body = try cipher.seal(plain, id: id.bytes, column: .syncRow, revision: UInt64(seq))
+      rows.append(ServerRow(id: id.bytes, seq: seq, body: body))
+      items.append(.put(id, hash: SyncLink.hash(body)))
+      commit.agreed.append(
+        .init(id: id, session: nil, base: try record(version), clean: true, readAt: mine.revision))
+    }
+    for id in outbox.removed.sorted() {
+      items.append(.remove(id))
+      commit.forgotten.append(id)
+    }
+    let link = SyncLink(
+      seq: seq, device: settings.device,
+      previous: settings.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes),
+      header: headerChanged ? headerHash : nil, items: items)
+    let entry = link.entry
+    let tag = try SyncLink.tag(entry, vaultID: keys.vaultID, key: keys.syncKey)
+    let change = ServerChange(
+      link: ServerLink(seq: seq, device: settings.device, entry: entry, tag: tag), rows: rows,
+      removed: outbox.removed.map(\.bytes), header: headerChanged ? headerBytes : nil)
+    CrashPoint.reached("sync-before-push", environment: context.environment)
+    guard try transport.push(keys.vaultID, expecting: pulled.counter, change) else {
+      return false
+    }
+    CrashPoint.reached("sync-after-push", environment: context.environment)
+    settings.seq = seq
+    settings.head = tag
+    settings.headerHash = headerHash
+    settings.clock = clock
+    settings.lastSync = context.now()
+    commit.settings = settings
+    guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
+    report.sent += rows.count
+    report.removalsSent += outbox.removed.count
+    // The first push sends the header too: only a later one is a new passphrase.
+    report.passphraseSent =
+      report.passphraseSent || headerChanged && pulled.settings.headerHash != nil
+    return true
+  }
+
+  // MARK: Versions
+
+  /// This device's version of a session: each field's stamp is the agreed one while its
+  /// value is the agreed one, else a new stamp from the clock at the session's last edit.
+  private func version(
+    of local: SessionStore.SyncLocal, clock: inout HybridClock
+  ) throws -> SyncMerge.Version {
+    var stamps: SyncStamps = [:]
+    let edited = UInt64(max(0, (local.session.updated.timeIntervalSince1970 * 1000).rounded()))
+    for field in SyncField.allCases {
+      if let base = local.base, let agreed = base.stamps[field],
+        try store.fingerprint(local.session, field) == base.fingerprints[field]
+      {
+        stamps[field] = agreed
+      } else {
+        stamps[field] = clock.stamp(physical: edited)
+      }
+    }
+    return SyncMerge.Version(session: local.session, stamps: stamps)
+  }
+
+  /// What is remembered of a version as agreed with the server.
+  private func record(_ version: SyncMerge.Version) throws -> SyncBaseRecord {
+    var fingerprints: [SyncField: [UInt8]] = [:]
+    for field in SyncField.allCases {
+      fingerprints[field] = try store.fingerprint(version.session, field)
+    }
+    return SyncBaseRecord(
+      stamps: version.stamps, fingerprints: fingerprints,
+      conflicts: Set(version.session.conflicts.map(\.stamp)))
+  }
+}

@@ -1,0 +1,415 @@
+import Foundation
+import GRDB
+import JournalCore
+import JournalCrypto
+
+/// What this device knows of its sync server (format 10, the `sync` row; SECURITY.md,
+/// "Sync"). Nothing in it is secret: the server's address (never a password), this device's
+/// random id, how far it has read the server's chain and the tag it ended on.
+public struct SyncSettings: Sendable, Equatable {
+  /// The connection string or URL, as the person gave it (no password: refused before).
+  public var server: String
+  public var device: [UInt8]
+  /// The server's change number this device has read up to, and the chain's tag there.
+  public var seq: Int64
+  public var head: [UInt8]?
+  /// The fingerprint of the key header as last agreed with the server.
+  public var headerHash: [UInt8]?
+  /// This device's hybrid logical clock.
+  public var clockTime: UInt64
+  public var clockCounter: UInt32
+  public var lastSync: Date?
+  /// Whether a write starts a sync in the background.
+  public var background: Bool
+
+  public init(server: String, device: [UInt8]) {
+    self.server = server
+    self.device = device
+    self.seq = 0
+    self.clockTime = 0
+    self.clockCounter = 0
+    self.background = false
+  }
+
+  public var clock: HybridClock {
+    get { HybridClock(time: clockTime, counter: clockCounter, device: device) }
+    set {
+      clockTime = newValue.time
+      clockCounter = newValue.counter
+    }
+  }
+}
+
+/// What this device last agreed with the server for one session: each field's stamp and a
+/// keyed fingerprint of its value, and the conflicts it held. Sealed under the record key
+/// (column `syncBase`) in `sync_row.base`.
+public struct SyncBaseRecord: Sendable, Equatable {
+  public var stamps: SyncStamps
+  public var fingerprints: [SyncField: [UInt8]]
+  public var conflicts: Set<SyncStamp>
+
+  public static let fingerprintBytes = 16
+
+  public init(stamps: SyncStamps, fingerprints: [SyncField: [UInt8]], conflicts: Set<SyncStamp>) {
+    self.stamps = stamps
+    self.fingerprints = fingerprints
+    self.conflicts = conflicts
+  }
+
+  public var base: SyncMerge.Base { SyncMerge.Base(stamps: stamps, conflicts: conflicts) }
+
+  /// version (1) ‖ for each field: field (1) ‖ stamp (28) ‖ fingerprint (16) ‖ then each
+  /// conflict's stamp (28).
+  func encoded() -> [UInt8] {
+    var out: [UInt8] = [1]
+    for field in SyncField.allCases {
+      out.append(field.rawValue)
+      out += (stamps[field] ?? .none).encoded
+      out += fingerprints[field] ?? [UInt8](repeating: 0, count: Self.fingerprintBytes)
+    }
+    for stamp in conflicts.sorted() { out += stamp.encoded }
+    return out
+  }
+
+  init(decoding bytes: UnsafeRawBufferPointer) throws {
+    let fieldBytes = 1 + SyncStamp.bytes + Self.fingerprintBytes
+    let fixed = 1 + SyncField.allCases.count * fieldBytes
+    guard bytes.count >= fixed, bytes[0] == 1,
+      (bytes.count - fixed) % SyncStamp.bytes == 0
+    else { throw CryptoError.malformedPlaintext }
+    var stamps: SyncStamps = [:]
+    var fingerprints: [SyncField: [UInt8]] = [:]
+    var offset = 1
+    for field in SyncField.allCases {
+      guard bytes[offset] == field.rawValue,
+        let stamp = SyncStamp(bytes[(offset + 1)..<(offset + 1 + SyncStamp.bytes)])
+      else { throw CryptoError.malformedPlaintext }
+      stamps[field] = stamp
+      let start = offset + 1 + SyncStamp.bytes
+      fingerprints[field] = Array(bytes[start..<(start + Self.fingerprintBytes)])
+      offset += fieldBytes
+    }
+    var conflicts: Set<SyncStamp> = []
+    while offset < bytes.count {
+      guard let stamp = SyncStamp(bytes[offset..<(offset + SyncStamp.bytes)]) else {
+        throw CryptoError.malformedPlaintext
+      }
+      conflicts.insert(stamp)
+      offset += SyncStamp.bytes
+    }
+    self.init(stamps: stamps, fingerprints: fingerprints, conflicts: conflicts)
+  }
+}
+
+extension Vault {
+  /// What this device knows of its sync server; nil when the vault does not sync. Needs no
+  /// key.
+  public func syncSettings() throws -> SyncSettings? {
+    try read { db in try Self.syncSettings(db) }
+  }
+
+  static func syncSettings(_ db: Database) throws -> SyncSettings? {
+    guard
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT server, device, seq, head, header_hash, clock_time, clock_counter, last_sync,
+            background FROM sync WHERE singleton = 1
+          """)
+    else { return nil }
+    var settings = SyncSettings(
+      server: try row.decode(String.self, atIndex: 0),
+      device: Array(try row.decode(Data.self, atIndex: 1)))
+    settings.seq = try row.decode(Int64.self, atIndex: 2)
+    settings.head = try row.decode(Data?.self, atIndex: 3).map(Array.init)
+    settings.headerHash = try row.decode(Data?.self, atIndex: 4).map(Array.init)
+    settings.clockTime = UInt64(max(try row.decode(Int64.self, atIndex: 5), 0))
+    settings.clockCounter = UInt32(clamping: try row.decode(Int64.self, atIndex: 6))
+    settings.lastSync = try row.decode(Int64?.self, atIndex: 7).map {
+      Date(timeIntervalSince1970: Double($0) / 1000)
+    }
+    settings.background = try row.decode(Int64.self, atIndex: 8) != 0
+    return settings
+  }
+
+  static func writeSyncSettings(_ settings: SyncSettings, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO sync (singleton, server, device, seq, head, header_hash, clock_time,
+          clock_counter, last_sync, background) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (singleton) DO UPDATE SET server = excluded.server,
+          device = excluded.device, seq = excluded.seq, head = excluded.head,
+          header_hash = excluded.header_hash, clock_time = excluded.clock_time,
+          clock_counter = excluded.clock_counter, last_sync = excluded.last_sync,
+          background = excluded.background
+        """,
+      arguments: [
+        settings.server, Data(settings.device), settings.seq, settings.head.map { Data($0) },
+        settings.headerHash.map { Data($0) }, Int64(settings.clockTime),
+        Int64(settings.clockCounter),
+        settings.lastSync.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+        settings.background ? 1 : 0,
+      ])
+  }
+
+  /// Whether a write should start a sync in the background.
+  public func setSyncBackground(_ on: Bool) throws {
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
+    try write { db in
+      try db.execute(sql: "UPDATE sync SET background = ? WHERE singleton = 1", arguments: [on])
+    }
+  }
+
+  /// How many sessions changed here since they were last agreed with the server, and how
+  /// many deletions it has still to hear of. Needs no key.
+  public func syncPending() throws -> (sessions: Int, removals: Int) {
+    try read { db in
+      (
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(Self.dirtySQL))") ?? 0,
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(Self.removedSQL))") ?? 0
+      )
+    }
+  }
+
+  /// Sessions changed here since last agreed (or never synced).
+  static let dirtySQL = """
+    SELECT s.id FROM session s LEFT JOIN sync_row r ON r.id = s.id
+    WHERE r.id IS NULL OR r.revision != s.revision
+    """
+  /// Sessions deleted here (their undo window closed) that the server still holds.
+  static let removedSQL = "SELECT t.id FROM tombstone t JOIN sync_row r ON r.id = t.id"
+}
+
+extension SessionStore {
+  /// A session as this device holds it, for a merge: where it is and what was last agreed.
+  public struct SyncLocal: Sendable {
+    public let session: Session
+    public let revision: Int64
+    public let base: SyncBaseRecord?
+    /// In the trash, its undo window still open: a change from another device goes into the
+    /// trashed copy, and an undo brings it back with the change.
+    public let trashed: Bool
+  }
+
+  /// The ids of sessions changed here since they were last agreed with the server, and of
+  /// deletions the server has still to hear of.
+  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
+    try vault.read { db in
+      (
+        try String.fetchAll(db, sql: Vault.dirtySQL).compactMap(SessionID.init),
+        try String.fetchAll(db, sql: Vault.removedSQL).compactMap(SessionID.init)
+      )
+    }
+  }
+
+  /// The sessions with these ids as this device holds them (in the vault or its trash),
+  /// with what was last agreed; ids this device has deleted for good are `tombstoned`.
+  public func syncLocal(
+    _ ids: [SessionID]
+  ) throws -> (local: [SessionID: SyncLocal], tombstoned: Set<SessionID>) {
+    try checkIfListingDidNot()
+    return try vault.read { db in
+      var local: [SessionID: SyncLocal] = [:]
+      var tombstoned: Set<SessionID> = []
+      for id in ids {
+        if try Bool.fetchOne(
+          db, sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)", arguments: [id.hex])
+          == true
+        {
+          tombstoned.insert(id)
+          continue
+        }
+        let base = try self.syncBase(id, db)
+        if let revision = try Self.revision(of: id, db) {
+          local[id] = SyncLocal(
+            session: try self.fetch(id, db), revision: revision, base: base, trashed: false)
+        } else if let revision = try Int64.fetchOne(
+          db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL",
+          arguments: [id.hex])
+        {
+          local[id] = SyncLocal(
+            session: try self.fetch(id, db, trashed: true), revision: revision, base: base,
+            trashed: true)
+        }
+      }
+      return (local, tombstoned)
+    }
+  }
+
+  private func syncBase(_ id: SessionID, _ db: Database) throws -> SyncBaseRecord? {
+    guard
+      let sealed = try Data.fetchOne(
+        db, sql: "SELECT base FROM sync_row WHERE id = ?", arguments: [id.hex])
+    else { return nil }
+    do {
+      return try cipher.open(Array(sealed), id: id.bytes, column: .syncBase) { plain in
+        try SyncBaseRecord(decoding: plain)
+      }
+    } catch {
+      throw StoreError.damagedRecord(id: id.short)
+    }
+  }
+
+  /// A keyed fingerprint of a field's value (16 bytes): equal values, equal fingerprints;
+  /// nothing of the value can be read from it without the key.
+  public func fingerprint(_ session: Session, _ field: SyncField) throws -> [UInt8] {
+    let hash = try KeyedHash(key: fingerprintKey)
+    hash.update([field.rawValue])
+    var value = session.syncValue(field)
+    defer { wipe(&value) }
+    hash.update(value)
+    return Array(hash.finish().prefix(SyncBaseRecord.fingerprintBytes))
+  }
+
+  /// What one sync writes here, all in one keyed transaction.
+  public struct SyncCommit: Sendable {
+    /// A session as agreed with the server.
+    public struct Agreed: Sendable {
+      public let id: SessionID
+      /// The session to write (nil: this device's copy stays as it is).
+      public let session: Session?
+      public let base: SyncBaseRecord
+      /// Whether this device's copy is then the server's (else it is pushed next).
+      public let clean: Bool
+      /// For a session not written: the revision it was read at; if it changed meanwhile
+      /// (another journal edited it during the sync), it stays to be pushed.
+      public let readAt: Int64?
+
+      public init(
+        id: SessionID, session: Session?, base: SyncBaseRecord, clean: Bool, readAt: Int64?
+      ) {
+        self.id = id
+        self.session = session
+        self.base = base
+        self.clean = clean
+        self.readAt = readAt
+      }
+    }
+
+    public var agreed: [Agreed] = []
+    /// Sessions another device deleted: removed here for good.
+    public var removed: [SessionID] = []
+    /// Deletions of this device the server has taken: nothing more to tell it.
+    public var forgotten: [SessionID] = []
+    public var settings: SyncSettings
+    /// The change number this sync started from: if another sync moved it meanwhile,
+    /// nothing is written.
+    public var startedAt: Int64
+
+    public init(settings: SyncSettings, startedAt: Int64) {
+      self.settings = settings
+      self.startedAt = startedAt
+    }
+  }
+
+  /// Writes what a sync agreed, in one keyed transaction; false (and nothing written) when
+  /// another sync of this vault moved on meanwhile.
+  @discardableResult
+  public func commitSync(_ commit: SyncCommit) throws -> Bool {
+    try write { db in
+      guard let current = try Vault.syncSettings(db), current.seq == commit.startedAt else {
+        return false
+      }
+      for agreed in commit.agreed {
+        var revision: Int64? = nil
+        if let session = agreed.session {
+          if try Self.revision(of: agreed.id, db) != nil || !(try self.isTrashed(agreed.id, db)) {
+            try self.put(session, db)
+            revision = try Self.revision(of: agreed.id, db)
+          } else {
+            revision = try self.putTrashed(session, db)
+          }
+        } else if let readAt = agreed.readAt {
+          let now = try Self.revision(of: agreed.id, db)
+          revision = now == readAt ? readAt : -1
+        }
+        let sealed = try cipher.seal(
+          agreed.base.encoded(), id: agreed.id.bytes, column: .syncBase)
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO sync_row (id, revision, base) VALUES (?, ?, ?)",
+          arguments: [agreed.id.hex, agreed.clean ? (revision ?? -1) : -1, Data(sealed)])
+      }
+      for id in commit.removed {
+        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
+        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
+        try db.execute(
+          sql: """
+            UPDATE trash SET outcome = 'purged', summary = X'', body = X'',
+              reminder_due = NULL, reminder_repeat = NULL, reminder_last_fired = NULL
+            WHERE id = ? AND outcome IS NULL
+            """, arguments: [id.hex])
+        try db.execute(sql: "INSERT OR IGNORE INTO tombstone (id) VALUES (?)", arguments: [id.hex])
+        try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
+      }
+      for id in commit.forgotten {
+        try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
+      }
+      try Vault.writeSyncSettings(commit.settings, db)
+      return true
+    }
+  }
+
+  /// Starts sync for this vault: the server and this device's id, nothing read yet.
+  public func beginSync(_ settings: SyncSettings) throws {
+    try write { db in
+      guard try Vault.syncSettings(db) == nil else { throw StoreError.syncAlreadySetUp }
+      try Vault.writeSyncSettings(settings, db)
+    }
+  }
+
+  private func isTrashed(_ id: SessionID, _ db: Database) throws -> Bool {
+    try Bool.fetchOne(
+      db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE id = ? AND outcome IS NULL)",
+      arguments: [id.hex]) ?? false
+  }
+}
+
+/// A session as the sync server holds it, before sealing (SECURITY.md, "Sync"): version (1)
+/// ‖ each field's stamp (10 × 28, in SyncField order) ‖ the summary's length (4,
+/// little-endian) ‖ the summary's plaintext ‖ the body's plaintext (RecordCodec, marks and
+/// kept conflicts included).
+public enum SyncRowCodec {
+  public static func encode(_ version: SyncMerge.Version) -> [UInt8] {
+    var out: [UInt8] = [1]
+    for field in SyncField.allCases { out += (version.stamps[field] ?? .none).encoded }
+    var summary = RecordCodec.encodeSummary(version.session)
+    var body = RecordCodec.encodeBody(version.session)
+    defer {
+      wipe(&summary)
+      wipe(&body)
+    }
+    withUnsafeBytes(of: UInt32(summary.count).littleEndian) { out += $0 }
+    out += summary
+    out += body
+    return out
+  }
+
+  public static func decode(
+    _ bytes: UnsafeRawBufferPointer, id: SessionID
+  ) throws -> SyncMerge.Version {
+    let stampsEnd = 1 + SyncField.allCases.count * SyncStamp.bytes
+    guard bytes.count >= stampsEnd + 4, bytes[0] == 1 else { throw CryptoError.malformedPlaintext }
+    var stamps: SyncStamps = [:]
+    for (index, field) in SyncField.allCases.enumerated() {
+      let start = 1 + index * SyncStamp.bytes
+      guard let stamp = SyncStamp(bytes[start..<(start + SyncStamp.bytes)]) else {
+        throw CryptoError.malformedPlaintext
+      }
+      stamps[field] = stamp
+    }
+    let length =
+      Int(bytes[stampsEnd]) | Int(bytes[stampsEnd + 1]) << 8 | Int(bytes[stampsEnd + 2]) << 16
+      | Int(bytes[stampsEnd + 3]) << 24
+    let summaryStart = stampsEnd + 4
+    guard bytes.count - summaryStart >= length else { throw CryptoError.malformedPlaintext }
+    do {
+      let summary = try RecordCodec.decodeSummary(
+        UnsafeRawBufferPointer(rebasing: bytes[summaryStart..<(summaryStart + length)]), id: id)
+      let body = try RecordCodec.decodeBody(
+        UnsafeRawBufferPointer(rebasing: bytes[(summaryStart + length)...]))
+      return SyncMerge.Version(session: try RecordCodec.session(summary, body), stamps: stamps)
+    } catch {
+      throw CryptoError.malformedPlaintext
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/// `SyncTransport` over PostgreSQL with libpq (SyncSchema's tables).
+public final class PostgresTransport: SyncTransport {
+  private let connection: PostgresConnection
+
+  /// Connects with a connection string or URL already checked by `ServerAddress`.
+  public init(_ conninfo: String, library: String = "libpq.so.5") throws(SyncError) {
+    connection = try PostgresConnection(conninfo, library: library)
+  }
+
+  public func schemaVersion() throws(SyncError) -> Int? {
+    let exists = try connection.execute("SELECT to_regclass('journal_schema') IS NOT NULL")
+    guard exists.values.first?.first??.first == 1 else { return nil }
+    let rows = try connection.execute("SELECT version FROM journal_schema")
+    guard let bytes = rows.values.first?.first ?? nil else { return nil }
+    return Int(Self.integer(bytes))
+  }
+
+  public func createSchema() throws(SyncError) {
+    // PostgreSQL's notices ("policy … does not exist, skipping") are not for the person.
+    try connection.executeScript("SET client_min_messages TO warning")
+    try connection.executeScript(SyncSchema.sql)
+  }
+
+  public func vaults() throws(SyncError) -> [[UInt8]] {
+    try connection.execute("SELECT vault_id FROM journal_vault ORDER BY vault_id").values
+      .compactMap { $0.first ?? nil }
+  }
+
+  public func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool {
+    try connection.execute(
+      """
+      INSERT INTO journal_vault (vault_id, header) VALUES ($1::bytea, $2::bytea)
+      ON CONFLICT DO NOTHING
+      """, [vault, header]
+    ).affected == 1
+  }
+
+  /// Rows are read `batch` at a time by id, so a join of a large journal never holds more
+  /// than a batch of them.
+  static let batch = 500
+
+  public func pull(
+    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64,
+    rows: ([ServerRow]) throws -> Void
+  ) throws -> ServerState? {
+    try connection.executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    var finished = false
+    defer { if !finished { try? connection.executeScript("ROLLBACK") } }
+    let state = try connection.execute(
+      "SELECT counter, header FROM journal_vault WHERE vault_id = $1::bytea", [vault])
+    guard let first = state.values.first, let counter = first[0], let header = first[1] else {
+      return nil
+    }
+    let links = try connection.execute(
+      """
+      SELECT seq, device, entry, tag FROM journal_link
+      WHERE vault_id = $1::bytea AND seq >= $2::bigint ORDER BY seq
+      """, [vault, Self.bytes(fromSeq)]
+    ).values.map { row in
+      ServerLink(
+        seq: Self.integer(row[0] ?? []), device: row[1] ?? [], entry: row[2] ?? [],
+        tag: row[3] ?? [])
+    }
+    var after: [UInt8] = []
+    while true {
+      let batch = try connection.execute(
+        """
+        SELECT row_id, seq, body FROM journal_row
+        WHERE vault_id = $1::bytea AND seq > $2::bigint AND row_id > $3::bytea
+        ORDER BY row_id LIMIT \(Self.batch)
+        """, [vault, Self.bytes(afterSeq), after]
+      ).values.map { row in
+        ServerRow(id: row[0] ?? [], seq: Self.integer(row[1] ?? []), body: row[2] ?? [])
+      }
+      guard let last = batch.last else { break }
+      try rows(batch)
+      after = last.id
+      if batch.count < Self.batch { break }
+    }
+    try connection.executeScript("COMMIT")
+    finished = true
+    return ServerState(counter: Self.integer(counter), header: header, links: links)
+  }
+
+  public func push(
+    _ vault: [UInt8], expecting counter: Int64, _ change: ServerChange
+  ) throws(SyncError) -> Bool {
+    try connection.executeScript("BEGIN")
+    var finished = false
+    defer { if !finished { try? connection.executeScript("ROLLBACK") } }
+    let current = try connection.execute(
+      "SELECT counter FROM journal_vault WHERE vault_id = $1::bytea FOR UPDATE", [vault])
+    guard let value = current.values.first?.first ?? nil, Self.integer(value) == counter else {
+      return false
+    }
+    for id in change.removed {
+      try connection.execute(
+        "DELETE FROM journal_row WHERE vault_id = $1::bytea AND row_id = $2::bytea", [vault, id])
+    }
+    // Many rows to a statement: a round trip each would be most of a first setup.
+    var start = 0
+    while start < change.rows.count {
+      let slice = change.rows[start..<min(start + 200, change.rows.count)]
+      var values: [String] = []
+      var parameters: [[UInt8]?] = [vault]
+      for row in slice {
+        let n = parameters.count
+        values.append("($1::bytea, $\(n + 1)::bytea, $\(n + 2)::bigint, $\(n + 3)::bytea)")
+        parameters += [row.id, Self.bytes(row.seq), row.body]
+      }
+      try connection.execute(
+        """
+        INSERT INTO journal_row (vault_id, row_id, seq, body) VALUES \(values.joined(separator: ", "))
+        ON CONFLICT (owner, vault_id, row_id) DO UPDATE SET seq = excluded.seq, body = excluded.body
+        """, parameters)
+      start += slice.count
+    }
+    let link = change.link
+    try connection.execute(
+      """
+      INSERT INTO journal_link (vault_id, seq, device, entry, tag)
+      VALUES ($1::bytea, $2::bigint, $3::bytea, $4::bytea, $5::bytea)
+      """, [vault, Self.bytes(link.seq), link.device, link.entry, link.tag])
+    try connection.execute(
+      """
+      UPDATE journal_vault SET counter = $2::bigint, header = coalesce($3::bytea, header)
+      WHERE vault_id = $1::bytea
+      """, [vault, Self.bytes(link.seq), change.header])
+    try connection.executeScript("COMMIT")
+    finished = true
+    return true
+  }
+
+  /// A bigint in PostgreSQL's binary format: 8 bytes, big-endian.
+  static func bytes(_ value: Int64) -> [UInt8] {
+    withUnsafeBytes(of: value.bigEndian) { Array($0) }
+  }
+
+  /// A binary integer of 2, 4 or 8 bytes, big-endian, or a boolean's one byte.
+  static func integer(_ bytes: [UInt8]) -> Int64 {
+    let unsigned = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    let shift = UInt64(64 - 8 * min(bytes.count, 8))
+    return shift == 64 ? 0 : Int64(bitPattern: unsigned << shift) >> Int64(shift)
+  }
+}

@@ -1,0 +1,75 @@
+/// What sync needs of a server, whatever it is: the rest of journal sees only this (libpq's
+/// types stay in this module). Everything handed over is ciphertext or authenticated
+/// bytes made on the devices; a transport adds no meaning to them.
+public protocol SyncTransport: AnyObject {
+  /// Whether the server has journal's schema, and its version (nil: none yet).
+  func schemaVersion() throws(SyncError) -> Int?
+  /// Creates the schema (SyncSchema.sql).
+  func createSchema() throws(SyncError)
+  /// The vaults this person's role holds on the server: their ids.
+  func vaults() throws(SyncError) -> [[UInt8]]
+  /// Adds a vault with its key header and no changes; false when it is there already.
+  func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool
+  /// Reads the vault's state and every link from `fromSeq` on, and hands over every row
+  /// written after `afterSeq` in batches, all as of one moment (one snapshot). Nil when the
+  /// server holds no such vault.
+  func pull(
+    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64,
+    rows: ([ServerRow]) throws -> Void
+  ) throws -> ServerState?
+  /// Writes one change if the vault's counter is still `counter` (no other device wrote
+  /// meanwhile), all or nothing; false, having written nothing, when it moved.
+  func push(_ vault: [UInt8], expecting counter: Int64, _ change: ServerChange)
+    throws(SyncError) -> Bool
+}
+
+/// One link of a vault's chain of changes as the server keeps it.
+public struct ServerLink: Sendable, Equatable {
+  public let seq: Int64
+  public let device: [UInt8]
+  public let entry: [UInt8]
+  public let tag: [UInt8]
+
+  public init(seq: Int64, device: [UInt8], entry: [UInt8], tag: [UInt8]) {
+    self.seq = seq
+    self.device = device
+    self.entry = entry
+    self.tag = tag
+  }
+}
+
+/// One session as the server keeps it: its latest version, sealed.
+public struct ServerRow: Sendable, Equatable {
+  public let id: [UInt8]
+  public let seq: Int64
+  public let body: [UInt8]
+
+  public init(id: [UInt8], seq: Int64, body: [UInt8]) {
+    self.id = id
+    self.seq = seq
+    self.body = body
+  }
+}
+
+/// What a pull read besides the rows.
+public struct ServerState: Sendable, Equatable {
+  public let counter: Int64
+  public let header: [UInt8]
+  public let links: [ServerLink]
+}
+
+/// One change a device pushes: its link, the rows it writes, the rows it removes, and the
+/// key header when it changed.
+public struct ServerChange: Sendable {
+  public let link: ServerLink
+  public let rows: [ServerRow]
+  public let removed: [[UInt8]]
+  public let header: [UInt8]?
+
+  public init(link: ServerLink, rows: [ServerRow], removed: [[UInt8]], header: [UInt8]?) {
+    self.link = link
+    self.rows = rows
+    self.removed = removed
+    self.header = header
+  }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import JournalApp
+import JournalCore
+import JournalTerminal
+
+extension Journal {
+  /// `journal sync [setup|join|status]`: the same journal on every device, end-to-end
+  /// encrypted, through a PostgreSQL server the person chooses.
+  struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "sync",
+      abstract: "Keep this journal the same on your devices, through your PostgreSQL server.",
+      discussion: """
+        The server keeps only what your devices sealed: it cannot read a word. "journal sync" \
+        alone sends what changed here and fetches what changed elsewhere; every other command \
+        works without the server.
+        """,
+      subcommands: [Now.self, Setup.self, Join.self, Status.self],
+      defaultSubcommand: Now.self)
+
+    /// `journal sync` (or `journal sync now`): push and pull.
+    struct Now: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "now", abstract: "Send what changed here, fetch what changed elsewhere.")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = try Runtime(options)
+        try SyncLines.write(try SyncCommands.sync(runtime), runtime: runtime)
+      }
+    }
+
+    /// `journal sync setup URL`: this vault becomes the first on the server.
+    struct Setup: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "Make this journal the first on a server, and send it there.",
+        discussion: """
+          URL is a postgres:// URL or a libpq connection string such as "service=journal"; \
+          the password goes in ~/.pgpass, never in the URL. A server on another computer is \
+          reached over TLS with its certificate checked. The schema is made if your role may; \
+          --print-schema prints it for whoever hosts the server.
+          """)
+
+      @OptionGroup var options: GlobalOptions
+
+      @Argument(
+        help: ArgumentHelp(
+          "The server, e.g. postgres://me@db.example.org/journal.", valueName: "url"))
+      var url: String?
+
+      @Flag(help: "Print the server's schema as SQL and do nothing else.")
+      var printSchema = false
+
+      func validate() throws {
+        guard printSchema || url != nil else { throw ValidationError("give the server's URL") }
+      }
+
+      func run() throws {
+        if printSchema {
+          try Runtime.output(SyncCommands.schemaSQL + "\n")
+          return
+        }
+        let runtime = try Runtime(options)
+        let report = try SyncCommands.setup(runtime, address: url ?? "")
+        Report.note("this journal now syncs; run \"journal sync join URL\" on your other devices")
+        try SyncLines.write(report, runtime: runtime)
+      }
+    }
+
+    /// `journal sync join URL`: a second device.
+    struct Join: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "join",
+        abstract: "Fetch the journal from its server onto this device (asks its passphrase).")
+
+      @OptionGroup var options: GlobalOptions
+
+      @Argument(
+        help: ArgumentHelp("The server, as given to \"journal sync setup\".", valueName: "url"))
+      var url: String
+
+      func run() throws {
+        let runtime = try Runtime(options)
+        let report = try SyncCommands.join(runtime, address: url)
+        Report.note("this device now has the journal and syncs it")
+        try SyncLines.write(report, runtime: runtime)
+      }
+    }
+
+    /// `journal sync status`: no passphrase needed.
+    struct Status: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the server, the last sync and what waits to be sent (no passphrase).")
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = try Runtime(options)
+        let status = try SyncCommands.status(runtime)
+        var out = "server: \(status.server)\n"
+        out +=
+          "last sync: "
+          + (status.lastSync.map { DisplayFormat(timeZone: runtime.context.timeZone).dateTime($0) }
+            ?? "not yet") + "\n"
+        out +=
+          "waiting to be sent: \(counted(status.pendingSessions, "session"))"
+          + (status.pendingRemovals > 0 ? ", \(counted(status.pendingRemovals, "deletion"))" : "")
+          + "\n"
+        out += "changes read from the server: \(status.seq)\n"
+        try Runtime.output(out)
+      }
+    }
+  }
+
+  /// `journal resolve <id> <field> --keep shown|kept|both`.
+  struct Resolve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "resolve",
+      abstract: "Settle a text two devices wrote at the same time: keep one, or both.",
+      discussion: """
+        "journal show" lists such texts under "Also written on another device at the same \
+        time". --keep shown keeps the text the session shows; --keep kept takes the other \
+        one instead; --keep both joins them, the other after a blank line. Nothing is lost \
+        until you choose.
+        """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(
+      help: "The session's id, or any unique start of it.", completion: Completions.sessionIDs)
+    var id: String
+
+    @Argument(
+      help: ArgumentHelp(
+        "The field: intention, dose, environment, music or reflection.", valueName: "field"))
+    var field: ConflictField
+
+    @Option(help: ArgumentHelp("shown, kept or both.", valueName: "choice"))
+    var keep: ConflictKeep
+
+    func run() throws {
+      let runtime = try Runtime(options)
+      let journal = try runtime.openVault()
+      let id = try journal.resolve(self.id)
+      _ = try journal.resolveConflict(id, field: field.field, keeping: keep.choice)
+      Report.note("resolved the \(field.field.label) of session \(try journal.displayID(id))")
+    }
+  }
+}
+
+/// The text fields that can hold a conflict, as `journal resolve` takes them.
+enum ConflictField: String, ExpressibleByArgument, CaseIterable {
+  case intention, dose, environment, music, reflection
+
+  var field: Field { Field(rawValue: rawValue) ?? .reflection }
+}
+
+/// `--keep`'s choices.
+enum ConflictKeep: String, ExpressibleByArgument, CaseIterable {
+  case shown, kept, both
+
+  var choice: ConflictChoice { ConflictChoice(rawValue: rawValue) ?? .shown }
+}
+
+/// What a sync did, in a few lines on standard output.
+enum SyncLines {
+  static func write(_ report: SyncReport, runtime: Runtime) throws {
+    var parts: [String] = []
+    if report.sent > 0 { parts.append("sent \(counted(report.sent, "session"))") }
+    if report.removalsSent > 0 {
+      parts.append("sent \(counted(report.removalsSent, "deletion"))")
+    }
+    if report.received > 0 { parts.append("received \(counted(report.received, "session"))") }
+    if report.removedHere > 0 {
+      parts.append("removed \(counted(report.removedHere, "session")) deleted on another device")
+    }
+    var out = parts.isEmpty ? "up to date\n" : parts.joined(separator: ", ") + "\n"
+    for id in report.conflicted {
+      out +=
+        "session \(id.short) holds a text another device wrote at the same time: "
+        + "see \"journal show \(id.short)\", then \"journal resolve\"\n"
+    }
+    if report.passphraseChanged {
+      out += "the passphrase was changed on another device: the next unlock here asks for it\n"
+    }
+    if report.passphraseSent { out += "the new passphrase now opens the journal on every device\n" }
+    try Runtime.output(out)
+  }
+}
