@@ -231,6 +231,7 @@ public final class JournalSync {
       }
     }
     commit.settings.clock = clock
+    CrashPoint.reached("sync-pulled", environment: context.environment)
     guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
     if let newHeader {
       try journal.file.replaceHeader(newHeader)

@@ -45,17 +45,24 @@ struct RowLevelSecurityTests {
       "INSERT INTO journal_vault (vault_id, header) VALUES ($1::bytea, $2::bytea)",
       [vault, [1, 2, 3]])
     try alice.execute(
-      "INSERT INTO journal_change (vault_id, seq, device, body) VALUES ($1::bytea, 1, $2::bytea, $3::bytea)",
+      "INSERT INTO journal_row (vault_id, row_id, seq, body) VALUES ($1::bytea, $2::bytea, 1, $3::bytea)",
       [vault, device, [9, 9, 9]])
+    try alice.execute(
+      """
+      INSERT INTO journal_link (vault_id, seq, device, entry, tag)
+      VALUES ($1::bytea, 1, $2::bytea, '\\x01', $3::bytea)
+      """, [vault, device, [UInt8](repeating: 7, count: 32)])
     // Then Bob sees none of it, changes none of it, and cannot add to her vault
     #expect(try bob.execute("SELECT count(*) FROM journal_vault").values == [[Self.bigint(0)]])
-    #expect(try bob.execute("SELECT count(*) FROM journal_change").values == [[Self.bigint(0)]])
-    #expect(try bob.execute("UPDATE journal_change SET body = '\\x00'").affected == 0)
+    for table in ["journal_row", "journal_link"] {
+      #expect(try bob.execute("SELECT count(*) FROM \(table)").values == [[Self.bigint(0)]])
+      #expect(try bob.execute("UPDATE \(table) SET seq = 5").affected == 0)
+      #expect(try bob.execute("DELETE FROM \(table)").affected == 0)
+    }
     #expect(try bob.execute("DELETE FROM journal_vault").affected == 0)
-    #expect(try bob.execute("DELETE FROM journal_change").affected == 0)
     #expect(throws: SyncError.self) {
       try bob.execute(
-        "INSERT INTO journal_change (vault_id, seq, device, body) VALUES ($1::bytea, 2, $2::bytea, '\\x01')",
+        "INSERT INTO journal_row (vault_id, row_id, seq, body) VALUES ($1::bytea, $2::bytea, 2, '\\x01')",
         [vault, device])
     }
     #expect(throws: SyncError.self) {
@@ -67,7 +74,8 @@ struct RowLevelSecurityTests {
     let rows = try alice.execute(
       "SELECT header FROM journal_vault WHERE vault_id = $1::bytea", [vault])
     #expect(rows.values == [[[1, 2, 3]]])
-    #expect(try alice.execute("SELECT body FROM journal_change").values == [[[9, 9, 9]]])
+    #expect(try alice.execute("SELECT body FROM journal_row").values == [[[9, 9, 9]]])
+    #expect(try alice.execute("SELECT count(*) FROM journal_link").values == [[Self.bigint(1)]])
   }
 
   /// A bad password and an unknown host are one-line connection errors; a statement the

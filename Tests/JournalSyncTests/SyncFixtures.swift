@@ -1,0 +1,109 @@
+import Foundation
+import JournalSync
+import JournalTestSupport
+import Testing
+
+/// A sync server for one test: a database and a role of their own on the private cluster
+/// Scripts/test starts (so tests running at once never meet), and a pgpass file with the
+/// role's password, as a person would keep it.
+final class TestServer {
+  static let admin = ProcessInfo.processInfo.environment["JOURNAL_TEST_POSTGRES"]
+  static let available = admin != nil
+
+  let home = TemporaryDirectory()
+  let role: String
+  let database: String
+  let url: String
+  let pgpass: String
+  /// The admin, connected to this test's database: the hostile server's hand.
+  let tables: PostgresConnection
+
+  init(_ name: String) throws {
+    let base = try #require(Self.admin)
+    let pairs = Dictionary(
+      base.split(separator: " ").map { pair -> (String, String) in
+        let kv = pair.split(separator: "=", maxSplits: 1)
+        return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
+      }, uniquingKeysWith: { $1 })
+    role = "journal_\(name)_role"
+    database = "journal_\(name)"
+    let password = UUID().uuidString
+    let admin = try PostgresConnection(base)
+    try admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+    try admin.execute("DROP ROLE IF EXISTS \(role)")
+    try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+    try admin.execute("CREATE DATABASE \(database) OWNER \(role)")
+    let host = pairs["host"] ?? "127.0.0.1"
+    let port = pairs["port"] ?? "5432"
+    pgpass = home.write("pgpass", "\(host):\(port):\(database):\(role):\(password)\n")
+    url = "postgres://\(role)@\(host):\(port)/\(database)"
+    tables = try PostgresConnection(
+      base.replacingOccurrences(of: "dbname=postgres", with: "dbname=\(database)"))
+  }
+
+  /// One number from the server's tables.
+  func count(_ sql: String) throws -> Int64 {
+    let value = try #require(try tables.execute(sql).values.first?.first ?? nil)
+    return value.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+  }
+}
+
+/// One of a person's devices: its own HOME and vault, the journal's passphrase in a file, and
+/// the server's password in the pgpass file.
+final class Device {
+  let home = TemporaryDirectory()
+  let cli: CLI
+  let passphraseFile: String
+  /// Held so that its pgpass file lives as long as the device.
+  let server: TestServer?
+  static let passphrase = "a calm and private passphrase"
+
+  init(_ server: TestServer?, passphrase: String = Device.passphrase) {
+    self.server = server
+    passphraseFile = home.write("passphrase", passphrase + "\n")
+    var extra = ["JOURNAL_PASSPHRASE_FILE": passphraseFile]
+    if let server { extra["PGPASSFILE"] = server.pgpass }
+    cli = CLI(home: home.path, extra: extra)
+  }
+
+  @discardableResult
+  func run(_ arguments: String..., extra: [String: String] = [:]) -> CLI.Result {
+    cli.run(arguments, extra: extra)
+  }
+
+  /// A result expected to succeed.
+  @discardableResult
+  func ok(_ arguments: String..., extra: [String: String] = [:]) -> CLI.Result {
+    let result = cli.run(arguments, extra: extra)
+    #expect(result.status == 0, "journal \(arguments.joined(separator: " ")): \(result)")
+    return result
+  }
+
+  /// A new journal with `count` sessions; their ids.
+  func initialise(sessions count: Int = 1) -> [String] {
+    ok("init", "--kdf", "interactive")
+    return (0..<count).map { index in
+      ok(
+        "new", "--intention", "intention \(index)", "--mood-before", "5", "--date",
+        "2026-11-\(10 + index) 18:00", "--treatment", "psilocybin"
+      ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+  }
+
+  /// Everything the journal holds, as `export --format json` gives it (its time left out).
+  func export() -> String {
+    let result = cli.run(["export", "--format", "json"])
+    #expect(result.status == 0, "\(result)")
+    return result.stdout.split(separator: "\n").filter { !$0.contains("\"exported\"") }
+      .joined(separator: "\n")
+  }
+
+  /// A session's whole id (32 hex digits), as the server stores it, from `show --json`.
+  func fullID(_ short: String) -> String {
+    let result = cli.run(["show", short, "--json"])
+    let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    return (object?["session"] as? [String: Any])?["id"] as? String ?? short
+  }
+
+  var vaultPath: String { home.path + "/.local/share/journal/vault.db" }
+}

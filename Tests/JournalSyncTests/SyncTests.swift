@@ -1,0 +1,306 @@
+import Foundation
+import JournalSync
+import JournalTestSupport
+import Testing
+
+/// The same journal on several devices through a real PostgreSQL (issue 19): the real binary,
+/// a real server, each device its own vault. Devices converge: their `export --format json`
+/// is the same after they have all synced.
+struct SyncTests {
+  static let needsServer = Testing.ConditionTrait.enabled(
+    if: TestServer.available, "needs the test PostgreSQL cluster (Scripts/test starts it)")
+
+  /// Two devices: the first set up, the second joined.
+  static func pair(_ name: String, sessions: Int = 2) throws -> (
+    TestServer, Device, Device, [String]
+  ) {
+    let server = try TestServer(name)
+    let a = Device(server)
+    let ids = a.initialise(sessions: sessions)
+    let setup = a.ok("sync", "setup", server.url)
+    #expect(setup.stdout.contains("sent \(sessions) session"), "\(setup)")
+    let b = Device(server)
+    let join = b.ok("sync", "join", server.url)
+    #expect(join.stdout.contains("received \(sessions) session"), "\(join)")
+    return (server, a, b, ids)
+  }
+
+  /// Edits of different fields on two devices both survive, and status follows the merge:
+  /// the dose set on one and the reflection written on the other make one complete session.
+  @Test(needsServer, arguments: [true, false])
+  func differentFieldsBothSurvive(aFirst: Bool) throws {
+    // Given a journal on two devices
+    let (_, a, b, ids) = try Self.pair("fields_\(aFirst)")
+    #expect(a.export() == b.export())
+    // When each changes a different field of the same session, offline, then both sync
+    a.ok("edit", ids[0], "--dose", "DOSE-FROM-A")
+    b.ok("reflect", ids[0], "--reflection", "REFLECTION-FROM-B", "--mood-after", "8")
+    b.ok("edit", ids[1], "--intention", "INTENTION-FROM-B")
+    let (first, second) = aFirst ? (a, b) : (b, a)
+    first.ok("sync")
+    second.ok("sync")
+    first.ok("sync")
+    // Then both hold both changes, the session is complete, and they agree on everything
+    let exported = a.export()
+    #expect(exported == b.export())
+    #expect(exported.contains("DOSE-FROM-A") && exported.contains("REFLECTION-FROM-B"))
+    #expect(exported.contains("INTENTION-FROM-B"))
+    #expect(exported.contains(#""status" : "complete""#))
+    #expect(a.ok("sync").stdout == "up to date\n")
+  }
+
+  /// The same text written on two devices at once: one is shown, the other kept beside it on
+  /// both, never dropped; resolving on one device reaches the other.
+  @Test(needsServer, arguments: [true, false])
+  func sameTextKeptThenResolved(aFirst: Bool) throws {
+    // Given a journal on two devices
+    let (_, a, b, ids) = try Self.pair("same_\(aFirst)")
+    // When both write the reflection of one session before syncing
+    a.ok("reflect", ids[0], "--reflection", "WORDS-OF-A")
+    b.ok("reflect", ids[0], "--reflection", "WORDS-OF-B")
+    let (first, second) = aFirst ? (a, b) : (b, a)
+    first.ok("sync")
+    let meeting = second.ok("sync")
+    first.ok("sync")
+    // Then both devices show both texts, the same one shown and the other kept
+    #expect(meeting.stdout.contains("holds a text another device wrote at the same time"))
+    let shownA = a.ok("show", ids[0]).stdout
+    let shownB = b.ok("show", ids[0]).stdout
+    #expect(shownA == shownB)
+    #expect(shownA.contains("WORDS-OF-A") && shownA.contains("WORDS-OF-B"))
+    #expect(shownA.contains("Also written on another device at the same time"))
+    #expect(a.export() == b.export())
+    // When one device keeps both, and both sync
+    b.ok("resolve", ids[0], "reflection", "--keep", "both")
+    b.ok("sync")
+    a.ok("sync")
+    // Then the conflict is gone on both and the reflection holds both texts
+    let resolved = a.ok("show", ids[0]).stdout
+    #expect(!resolved.contains("Also written on another device"))
+    #expect(resolved.contains("WORDS-OF-A") && resolved.contains("WORDS-OF-B"))
+    #expect(resolved == b.ok("show", ids[0]).stdout)
+    #expect(a.run("resolve", ids[0], "reflection", "--keep", "shown").status == 6)
+  }
+
+  /// Three devices editing the same and different fields, syncing in turn, agree at the end;
+  /// a device that joins later gets exactly the same journal.
+  @Test(needsServer) func threeDevicesConverge() throws {
+    // Given three devices
+    let (server, a, b, ids) = try Self.pair("three", sessions: 3)
+    let c = Device(server)
+    c.ok("sync", "join", server.url)
+    // When each edits, some of them the same field, without syncing in between
+    a.ok("edit", ids[0], "--intention", "A-INTENTION")
+    b.ok("edit", ids[0], "--intention", "B-INTENTION")
+    c.ok("edit", ids[0], "--dose", "C-DOSE")
+    c.ok("reflect", ids[1], "--reflection", "C-REFLECTION")
+    a.ok("close", ids[2])
+    b.ok("new", "--intention", "NEW-ON-B", "--mood-before", "6", "--date", "2026-11-21 10:00")
+    for device in [c, a, b, c, a] { device.ok("sync") }
+    // Then all three hold the same journal, with the kept intention on each
+    let exported = a.export()
+    #expect(exported == b.export())
+    #expect(exported == c.export())
+    for text in ["C-DOSE", "C-REFLECTION", "NEW-ON-B", #""status" : "closed""#] {
+      #expect(exported.contains(text), "\(text)")
+    }
+    #expect(a.ok("show", ids[0]).stdout == c.ok("show", ids[0]).stdout)
+    // And a fourth device joining now gets the same
+    let d = Device(server)
+    d.ok("sync", "join", server.url)
+    #expect(d.export() == exported)
+  }
+
+  /// A deletion reaches the server only once its undo window has closed, then removes the
+  /// session everywhere, and the server's row with it; an edit made elsewhere does not bring
+  /// it back.
+  @Test(needsServer) func deletionAfterTheUndoWindow() throws {
+    // Given a journal on two devices
+    let (server, a, b, ids) = try Self.pair("delete")
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 2)
+    // When one deletes a session, and syncs within its undo window
+    let deleted = "2026-11-24T00:00:00Z"
+    a.ok("delete", ids[0], "--yes", extra: ["JOURNAL_DEBUG_NOW": deleted])
+    let within = a.ok("sync", extra: ["JOURNAL_DEBUG_NOW": "2026-11-24T00:00:05Z"])
+    // Then nothing of it is sent yet, and an undo still brings it back whole
+    #expect(within.stdout == "up to date\n", "\(within)")
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 2)
+    // When the other device edits it meanwhile, and the window closes
+    b.ok("edit", ids[0], "--dose", "EDITED-WHILE-DELETED")
+    b.ok("sync")
+    let after = a.ok("sync")
+    #expect(after.stdout.contains("sent 1 deletion"), "\(after)")
+    let told = b.ok("sync")
+    // Then the session is gone on both, and from the server
+    #expect(told.stdout.contains("removed 1 session"), "\(told)")
+    #expect(a.export() == b.export())
+    #expect(!a.export().contains(ids[0]))
+    #expect(b.run("show", ids[0]).status == 6)
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 1)
+  }
+
+  /// `passwd` on one device: the other takes the new header at its next sync, and its next
+  /// unlock asks for the new passphrase; a new key is refused while the journal syncs.
+  @Test(needsServer) func passphraseChangeReachesTheOtherDevice() throws {
+    // Given a journal on two devices
+    let (_, a, b, _) = try Self.pair("passwd", sessions: 1)
+    let newFile = a.home.write("new", "another calm passphrase\n")
+    // When one device changes the passphrase and syncs
+    a.ok("passwd", "--new-passphrase-file", newFile)
+    let sent = a.ok("sync", extra: ["JOURNAL_PASSPHRASE_FILE": newFile])
+    #expect(sent.stdout.contains("the new passphrase now opens the journal on every device"))
+    // Then the other device still syncs with the key it has, and learns of it
+    let learnt = b.ok("sync")
+    #expect(learnt.stdout.contains("the passphrase was changed on another device"), "\(learnt)")
+    // And its next unlock takes the new passphrase only
+    #expect(b.run("list").status == 4)
+    #expect(b.run("list", extra: ["JOURNAL_PASSPHRASE_FILE": newFile]).status == 0)
+    // And a new key cannot be made while the journal syncs
+    let refused = a.run(
+      "passwd", "--new-key", "--new-passphrase-file", newFile,
+      extra: ["JOURNAL_PASSPHRASE_FILE": newFile])
+    #expect(refused.status == 7, "\(refused)")
+    #expect(refused.stderr.contains("cannot reach the other devices"))
+  }
+
+  /// A sync cut anywhere loses nothing and duplicates nothing: the server's connection
+  /// killed in the middle of a push, and the client killed after the server took its push
+  /// and after it read a pull, each followed by a retry.
+  @Test(needsServer) func cutSyncsLoseNothing() throws {
+    // Given a journal on two devices, with changes waiting on both
+    let (server, a, b, ids) = try Self.pair("cut")
+    a.ok("edit", ids[0], "--dose", "AFTER-CUTS")
+    a.ok("new", "--intention", "NEW-AFTER-CUTS", "--mood-before", "4", "--date", "2026-11-22 09:00")
+    // When the server drops the connection in the middle of the push
+    try server.tables.executeScript(
+      """
+      CREATE FUNCTION cut() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$;
+      CREATE TRIGGER cut BEFORE INSERT ON journal_link FOR EACH ROW EXECUTE FUNCTION cut();
+      """)
+    let cut = a.run("sync")
+    #expect(cut.status == 13, "\(cut)")
+    #expect(cut.stderr.contains("run \"journal sync\" again"))
+    #expect(try server.count("SELECT count(*) FROM journal_link") == 1)
+    try server.tables.executeScript("DROP TRIGGER cut ON journal_link")
+    // And the client is killed right after the server took its push
+    let killed = a.run("sync", extra: ["JOURNAL_DEBUG_KILL_AT": "sync-after-push"])
+    #expect(killed.status != 0)
+    #expect(try server.count("SELECT count(*) FROM journal_link") == 2)
+    // And the other device is killed after reading it, before writing what it read
+    b.ok("edit", ids[1], "--dose", "B-DURING-CUTS")
+    let killedPull = b.run("sync", extra: ["JOURNAL_DEBUG_KILL_AT": "sync-pulled"])
+    #expect(killedPull.status != 0)
+    // Then plain retries bring both to the same journal, each session once on the server
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("sync")
+    let exported = a.export()
+    #expect(exported == b.export())
+    for text in ["AFTER-CUTS", "NEW-AFTER-CUTS", "B-DURING-CUTS"] {
+      #expect(exported.contains(text), "\(text)")
+    }
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 3)
+    #expect(a.ok("sync").stdout == "up to date\n")
+  }
+
+  /// Two `journal sync` at once on one device: one waits for the other; each session is
+  /// sent once.
+  @Test(needsServer) func twoSyncsAtOnce() throws {
+    // Given a journal with many sessions set up, and more written since
+    let server = try TestServer("twice")
+    let a = Device(server)
+    _ = a.initialise(sessions: 2)
+    a.ok("sync", "setup", server.url)
+    for index in 0..<8 {
+      a.ok(
+        "new", "--intention", "more \(index)", "--mood-before", "5", "--date",
+        "2026-11-0\(index + 1) 08:00")
+    }
+    // When two syncs start at the same moment
+    let running = (0..<2).map { _ in
+      Spawned(
+        arguments: [CLI.binary, "sync"], environment: a.cli.environment, terminal: false)
+    }
+    running.forEach { $0.closeInput() }
+    let results = running.map { $0.wait() }
+    // Then both end well, and the server holds each session once
+    for result in results {
+      #expect(result.status == 0, "\(result)")
+    }
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 10)
+    let b = Device(server)
+    b.ok("sync", "join", server.url)
+    #expect(b.export() == a.export())
+  }
+
+  /// `sync status` needs no passphrase, and counts what waits to be sent.
+  @Test(needsServer) func statusWithoutThePassphrase() throws {
+    let (server, a, _, ids) = try Self.pair("status")
+    a.ok("edit", ids[0], "--dose", "1g")
+    let status = a.ok("sync", "status", extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    #expect(status.stdout.contains("server: \(server.url)"))
+    #expect(status.stdout.contains("waiting to be sent: 1 session"))
+    #expect(!status.stdout.contains("last sync: not yet"))
+  }
+}
+
+/// What needs no server: addresses refused before anything connects, and the client library
+/// missing.
+struct SyncRefusalTests {
+  /// A password in the address is refused with where to put it, and nothing is stored.
+  @Test func passwordInTheAddress() {
+    let a = Device(nil)
+    _ = a.initialise(sessions: 1)
+    let refused = a.run("sync", "setup", "postgres://me:SECRETPW@127.0.0.1/journal")
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("~/.pgpass"))
+    #expect(!refused.stderr.contains("SECRETPW"))
+    #expect(a.run("sync", "status").status == 7)
+    let weak = a.run("sync", "setup", "postgres://me@db.example.org/journal?sslmode=require")
+    #expect(weak.status == 2)
+    #expect(weak.stderr.contains("verify-full"))
+  }
+
+  /// Without libpq the sync commands say what to install (exit 13); every other command,
+  /// `sync status` included, works as before.
+  @Test func withoutTheClientLibrary() {
+    let a = Device(nil)
+    let ids = a.initialise(sessions: 1)
+    let hidden = ["JOURNAL_DEBUG_LIBPQ": "libpq-not-here.so.5"]
+    let refused = a.run("sync", "setup", "postgres://me@127.0.0.1/journal", extra: hidden)
+    #expect(refused.status == 13)
+    #expect(refused.stderr.contains("libpq5"))
+    #expect(a.run("list", extra: hidden).status == 0)
+    #expect(a.run("show", ids[0], extra: hidden).status == 0)
+    #expect(a.run("sync", extra: hidden).status == 7)
+  }
+
+  /// A server that cannot be reached: one line, exit 13, nothing changed.
+  @Test func serverUnreachable() {
+    let a = Device(nil)
+    _ = a.initialise(sessions: 1)
+    let before = a.export()
+    let refused = a.run("sync", "setup", "postgres://me@127.0.0.1:1/journal")
+    #expect(refused.status == 13, "\(refused)")
+    #expect(refused.stderr.contains("could not be reached"))
+    #expect(a.export() == before)
+    #expect(a.run("sync", "status").status == 7)
+  }
+
+  /// Joining where a journal already is, or with the wrong passphrase, changes nothing.
+  @Test(SyncTests.needsServer) func joinRefusals() throws {
+    let (server, _, _, _) = try SyncTests.pair("joinrefusals", sessions: 1)
+    let c = Device(server, passphrase: "not the journal's passphrase")
+    let wrong = c.run("sync", "join", server.url)
+    #expect(wrong.status == 4, "\(wrong)")
+    #expect(!FileManager.default.fileExists(atPath: c.vaultPath))
+    let d = Device(server)
+    _ = d.initialise(sessions: 0)
+    let there = d.run("sync", "join", server.url)
+    #expect(there.status == 7, "\(there)")
+    let other = d.run("sync", "setup", server.url)
+    #expect(other.status == 7, "\(other)")
+    #expect(other.stderr.contains("another journal"))
+  }
+}
