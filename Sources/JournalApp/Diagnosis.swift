@@ -159,7 +159,13 @@ public struct Diagnosis: Equatable, Sendable {
     case .connection(let message):
       return Diagnosis(
         message: "the sync server could not be reached: " + message,
-        hint: #"nothing here was lost; run "journal sync" again later"#,
+        hint: "nothing here was lost; check the address and the server, then try again",
+        exitCode: .syncUnavailable)
+    case .statement("42501", let message):
+      // insufficient_privilege: the role may not make or use journal's tables.
+      return Diagnosis(
+        message: "the sync server refused (42501): " + message,
+        hint: #"whoever runs the server can make the tables: "journal sync setup --print-schema""#,
         exitCode: .syncUnavailable)
     case .statement(let state, let message):
       return Diagnosis(

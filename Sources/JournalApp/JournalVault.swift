@@ -591,6 +591,16 @@ public final class JournalVault {
   /// The keyed store, for sync.
   var syncStore: SessionStore { vaultStorage.sessions }
 
+  /// Set by a sync of this vault: its own writes start no other.
+  var syncing = false
+
+  /// A command that wrote to a vault whose background sync is on starts `journal sync` as
+  /// a process of its own as it ends, which never delays or fails the command.
+  deinit {
+    guard !syncing, syncStore.writes > 0 else { return }
+    BackgroundSync.start(vault: vault, path: path)
+  }
+
   /// The vault file underneath, for the keyless use cases (reminders).
   public var file: Vault { vault }
 

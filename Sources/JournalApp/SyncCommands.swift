@@ -22,11 +22,14 @@ public enum SyncCommands {
     try JournalVault.refuseExisting(path)
     let transport = try JournalSync.connect(address, library: library(runtime))
     let header = try JournalSync.serverHeader(transport)
-    runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
     let journal = try JournalVault.join(
       at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
       tryAgain: runtime.passphraseTryAgain
-    ) { try runtime.askPassphrase(prompt: "The journal's passphrase: ") }
+    ) {
+      let passphrase = try runtime.askPassphrase(prompt: "The journal's passphrase: ")
+      runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+      return passphrase
+    }
     return try JournalSync.join(journal, address: address, transport: transport)
   }
 
@@ -44,6 +47,15 @@ public enum SyncCommands {
     let vault = try runtime.openLocked()
     guard let status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
     return status
+  }
+
+  /// `journal sync background [on|off]`: whether a write starts a sync in the background;
+  /// the setting as it is then. Needs no passphrase.
+  public static func background(_ runtime: Runtime, set on: Bool?) throws -> Bool {
+    let vault = try runtime.openLocked()
+    guard try vault.syncSettings() != nil else { throw AppError.syncNotSetUp }
+    if let on { try vault.setSyncBackground(on) }
+    return try vault.syncSettings()?.background ?? false
   }
 
   /// The schema, for a hosting admin (`journal sync setup --print-schema`).

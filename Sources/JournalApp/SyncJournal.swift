@@ -57,6 +57,7 @@ public final class JournalSync {
     self.context = journal.context
     self.keys = journal.unlockedKeys
     self.store = journal.syncStore
+    journal.syncing = true
   }
 
   // MARK: - Connecting

@@ -66,8 +66,12 @@ public struct HybridClock: Sendable, Equatable {
     if physical > time {
       time = physical
       counter = 0
+    } else if counter == .max {
+      // Never wraps: past the last counter, the next millisecond.
+      time += 1
+      counter = 0
     } else {
-      counter &+= 1
+      counter += 1
     }
     return SyncStamp(time: time, counter: counter, device: device)
   }

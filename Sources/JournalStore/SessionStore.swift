@@ -21,6 +21,8 @@ public final class SessionStore {
   public private(set) var checked: LedgerStamp?
   /// Called with the new stamp after every keyed write (to keep this computer's record).
   public var onStamp: ((LedgerStamp) -> Void)?
+  /// How many keyed writes this store made (a write starts a background sync, when on).
+  public private(set) var writes = 0
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
 
@@ -887,6 +889,7 @@ public final class SessionStore {
       return result
     }
     checked = stamp
+    writes += 1
     if let stamp { onStamp?(stamp) }
     return result
   }

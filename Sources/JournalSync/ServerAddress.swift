@@ -22,12 +22,19 @@ public struct ServerAddress: Sendable, Equatable {
     guard parts.keywords["password"] == nil, !parts.passwordInUserInfo else {
       throw .badAddress(reason: .password)
     }
-    var hosts = parts.hosts
-    if hosts.isEmpty, let host = parts.keywords["host"] ?? parts.keywords["hostaddr"] {
-      hosts = host.split(separator: ",").map(String.init)
-    }
-    if hosts.isEmpty, parts.keywords["service"] == nil, let host = environment["PGHOST"] {
-      hosts = host.split(separator: ",").map(String.init)
+    // libpq connects to `hostaddr` when it is given (`host` is then only the name the
+    // certificate is checked against), else to `host`; either may come from the environment.
+    var hosts: [String] = []
+    if let address = parts.keywords["hostaddr"] ?? environment["PGHOSTADDR"] {
+      hosts = address.split(separator: ",").map(String.init)
+    } else {
+      hosts = parts.hosts
+      if hosts.isEmpty, let host = parts.keywords["host"] {
+        hosts = host.split(separator: ",").map(String.init)
+      }
+      if hosts.isEmpty, parts.keywords["service"] == nil, let host = environment["PGHOST"] {
+        hosts = host.split(separator: ",").map(String.init)
+      }
     }
     // No host at all: libpq's default, the Unix socket. A service names its host in a file
     // journal does not read: it is treated as remote.
@@ -48,11 +55,17 @@ public struct ServerAddress: Sendable, Equatable {
     given = text
   }
 
-  /// Loopback addresses and Unix-socket directories.
+  /// Loopback addresses (`localhost`, 127.0.0.0/8 written as an address, ::1) and Unix-socket
+  /// directories. A name that only starts like one (`127.example.org`) is not.
   static func isLocal(_ host: String) -> Bool {
     let host = host.removingPercentEncoding ?? host
-    return host.isEmpty || host.hasPrefix("/") || host.hasPrefix("@") || host == "localhost"
-      || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    if host.isEmpty || host.hasPrefix("/") || host.hasPrefix("@") || host == "localhost"
+      || host == "::1" || host == "[::1]"
+    {
+      return true
+    }
+    var address = in_addr()
+    return inet_pton(AF_INET, host, &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
   }
 
   struct Parts {

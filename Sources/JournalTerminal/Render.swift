@@ -139,7 +139,7 @@ public struct Render: Sendable {
         out += block(
           "\(conflict.field.label.prefix(1).uppercased())\(conflict.field.label.dropFirst())",
           conflict.text)
-        out += dim(wrap("written \(format.dateTime(conflict.written))", indent: "  ")) + "\n"
+        out += dim(wrap("    written \(format.dateTime(conflict.written))", indent: "    ")) + "\n"
       }
       out += wrap(
         "Keep one or both: journal resolve \(shownID) <field> --keep shown|kept|both",

@@ -16,7 +16,7 @@ extension Journal {
         alone sends what changed here and fetches what changed elsewhere; every other command \
         works without the server.
         """,
-      subcommands: [Now.self, Setup.self, Join.self, Status.self],
+      subcommands: [Now.self, Setup.self, Join.self, Status.self, Background.self],
       defaultSubcommand: Now.self)
 
     /// `journal sync` (or `journal sync now`): push and pull.
@@ -90,6 +90,30 @@ extension Journal {
       }
     }
 
+    /// `journal sync background [on|off]`: sync after every write, without waiting for it.
+    struct Background: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "background",
+        abstract: "Sync in the background after every change: on, off, or see.",
+        discussion: """
+          When it is on, a command that changed the journal starts "journal sync" on its \
+          own as it ends: the command never waits for it. It syncs when the key comes \
+          without asking (after "journal unlock", or with a passphrase file or command); \
+          otherwise the next "journal sync" sends everything.
+          """)
+
+      @OptionGroup var options: GlobalOptions
+
+      @Argument(help: ArgumentHelp("on or off; leave out to see the setting.", valueName: "on|off"))
+      var choice: CaptureChoice?
+
+      func run() throws {
+        let runtime = try Runtime(options)
+        let on = try SyncCommands.background(runtime, set: choice.map { $0 == .on })
+        try Runtime.output(on ? "background sync is on\n" : "background sync is off\n")
+      }
+    }
+
     /// `journal sync status`: no passphrase needed.
     struct Status: ParsableCommand {
       static let configuration = CommandConfiguration(
@@ -111,6 +135,7 @@ extension Journal {
           + (status.pendingRemovals > 0 ? ", \(counted(status.pendingRemovals, "deletion"))" : "")
           + "\n"
         out += "changes read from the server: \(status.seq)\n"
+        out += "background sync: \(status.background ? "on" : "off")\n"
         try Runtime.output(out)
       }
     }

@@ -179,13 +179,17 @@ struct SyncMergeTests {
     #expect(onA.stamps == onB.stamps)
     #expect(onA.session.reflection == "grief, then calm")
     #expect(onA.stamps[.reflection] == later)
-    #expect(onA.session.conflicts == [Conflict(field: .reflection, text: "gratitude", stamp: earlier)])
+    #expect(
+      onA.session.conflicts == [Conflict(field: .reflection, text: "gratitude", stamp: earlier)])
   }
 
   /// Two values a device might give the mood after, and two it might give the date.
   static let nonTextWrites: [(Session.Change, Session.Change)] = [
     (.moodAfter(Mood(3)), .moodAfter(Mood(9))),
-    (.date(Date(timeIntervalSince1970: 1_795_200_000)), .date(Date(timeIntervalSince1970: 1_795_280_000))),
+    (
+      .date(Date(timeIntervalSince1970: 1_795_200_000)),
+      .date(Date(timeIntervalSince1970: 1_795_280_000))
+    ),
   ]
 
   /// The mood after, or the date, set on both devices: the later stamp wins on both and

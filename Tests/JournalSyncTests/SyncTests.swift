@@ -180,7 +180,7 @@ struct SyncTests {
       """)
     let cut = a.run("sync")
     #expect(cut.status == 13, "\(cut)")
-    #expect(cut.stderr.contains("run \"journal sync\" again"))
+    #expect(cut.stderr.contains("nothing here was lost"))
     #expect(try server.count("SELECT count(*) FROM journal_link") == 1)
     try server.tables.executeScript("DROP TRIGGER cut ON journal_link")
     // And the client is killed right after the server took its push
@@ -232,6 +232,30 @@ struct SyncTests {
     let b = Device(server)
     b.ok("sync", "join", server.url)
     #expect(b.export() == a.export())
+  }
+
+  /// With background sync on, a command that writes returns at once and its change reaches
+  /// the server on its own; a reflection written elsewhere clears the reminder here.
+  @Test(needsServer) func backgroundSyncAndReminders() throws {
+    // Given a journal on two devices, a reminder on the first, and background sync on there
+    let (server, a, b, ids) = try Self.pair("background")
+    a.ok("remind", ids[0], "--in", "2h")
+    #expect(a.ok("reminders", "list").stdout.contains(ids[0]))
+    #expect(a.ok("sync", "background", "on").stdout == "background sync is on\n")
+    #expect(a.ok("sync", "status").stdout.contains("background sync: on"))
+    // When the first device writes a new session
+    a.ok(
+      "new", "--intention", "IN-THE-BACKGROUND", "--mood-before", "6", "--date", "2026-11-23 20:00")
+    // Then it reaches the server without a sync being asked for
+    #expect(
+      eventually(timeout: 60) { (try? server.count("SELECT count(*) FROM journal_row")) == 3 })
+    // When the other device reflects on the reminded session and syncs
+    b.ok("reflect", ids[0], "--reflection", "DONE-ELSEWHERE")
+    b.ok("sync")
+    // Then the first device's next sync completes the session there and clears the reminder
+    #expect(eventually(timeout: 60) { a.run("sync").status == 0 && a.export() == b.export() })
+    #expect(!a.ok("reminders", "list").stdout.contains(ids[0]))
+    #expect(a.ok("sync", "background", "off").stdout == "background sync is off\n")
   }
 
   /// `sync status` needs no passphrase, and counts what waits to be sent.
