@@ -1,3 +1,4 @@
+import Dispatch
 import JournalCore
 import JournalStore
 import JournalSync
@@ -33,13 +34,38 @@ public enum SyncCommands {
     return try JournalSync.join(journal, address: address, transport: transport)
   }
 
-  /// `journal sync`: push and pull now.
+  /// `journal sync`: push and pull now. The server is connected to while the vault is
+  /// opened (a PostgreSQL connection, with its authentication, takes as long as the rest of
+  /// a sync with nothing to do).
   public static func sync(_ runtime: Runtime) throws -> SyncReport {
-    let journal = try runtime.openVault()
-    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    guard let settings = try runtime.openLocked().syncSettings() else {
+      throw AppError.syncNotSetUp
+    }
     let address = try JournalSync.address(settings.server, context: runtime.context)
-    let transport = try JournalSync.connect(address, library: library(runtime))
-    return try JournalSync(journal: journal, transport: transport).sync()
+    let connecting = Connecting(address, library: library(runtime))
+    let journal = try runtime.openVault()
+    return try JournalSync(journal: journal, transport: try connecting.transport()).sync()
+  }
+
+  /// A connection made on another thread, waited for when needed.
+  private final class Connecting: @unchecked Sendable {
+    // @unchecked: `result` is written once on the connecting thread before `done` is
+    // signalled, and read only after waiting for it.
+    private var result: Result<any SyncTransport, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ address: ServerAddress, library: String) {
+      DispatchQueue.global(qos: .userInitiated).async {
+        self.result = Result { try JournalSync.connect(address, library: library) }
+        self.done.signal()
+      }
+    }
+
+    func transport() throws -> any SyncTransport {
+      done.wait()
+      guard let result else { throw AppError.internalError("no connection result") }
+      return try result.get()
+    }
   }
 
   /// `journal sync status`, without the passphrase.

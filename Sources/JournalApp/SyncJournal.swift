@@ -333,10 +333,9 @@ public final class JournalSync {
     let headerHash = SyncLink.hash(headerBytes)
     let headerChanged = headerHash != settings.headerHash
     guard !outbox.changed.isEmpty || !outbox.removed.isEmpty || headerChanged else {
-      settings.lastSync = context.now()
-      var commit = SessionStore.SyncCommit(settings: settings, startedAt: settings.seq)
-      commit.settings = settings
-      _ = try store.commitSync(commit)
+      // Nothing to send: only the time of this sync is noted, outside the keyed write (it is
+      // not a session, and the ledger need not be stamped again for it).
+      try journal.file.noteSync(at: context.now())
       return true
     }
     let seq = pulled.counter + 1

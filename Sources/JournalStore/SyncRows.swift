@@ -152,6 +152,16 @@ extension Vault {
       ])
   }
 
+  /// Notes when this device last synced (`sync status`).
+  public func noteSync(at time: Date) throws {
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
+    try write { db in
+      try db.execute(
+        sql: "UPDATE sync SET last_sync = ? WHERE singleton = 1",
+        arguments: [Int64((time.timeIntervalSince1970 * 1000).rounded())])
+    }
+  }
+
   /// Whether a write should start a sync in the background.
   public func setSyncBackground(_ on: Bool) throws {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
@@ -171,9 +181,11 @@ extension Vault {
     }
   }
 
-  /// Sessions changed here since last agreed (or never synced).
+  /// Sessions changed here since last agreed (or never synced). Through the index of (id,
+  /// revision): SQLite would otherwise look each up by the primary key and read every
+  /// ~600-byte row for its revision (a 10,000-session journal's 6 MB for every sync).
   static let dirtySQL = """
-    SELECT s.id FROM session s LEFT JOIN sync_row r ON r.id = s.id
+    SELECT s.id FROM session s LEFT JOIN sync_row r INDEXED BY sync_row_revision ON r.id = s.id
     WHERE r.id IS NULL OR r.revision != s.revision
     """
   /// Sessions deleted here (their undo window closed) that the server still holds.

@@ -500,6 +500,7 @@ public final class Vault {
             revision INTEGER NOT NULL,
             base BLOB NOT NULL
           );
+          CREATE INDEX sync_row_revision ON sync_row (id, revision);
           UPDATE vault SET format_version = 10;
           """)
     }
