@@ -311,6 +311,7 @@ public struct ImportParser {
     let created = try time(.created)
     let updated = try time(.updated)
     guard created <= updated else { throw refuse(.updated, "is before created") }
+    let conflicts = try keptConflicts(f[Key.conflicts.rawValue]) { refuse(.conflicts, $0) }
     return Session(
       id: id, date: try time(.date), treatment: treatment,
       dose: try text(.dose, .dose, multiline: false), intention: intention,
@@ -319,7 +320,31 @@ public struct ImportParser {
       environment: try text(.environment, .environment, multiline: true),
       music: try text(.music, .music, multiline: true),
       moodAfter: try mood(.moodAfter, required: false),
-      reflection: reflection, created: created, updated: updated, status: status)
+      reflection: reflection, created: created, updated: updated, status: status,
+      conflicts: conflicts)
+  }
+
+  /// Kept conflicts as an export writes them: texts of intention, dose, environment, music
+  /// or reflection, each with when it was written (its stamp: that time, on no device).
+  static func keptConflicts(
+    _ value: Any?, refuse: (String) -> AppError
+  ) throws -> [Conflict] {
+    guard let value, !(value is NSNull) else { return [] }
+    guard let list = value as? [[String: Any]] else { throw refuse("is not a list of objects") }
+    return try list.map { item in
+      guard let name = item["field"] as? String, let field = Field(rawValue: name),
+        SyncField(field)?.keepsLoser == true
+      else { throw refuse("names a field that keeps no conflicts") }
+      guard let raw = item["text"] as? String,
+        let text = try? Text.normalise(raw, field: field, multiline: true)
+      else { throw refuse("holds a text that is missing, too long or not text") }
+      guard let writtenText = item["written"] as? String, let written = ISO8601.parse(writtenText)
+      else { throw refuse("has a time that is not an ISO 8601 date") }
+      let millis = UInt64(max(0, (written.timeIntervalSince1970 * 1000).rounded()))
+      return Conflict(
+        field: field, text: text,
+        stamp: SyncStamp(time: millis, counter: 0, device: [UInt8](repeating: 0, count: 16)))
+    }
   }
 
   // MARK: - jrnl

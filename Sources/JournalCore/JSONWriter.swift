@@ -137,6 +137,21 @@ extension SessionDocument {
   /// them, null where it writes null.
   public func write(to writer: inout JSONWriter) {
     writer.beginObject()
+    if let conflicts = body?.conflicts, !conflicts.isEmpty {
+      writer.key(Key.conflicts.rawValue)
+      writer.beginArray()
+      for conflict in conflicts {
+        writer.beginObject()
+        writer.key("field")
+        writer.value(conflict.field)
+        writer.key("text")
+        writer.value(conflict.text)
+        writer.key("written")
+        writer.value(conflict.written)
+        writer.endObject()
+      }
+      writer.endArray()
+    }
     writer.key(Key.created.rawValue)
     writer.value(created)
     writer.key(Key.date.rawValue)

@@ -9,7 +9,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
   /// The JSON keys, one place.
   public enum Key: String, CodingKey {
     case id, date, treatment, status, created, updated, dose, intention, environment, music
-    case reflection
+    case reflection, conflicts
     case shortID = "short_id"
     case treatmentName = "treatment_name"
     case moodBefore = "mood_before"
@@ -23,6 +23,22 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     public var environment: String?
     public var music: String?
     public var reflection: String?
+    /// Texts another device wrote at the same time, kept (sync); written only when there
+    /// are some, as `conflicts`: [{"field", "text", "written"}].
+    public var conflicts: [KeptText] = []
+  }
+
+  /// One kept conflict as JSON holds it.
+  public struct KeptText: Codable, Equatable, Sendable {
+    public var field: String
+    public var text: String
+    public var written: String
+
+    public init(field: String, text: String, written: String) {
+      self.field = field
+      self.text = text
+      self.written = written
+    }
   }
 
   public var id: String
@@ -56,13 +72,19 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     self.init(s.summary, shortID: shortID)
     body = Body(
       dose: s.dose, intention: s.intention, environment: s.environment, music: s.music,
-      reflection: s.reflection)
+      reflection: s.reflection,
+      conflicts: s.conflicts.map {
+        KeptText(field: $0.field.rawValue, text: $0.text, written: ISO8601.string($0.written))
+      })
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: Key.self)
     try c.encode(id, forKey: .id)
     try c.encodeIfPresent(shortID, forKey: .shortID)
+    if let conflicts = body?.conflicts, !conflicts.isEmpty {
+      try c.encode(conflicts, forKey: .conflicts)
+    }
     try c.encode(date, forKey: .date)
     try c.encode(treatment, forKey: .treatment)
     try c.encode(treatmentName, forKey: .treatmentName)
@@ -97,7 +119,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
         dose: try c.decodeIfPresent(String.self, forKey: .dose), intention: intention,
         environment: try c.decodeIfPresent(String.self, forKey: .environment),
         music: try c.decodeIfPresent(String.self, forKey: .music),
-        reflection: try c.decodeIfPresent(String.self, forKey: .reflection))
+        reflection: try c.decodeIfPresent(String.self, forKey: .reflection),
+        conflicts: try c.decodeIfPresent([KeptText].self, forKey: .conflicts) ?? [])
     }
   }
 

@@ -70,6 +70,14 @@ struct SyncTests {
     #expect(shownA.contains("WORDS-OF-A") && shownA.contains("WORDS-OF-B"))
     #expect(shownA.contains("Also written on another device at the same time"))
     #expect(a.export() == b.export())
+    // And an export carries the kept text, which an import into another journal keeps
+    let exported = a.export()
+    #expect(exported.contains(#""conflicts" : ["#), "\(exported)")
+    let elsewhere = Device(nil)
+    _ = elsewhere.initialise(sessions: 0)
+    let file = elsewhere.home.write("export.json", exported)
+    elsewhere.ok("import", file)
+    #expect(elsewhere.ok("show", ids[0]).stdout.contains("Also written on another device"))
     // When one device keeps both, and both sync
     b.ok("resolve", ids[0], "reflection", "--keep", "both")
     b.ok("sync")
