@@ -13,7 +13,7 @@ enum BackgroundSync {
     guard let settings = try? vault.syncSettings(), settings.background else { return }
     let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     _ = Subprocess.start(
-      [binary, "sync", "now", "--vault", path],
+      [binary, "sync", "now", "--background", "--vault", path],
       redirects: [
         .open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO),
         .open("/dev/null", flags: O_WRONLY, onto: STDOUT_FILENO),

@@ -331,7 +331,7 @@ public struct ImportParser {
   ) throws -> [Conflict] {
     guard let value, !(value is NSNull) else { return [] }
     guard let list = value as? [[String: Any]] else { throw refuse("is not a list of objects") }
-    return try list.map { item in
+    return try list.enumerated().map { index, item in
       guard let name = item["field"] as? String, let field = Field(rawValue: name),
         SyncField(field)?.keepsLoser == true
       else { throw refuse("names a field that keeps no conflicts") }
@@ -341,9 +341,11 @@ public struct ImportParser {
       guard let writtenText = item["written"] as? String, let written = ISO8601.parse(writtenText)
       else { throw refuse("has a time that is not an ISO 8601 date") }
       let millis = UInt64(max(0, (written.timeIntervalSince1970 * 1000).rounded()))
+      // Written on no device; the counter keeps two of the same millisecond apart.
       return Conflict(
         field: field, text: text,
-        stamp: SyncStamp(time: millis, counter: 0, device: [UInt8](repeating: 0, count: 16)))
+        stamp: SyncStamp(
+          time: millis, counter: UInt32(index), device: [UInt8](repeating: 0, count: 16)))
     }
   }
 

@@ -37,14 +37,25 @@ public enum SyncCommands {
   /// `journal sync`: push and pull now. The server is connected to while the vault is
   /// opened (a PostgreSQL connection, with its authentication, takes as long as the rest of
   /// a sync with nothing to do).
-  public static func sync(_ runtime: Runtime) throws -> SyncReport {
+  public static func sync(_ runtime: Runtime, background: Bool = false) throws -> SyncReport {
     guard let settings = try runtime.openLocked().syncSettings() else {
       throw AppError.syncNotSetUp
     }
     let address = try JournalSync.address(settings.server, context: runtime.context)
     let connecting = Connecting(address, library: library(runtime))
     let journal = try runtime.openVault()
-    return try JournalSync(journal: journal, transport: try connecting.transport()).sync()
+    return try JournalSync(journal: journal, transport: try connecting.transport())
+      .sync(waiting: !background)
+  }
+
+  /// `journal sync leave`: this vault stops syncing; what it agreed with the server is
+  /// forgotten, so that `sync setup` (to this server or another) sends everything again.
+  /// The server's copy stays. Needs no passphrase.
+  public static func leave(_ runtime: Runtime) throws -> String {
+    let vault = try runtime.openLocked()
+    guard let settings = try vault.syncSettings() else { throw AppError.syncNotSetUp }
+    try vault.leaveSync()
+    return settings.server
   }
 
   /// A connection made on another thread, waited for when needed.

@@ -140,18 +140,58 @@ public final class JournalSync {
 
   // MARK: - One sync
 
-  /// Pulls, merges, pushes; what it did.
-  public func sync() throws -> SyncReport {
-    // One sync of a vault at a time on this computer; a second waits for the first.
-    let lock = try FileSafety.exclusiveLock(journal.path + ".sync-lock")
+  /// Pulls, merges, pushes; what it did. A second sync of the vault on this computer waits
+  /// for the first, unless `waiting` is false (a background sync): then it does nothing.
+  public func sync(waiting: Bool = true) throws -> SyncReport {
+    guard let lock = try FileSafety.exclusiveLock(journal.path + ".sync-lock", wait: waiting)
+    else { return SyncReport() }
     defer { close(lock) }
     var report = SyncReport()
-    for _ in 0..<Self.attempts {
+    var attempts = 0
+    while attempts < Self.attempts {
       guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
-      let pulled = try pull(settings, into: &report)
-      if try push(pulled, into: &report) { return report }
+      // Fields changed here are stamped from the clock as it was before this sync read
+      // anything: an edit made offline last week must not win over one read today.
+      if issuing == nil { issuing = settings.clock }
+      guard let pulled = try pull(settings, into: &report) else {
+        // Another journal changed a session meanwhile: merged again.
+        attempts += 1
+        continue
+      }
+      switch try push(pulled, into: &report) {
+      case .done: return report
+      case .more: continue
+      case .moved: attempts += 1
+      }
     }
     throw AppError.syncKeptMoving
+  }
+
+  /// At most this many sessions go in one push (one link, one transaction on each side), so
+  /// that sending a whole journal holds a bounded number of sealed rows at once. (A debug
+  /// build takes another from JOURNAL_DEBUG_PUSH_BATCH, for the tests.)
+  private var pushBatch: Int {
+    #if DEBUG
+      if let text = context.environment["JOURNAL_DEBUG_PUSH_BATCH"], let size = Int(text),
+        size > 0
+      {
+        return size
+      }
+    #endif
+    return 1000
+  }
+
+  /// The clock that stamps the fields changed here, as it was when this sync began.
+  private var issuing: HybridClock?
+
+  /// How a push ended.
+  private enum Pushed {
+    /// Everything was sent.
+    case done
+    /// A batch was sent; more wait.
+    case more
+    /// Another device pushed first: pull again.
+    case moved
   }
 
   /// Where a pull left this device: the settings it wrote, and the server's counter.
@@ -162,7 +202,10 @@ public final class JournalSync {
 
   // MARK: Pull
 
-  private func pull(_ start: SyncSettings, into report: inout SyncReport) throws -> Pulled {
+  /// Reads, checks and merges what the server has past `start`; nil when another journal
+  /// changed a session here meanwhile (nothing was written: merge again).
+  private func pull(_ start: SyncSettings, into total: inout SyncReport) throws -> Pulled? {
+    var report = SyncReport()
     let vaultID = keys.vaultID
     var sealedRows: [ServerRow] = []
     guard
@@ -204,9 +247,14 @@ public final class JournalSync {
         if local[id] != nil { report.removedHere += 1 }
         commit.removed.append(id)
       case .put?:
-        // A session deleted here for good stays deleted: the deletion is sent next.
-        guard let incoming = verified.versions[id], !tombstoned.contains(id) else { continue }
+        guard let incoming = verified.versions[id] else { continue }
         let base = try record(incoming)
+        // A session deleted here for good stays deleted: the deletion is sent next (even if
+        // this device never recorded sending the session: its agreed row says so).
+        guard !tombstoned.contains(id) else {
+          commit.agreed.append(.init(id: id, session: nil, base: base, clean: false, readAt: nil))
+          continue
+        }
         guard let mine = local[id] else {
           commit.agreed.append(
             .init(id: id, session: incoming.session, base: base, clean: true, readAt: nil))
@@ -215,7 +263,7 @@ public final class JournalSync {
         }
         // Fields unchanged here since the last agreement simply take the server's value.
         let merged = SyncMerge.merge(
-          local: try version(of: mine, clock: &clock), base: mine.base?.base, incoming: incoming)
+          local: try version(of: mine), base: mine.base?.base, incoming: incoming)
         let clean = try record(merged) == base
         let changed = merged.session != mine.session
         if changed { report.received += 1 }
@@ -227,17 +275,21 @@ public final class JournalSync {
         commit.agreed.append(
           .init(
             id: id, session: changed ? merged.session : nil, base: base, clean: clean,
-            readAt: mine.revision))
+            readAt: mine.revision, trashed: mine.trashed))
       case nil: continue
       }
     }
+    if let issuing { clock.witness(issuing) }
     commit.settings.clock = clock
+    // The header is taken in the same transaction as what it was read with.
+    if let newHeader { commit.header = (newHeader, journal.file.header) }
     CrashPoint.reached("sync-pulled", environment: context.environment)
-    guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
-    if let newHeader {
-      try journal.file.replaceHeader(newHeader)
-      report.passphraseChanged = true
-    }
+    guard try store.commitSync(commit) else { return nil }
+    report.passphraseChanged = newHeader != nil
+    total.received += report.received
+    total.removedHere += report.removedHere
+    total.conflicted += report.conflicted
+    total.passphraseChanged = total.passphraseChanged || report.passphraseChanged
     return Pulled(settings: commit.settings, counter: state.counter)
   }
 
@@ -325,10 +377,11 @@ public final class JournalSync {
 
   // MARK: Push
 
-  /// Pushes what changed here; false when another device pushed first (pull again).
-  private func push(_ pulled: Pulled, into report: inout SyncReport) throws -> Bool {
+  /// Pushes what changed here, up to `pushBatch` sessions.
+  private func push(_ pulled: Pulled, into report: inout SyncReport) throws -> Pushed {
     var settings = pulled.settings
     let outbox = try store.syncOutbox()
+    let batch = Array(outbox.changed.sorted().prefix(pushBatch))
     let headerBytes = ServerHeader.encode(journal.file.header)
     let headerHash = SyncLink.hash(headerBytes)
     let headerChanged = headerHash != settings.headerHash
@@ -336,18 +389,17 @@ public final class JournalSync {
       // Nothing to send: only the time of this sync is noted, outside the keyed write (it is
       // not a session, and the ledger need not be stamped again for it).
       try journal.file.noteSync(at: context.now())
-      return true
+      return .done
     }
     let seq = pulled.counter + 1
-    var clock = settings.clock
-    let (local, _) = try store.syncLocal(outbox.changed)
+    let (local, _) = try store.syncLocal(batch)
     let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
     var rows: [ServerRow] = []
     var items: [SyncLink.Item] = []
     var commit = SessionStore.SyncCommit(settings: settings, startedAt: settings.seq)
-    for id in outbox.changed.sorted() {
+    for id in batch {
       guard let mine = local[id], !mine.trashed else { continue }
-      let version = try version(of: mine, clock: &clock)
+      let version = try version(of: mine)
       var plain = SyncRowCodec.encode(version)
       defer { wipe(&plain) }
       let body = try cipher.seal(plain, id: id.bytes, column: .syncRow, revision: UInt64(seq))
@@ -371,13 +423,13 @@ public final class JournalSync {
       removed: outbox.removed.map(\.bytes), header: headerChanged ? headerBytes : nil)
     CrashPoint.reached("sync-before-push", environment: context.environment)
     guard try transport.push(keys.vaultID, expecting: pulled.counter, change) else {
-      return false
+      return .moved
     }
     CrashPoint.reached("sync-after-push", environment: context.environment)
     settings.seq = seq
     settings.head = tag
     settings.headerHash = headerHash
-    settings.clock = clock
+    if let issuing { settings.clock.witness(issuing) }
     settings.lastSync = context.now()
     commit.settings = settings
     guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
@@ -386,16 +438,17 @@ public final class JournalSync {
     // The first push sends the header too: only a later one is a new passphrase.
     report.passphraseSent =
       report.passphraseSent || headerChanged && pulled.settings.headerHash != nil
-    return true
+    return outbox.changed.count > batch.count ? .more : .done
   }
 
   // MARK: Versions
 
   /// This device's version of a session: each field's stamp is the agreed one while its
   /// value is the agreed one, else a new stamp from the clock at the session's last edit.
-  private func version(
-    of local: SessionStore.SyncLocal, clock: inout HybridClock
-  ) throws -> SyncMerge.Version {
+  private func version(of local: SessionStore.SyncLocal) throws -> SyncMerge.Version {
+    var clock =
+      issuing ?? HybridClock(time: 0, counter: 0, device: [UInt8](repeating: 0, count: 16))
+    defer { issuing = clock }
     var stamps: SyncStamps = [:]
     let edited = UInt64(max(0, (local.session.updated.timeIntervalSince1970 * 1000).rounded()))
     for field in SyncField.allCases {

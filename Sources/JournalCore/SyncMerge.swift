@@ -76,6 +76,11 @@ public struct HybridClock: Sendable, Equatable {
     return SyncStamp(time: time, counter: counter, device: device)
   }
 
+  /// Moves the clock past another reading of a clock (this device's own, kept apart).
+  public mutating func witness(_ other: HybridClock) {
+    witness(SyncStamp(time: other.time, counter: other.counter, device: device))
+  }
+
   /// Moves the clock past a stamp seen from another device.
   public mutating func witness(_ stamp: SyncStamp) {
     if stamp.time > time || (stamp.time == time && stamp.counter > counter) {

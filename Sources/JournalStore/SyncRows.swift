@@ -152,6 +152,15 @@ extension Vault {
       ])
   }
 
+  /// Stops syncing: the server's address and everything agreed with it are forgotten.
+  public func leaveSync() throws {
+    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
+    try write { db in
+      try db.execute(sql: "DELETE FROM sync_row")
+      try db.execute(sql: "DELETE FROM sync")
+    }
+  }
+
   /// Notes when this device last synced (`sync status`).
   public func noteSync(at time: Date) throws {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
@@ -283,18 +292,24 @@ extension SessionStore {
       public let base: SyncBaseRecord
       /// Whether this device's copy is then the server's (else it is pushed next).
       public let clean: Bool
-      /// For a session not written: the revision it was read at; if it changed meanwhile
-      /// (another journal edited it during the sync), it stays to be pushed.
+      /// The revision the session was read at (nil: it was not here). A session written
+      /// over one that changed meanwhile (another journal edited, deleted or purged it during
+      /// the sync) is not written: the whole commit is refused, to be merged again. One not
+      /// written that changed meanwhile stays to be pushed.
       public let readAt: Int64?
+      /// Whether it was read from the trash.
+      public let trashed: Bool
 
       public init(
-        id: SessionID, session: Session?, base: SyncBaseRecord, clean: Bool, readAt: Int64?
+        id: SessionID, session: Session?, base: SyncBaseRecord, clean: Bool, readAt: Int64?,
+        trashed: Bool = false
       ) {
         self.id = id
         self.session = session
         self.base = base
         self.clean = clean
         self.readAt = readAt
+        self.trashed = trashed
       }
     }
 
@@ -307,6 +322,9 @@ extension SessionStore {
     /// The change number this sync started from: if another sync moved it meanwhile,
     /// nothing is written.
     public var startedAt: Int64
+    /// A key header taken from the server (another device's new passphrase), written in the
+    /// same transaction over the one this device had.
+    public var header: (new: KeyHeader, over: KeyHeader)?
 
     public init(settings: SyncSettings, startedAt: Int64) {
       self.settings = settings
@@ -315,21 +333,48 @@ extension SessionStore {
   }
 
   /// Writes what a sync agreed, in one keyed transaction; false (and nothing written) when
-  /// another sync of this vault moved on meanwhile.
+  /// another sync of this vault moved on meanwhile, or another journal changed a session it
+  /// writes.
   @discardableResult
   public func commitSync(_ commit: SyncCommit) throws -> Bool {
-    try write { db in
+    let written: Bool
+    do {
+      written = try commitSyncWrite(commit)
+    } catch is SyncCommitRefused {
+      return false
+    }
+    if written, let header = commit.header { vault.replaceHeaderInMemory(header.new) }
+    // Sessions another device deleted leave no page images in the WAL (as a purge).
+    if written, !commit.removed.isEmpty { try? vault.truncateWAL() }
+    return written
+  }
+
+  private func commitSyncWrite(_ commit: SyncCommit) throws -> Bool {
+    try write { db -> Bool in
       guard let current = try Vault.syncSettings(db), current.seq == commit.startedAt else {
         return false
+      }
+      for agreed in commit.agreed where agreed.session != nil {
+        let here = try Self.revision(of: agreed.id, db)
+        let trashed = try self.trashedRevision(agreed.id, db)
+        let buried =
+          try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)",
+            arguments: [agreed.id.hex]) ?? false
+        let now = agreed.trashed ? trashed : here
+        guard now == agreed.readAt, !buried, agreed.trashed || trashed == nil else {
+          // Changed meanwhile: nothing is written; the sync merges again.
+          throw SyncCommitRefused()
+        }
       }
       for agreed in commit.agreed {
         var revision: Int64? = nil
         if let session = agreed.session {
-          if try Self.revision(of: agreed.id, db) != nil || !(try self.isTrashed(agreed.id, db)) {
+          if agreed.trashed {
+            revision = try self.putTrashed(session, db)
+          } else {
             try self.put(session, db)
             revision = try Self.revision(of: agreed.id, db)
-          } else {
-            revision = try self.putTrashed(session, db)
           }
         } else if let readAt = agreed.readAt {
           let now = try Self.revision(of: agreed.id, db)
@@ -356,9 +401,15 @@ extension SessionStore {
       for id in commit.forgotten {
         try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
       }
+      if let header = commit.header { try Vault.swapHeader(header.new, over: header.over, db) }
       try Vault.writeSyncSettings(commit.settings, db)
       return true
     }
+  }
+
+  private func trashedRevision(_ id: SessionID, _ db: Database) throws -> Int64? {
+    try Int64.fetchOne(
+      db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL", arguments: [id.hex])
   }
 
   /// Starts sync for this vault: the server and this device's id, nothing read yet.
@@ -369,12 +420,10 @@ extension SessionStore {
     }
   }
 
-  private func isTrashed(_ id: SessionID, _ db: Database) throws -> Bool {
-    try Bool.fetchOne(
-      db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE id = ? AND outcome IS NULL)",
-      arguments: [id.hex]) ?? false
-  }
 }
+
+/// A sync's commit refused because another journal changed a session meanwhile.
+struct SyncCommitRefused: Error {}
 
 /// A session as the sync server holds it, before sealing (SECURITY.md, "Sync"): version (1)
 /// ‖ each field's stamp (10 × 28, in SyncField order) ‖ the summary's length (4,

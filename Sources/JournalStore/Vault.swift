@@ -118,16 +118,7 @@ public final class Vault {
       try database.write { db in
         // Only over the header this process opened: a key changed meanwhile by another
         // journal (passwd, a key rotation) is not put back.
-        try db.execute(
-          sql: """
-            UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?, kdf_salt = ?, wrapped_key = ?
-            WHERE singleton = 1 AND wrapped_key = ? AND rotation_key IS NULL
-            """,
-          arguments: [
-            Int64(newHeader.limits.opsLimit), Int64(newHeader.limits.memLimit),
-            Data(newHeader.salt), Data(newHeader.wrappedKey), Data(header.wrappedKey),
-          ])
-        guard db.changesCount == 1 else { throw StoreError.keyChanged }
+        try Self.swapHeader(newHeader, over: header, db)
       }
     } catch let error as StoreError {
       throw error
@@ -135,6 +126,21 @@ public final class Vault {
       throw Vault.map(error, path: path)
     }
     header = newHeader
+  }
+
+  /// Writes `newHeader` over `old`, only if `old` is still there: a key changed meanwhile by
+  /// another journal (passwd, a key rotation) is not put back (keyChanged).
+  static func swapHeader(_ newHeader: KeyHeader, over old: KeyHeader, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        UPDATE vault SET kdf_opslimit = ?, kdf_memlimit = ?, kdf_salt = ?, wrapped_key = ?
+        WHERE singleton = 1 AND wrapped_key = ? AND rotation_key IS NULL
+        """,
+      arguments: [
+        Int64(newHeader.limits.opsLimit), Int64(newHeader.limits.memLimit),
+        Data(newHeader.salt), Data(newHeader.wrappedKey), Data(old.wrappedKey),
+      ])
+    guard db.changesCount == 1 else { throw StoreError.keyChanged }
   }
 
   /// The recovery slot (SECURITY.md, "Recovery code"), nil when there is none. No key needed.

@@ -29,6 +29,11 @@ final class LibPQ: Sendable {
   let isNull: @convention(c) (Result?, Int32, Int32) -> Int32
   let affected: @convention(c) (Result?) -> UnsafePointer<CChar>?
   let clear: @convention(c) (Result?) -> Void
+  let setNoticeProcessor:
+    @convention(c) (
+      Connection?, (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void)?,
+      UnsafeMutableRawPointer?
+    ) -> OpaquePointer?
 
   // libpq's constants (libpq-fe.h, postgres_ext.h).
   static let connectionOK: Int32 = 0
@@ -73,7 +78,9 @@ final class LibPQ: Sendable {
       let length = symbol("PQgetlength", as: type(of: self.length)),
       let isNull = symbol("PQgetisnull", as: type(of: self.isNull)),
       let affected = symbol("PQcmdTuples", as: type(of: self.affected)),
-      let clear = symbol("PQclear", as: type(of: self.clear))
+      let clear = symbol("PQclear", as: type(of: self.clear)),
+      let setNoticeProcessor = symbol(
+        "PQsetNoticeProcessor", as: type(of: self.setNoticeProcessor))
     else { return nil }
     self.connect = connect
     self.status = status
@@ -90,5 +97,6 @@ final class LibPQ: Sendable {
     self.isNull = isNull
     self.affected = affected
     self.clear = clear
+    self.setNoticeProcessor = setNoticeProcessor
   }
 }

@@ -13,8 +13,6 @@ public final class PostgresConnection {
   public init(_ conninfo: String, library name: String = "libpq.so.5") throws(SyncError) {
     let library = try LibPQ.load(name)
     self.library = library
-    // A server that does not answer is given up on after 10 s, unless the person chose.
-    setenv("PGCONNECT_TIMEOUT", "10", 0)
     guard let connection = conninfo.withCString({ library.connect($0) }) else {
       throw .connection(message: "out of memory")
     }
@@ -24,6 +22,9 @@ public final class PostgresConnection {
       throw .connection(message: message)
     }
     self.connection = connection
+    // The server's notices are never written out: a hostile server could put escape
+    // sequences in them (libpq's default writes them to stderr as they come).
+    _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
   }
 
   deinit { library.finish(connection) }
@@ -116,9 +117,18 @@ public final class PostgresConnection {
     return Rows(values: rows, affected: affected)
   }
 
-  private static func firstLine(_ text: UnsafePointer<CChar>?) -> String {
+  /// The first line of a message from libpq or the server, with any control character (an
+  /// escape sequence a hostile server sent, say) shown as "?".
+  static func firstLine(_ text: UnsafePointer<CChar>?) -> String {
     guard let text else { return "no message" }
-    return String(cString: text).split(whereSeparator: \.isNewline).first.map(String.init)
-      ?? "no message"
+    let line =
+      String(cString: text).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    let shown = String(
+      String.UnicodeScalarView(
+        line.unicodeScalars.map { scalar in
+          scalar.properties.generalCategory == .control
+            || scalar.properties.generalCategory == .format ? "?" : scalar
+        }))
+    return shown.isEmpty ? "no message" : shown
   }
 }

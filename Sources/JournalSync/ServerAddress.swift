@@ -19,40 +19,55 @@ public struct ServerAddress: Sendable, Equatable {
     }
     let isURL = text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     let parts = isURL ? try Self.urlParts(text) : try Self.keywordParts(text)
-    guard parts.keywords["password"] == nil, !parts.passwordInUserInfo else {
+    // Secrets never go in the address (nor, with it, in the vault and the shell's history).
+    guard parts.keywords["password"] == nil, parts.keywords["sslpassword"] == nil,
+      !parts.passwordInUserInfo
+    else {
       throw .badAddress(reason: .password)
     }
     // libpq connects to `hostaddr` when it is given (`host` is then only the name the
-    // certificate is checked against), else to `host`; either may come from the environment.
+    // certificate is checked against), else to `host` (a URL's query overrides the host
+    // before the path); either may come from the environment.
     var hosts: [String] = []
     if let address = parts.keywords["hostaddr"] ?? environment["PGHOSTADDR"] {
       hosts = address.split(separator: ",").map(String.init)
     } else {
-      hosts = parts.hosts
-      if hosts.isEmpty, let host = parts.keywords["host"] {
+      if let host = parts.keywords["host"] {
         hosts = host.split(separator: ",").map(String.init)
+      } else {
+        hosts = parts.hosts
       }
-      if hosts.isEmpty, parts.keywords["service"] == nil, let host = environment["PGHOST"] {
+      if hosts.isEmpty, let host = environment["PGHOST"] {
         hosts = host.split(separator: ",").map(String.init)
       }
     }
-    // No host at all: libpq's default, the Unix socket. A service names its host in a file
-    // journal does not read: it is treated as remote.
+    // No host at all: libpq's default, the Unix socket. A service names its hosts in a file
+    // journal does not read (its hostaddr may be anywhere): with one, only an address that
+    // names both a local host and a local hostaddr is taken for local.
+    let service = parts.keywords["service"] ?? environment["PGSERVICE"]
     let local =
-      hosts.isEmpty
-      ? parts.keywords["service"] == nil && environment["PGSERVICE"] == nil
-      : hosts.allSatisfy(Self.isLocal)
+      service == nil
+      ? hosts.allSatisfy(Self.isLocal)
+      : parts.keywords["host"].map { Self.isLocal($0) } == true
+        && parts.keywords["hostaddr"].map { Self.isLocal($0) } == true
     let mode = parts.keywords["sslmode"]
-    if local || mode == "verify-full" {
-      conninfo = text
-    } else if let mode {
-      throw .badAddress(reason: .weakTLS(mode: mode))
-    } else if isURL {
-      conninfo = text + (text.contains("?") ? "&" : "?") + "sslmode=verify-full"
-    } else {
-      conninfo = text + " sslmode=verify-full"
+    var conninfo = text
+    if !local && mode != "verify-full" {
+      if let mode { throw .badAddress(reason: .weakTLS(mode: mode)) }
+      conninfo = Self.adding("sslmode", "verify-full", to: conninfo, isURL: isURL)
     }
+    // A server that does not answer is given up on after 10 s, unless the person chose.
+    if parts.keywords["connect_timeout"] == nil, environment["PGCONNECT_TIMEOUT"] == nil {
+      conninfo = Self.adding("connect_timeout", "10", to: conninfo, isURL: isURL)
+    }
+    self.conninfo = conninfo
     given = text
+  }
+
+  static func adding(_ key: String, _ value: String, to text: String, isURL: Bool) -> String {
+    isURL
+      ? text + (text.contains("?") ? "&" : "?") + "\(key)=\(value)"
+      : text + " \(key)=\(value)"
   }
 
   /// Loopback addresses (`localhost`, 127.0.0.0/8 written as an address, ::1) and Unix-socket
@@ -81,9 +96,11 @@ public struct ServerAddress: Sendable, Equatable {
     if let query = rest.firstIndex(of: "?") {
       for pair in rest[rest.index(after: query)...].split(separator: "&") {
         let kv = pair.split(separator: "=", maxSplits: 1)
-        guard kv.count == 2 else { throw .badAddress(reason: .unreadable) }
-        let value = String(kv[1]).removingPercentEncoding ?? String(kv[1])
-        parts.keywords[String(kv[0])] = value
+        // libpq decodes the keyword too (pass%77ord is password).
+        guard kv.count == 2, let key = String(kv[0]).removingPercentEncoding else {
+          throw .badAddress(reason: .unreadable)
+        }
+        parts.keywords[key] = String(kv[1]).removingPercentEncoding ?? String(kv[1])
       }
       rest = rest[..<query]
     }

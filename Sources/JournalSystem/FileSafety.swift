@@ -122,9 +122,12 @@ public enum FileSafety {
 
 extension FileSafety {
   /// Takes an exclusive lock (flock) on the private file `path`, made 0600 when missing and
-  /// never through a symbolic link, waiting while another process holds it; the descriptor
-  /// to close when done (the kernel also lets go when the process ends).
-  public static func exclusiveLock(_ path: String) throws(SystemError) -> Int32 {
+  /// never through a symbolic link, waiting while another process holds it (or, unless
+  /// `wait`, returning nil at once); the descriptor to close when done (the kernel also lets
+  /// go when the process ends).
+  public static func exclusiveLock(_ path: String, wait: Bool = true) throws(SystemError)
+    -> Int32?
+  {
     let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       if errno == ELOOP { throw .symlink(path: path) }
@@ -136,7 +139,11 @@ extension FileSafety {
       close(fd)
       throw error
     }
-    while flock(fd, LOCK_EX) != 0 {
+    while flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
+      if errno == EWOULDBLOCK {
+        close(fd)
+        return nil
+      }
       guard errno == EINTR else {
         let code = errno
         close(fd)

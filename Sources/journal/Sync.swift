@@ -16,7 +16,7 @@ extension Journal {
         alone sends what changed here and fetches what changed elsewhere; every other command \
         works without the server.
         """,
-      subcommands: [Now.self, Setup.self, Join.self, Status.self, Background.self],
+      subcommands: [Now.self, Setup.self, Join.self, Status.self, Background.self, Leave.self],
       defaultSubcommand: Now.self)
 
     /// `journal sync` (or `journal sync now`): push and pull.
@@ -26,9 +26,34 @@ extension Journal {
 
       @OptionGroup var options: GlobalOptions
 
+      /// Started by a write with background sync on: ends at once if a sync is running.
+      @Flag(help: .hidden)
+      var background = false
+
       func run() throws {
         let runtime = try Runtime(options)
-        try SyncLines.write(try SyncCommands.sync(runtime), runtime: runtime)
+        try SyncLines.write(
+          try SyncCommands.sync(runtime, background: background), runtime: runtime)
+      }
+    }
+
+    /// `journal sync leave`: stop syncing this journal here.
+    struct Leave: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "leave",
+        abstract: "Stop syncing this journal on this device (the server keeps its copy).",
+        discussion: """
+          Everything stays here; nothing more is sent or fetched. "journal sync setup URL" \
+          afterwards sends the whole journal to a server again: to another one, say, or to the \
+          same one after a sync refused what it found there. Needs no passphrase.
+          """)
+
+      @OptionGroup var options: GlobalOptions
+
+      func run() throws {
+        let runtime = try Runtime(options)
+        let server = try SyncCommands.leave(runtime)
+        Report.note("this journal no longer syncs here; \(server) keeps its copy")
       }
     }
 

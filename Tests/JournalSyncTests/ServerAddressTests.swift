@@ -4,8 +4,10 @@ import Testing
 /// A sync server's address is checked before anything connects (issue 19): no password in it,
 /// and a server not on this computer reached only with its certificate checked.
 struct ServerAddressTests {
+  /// The address with PGCONNECT_TIMEOUT set, so that only what the TLS rule adds is seen
+  /// (`connectTimeout` checks what is added without it).
   func address(_ text: String, environment: [String: String] = [:]) throws -> ServerAddress {
-    try ServerAddress(text, environment: environment)
+    try ServerAddress(text, environment: environment.merging(["PGCONNECT_TIMEOUT": "5"]) { $1 })
   }
 
   func problem(_ text: String, environment: [String: String] = [:]) -> SyncError? {
@@ -102,12 +104,13 @@ struct ServerAddressTests {
     #expect(checked.given == text)
   }
 
-  /// A service names its host in a file journal does not read: without a host of its own it
-  /// is treated as remote, with `host=localhost` as local.
+  /// A service names its host (and perhaps a hostaddr) in a file journal does not read: it is
+  /// treated as remote unless the address itself names a local host and a local hostaddr.
   @Test func serviceIsRemoteUnlessItNamesLocalhost() throws {
     #expect(try address("service=journal").conninfo == "service=journal sslmode=verify-full")
     #expect(
-      try address("service=journal host=localhost").conninfo == "service=journal host=localhost")
+      try address("service=journal host=localhost hostaddr=::1").conninfo
+        == "service=journal host=localhost hostaddr=::1")
     #expect(
       try address("dbname=journal", environment: ["PGSERVICE": "journal"]).conninfo
         == "dbname=journal sslmode=verify-full")
@@ -180,5 +183,40 @@ struct ServerAddressTests {
     #expect(
       try address("dbname=journal", environment: ["PGHOSTADDR": "203.0.113.7"]).conninfo
         == "dbname=journal sslmode=verify-full")
+  }
+
+  /// Without a timeout of the person's, one of 10 s is added: a server that never answers
+  /// does not hold a sync (or a background one) for ever.
+  @Test func connectTimeout() throws {
+    #expect(
+      try ServerAddress("host=localhost dbname=j", environment: [:]).conninfo
+        == "host=localhost dbname=j connect_timeout=10")
+    #expect(
+      try ServerAddress("postgres://localhost/j", environment: [:]).conninfo
+        == "postgres://localhost/j?connect_timeout=10")
+    #expect(
+      try ServerAddress("host=localhost connect_timeout=3", environment: [:]).conninfo
+        == "host=localhost connect_timeout=3")
+  }
+
+  /// libpq decodes a URL's query keywords and lets its host override the one before the
+  /// path: neither slips a password or a remote host past the checks; an sslpassword is a
+  /// secret too.
+  @Test func encodedAndOverridingKeywords() throws {
+    #expect(problem("postgres://localhost/j?pass%77ord=pw") == .badAddress(reason: .password))
+    #expect(problem("host=localhost sslpassword=pw") == .badAddress(reason: .password))
+    #expect(
+      try address("postgres://localhost/j?host=db.example.org").conninfo
+        == "postgres://localhost/j?host=db.example.org&sslmode=verify-full")
+    #expect(
+      try address("postgres://localhost/j?h%6Fst=db.example.org").conninfo
+        == "postgres://localhost/j?h%6Fst=db.example.org&sslmode=verify-full")
+    // A service's file may name any hostaddr: local only when both are given and local.
+    #expect(
+      try address("service=j host=localhost").conninfo
+        == "service=j host=localhost sslmode=verify-full")
+    #expect(
+      try address("service=j host=localhost hostaddr=127.0.0.1").conninfo
+        == "service=j host=localhost hostaddr=127.0.0.1")
   }
 }

@@ -212,6 +212,60 @@ struct SyncTests {
     #expect(a.ok("sync").stdout == "up to date\n")
   }
 
+  /// Another journal changing a session while a sync merges it: the sync writes nothing
+  /// over it, merges again, and the edit is kept and sent.
+  @Test(needsServer) func editDuringASync() throws {
+    // Given a journal on two devices, and a change from the second waiting on the server
+    let (_, a, b, ids) = try Self.pair("during")
+    b.ok("edit", ids[0], "--dose", "DOSE-FROM-B")
+    b.ok("sync")
+    // When the first device's sync has merged it and, before writing, the person reflects
+    let pause = a.home.file("pause")
+    let syncing = Spawned(
+      arguments: [CLI.binary, "sync"],
+      environment: a.cli.environment.merging([
+        "JOURNAL_DEBUG_PAUSE_AT": "sync-pulled", "JOURNAL_DEBUG_PAUSE_FILE": pause,
+      ]) { $1 }, terminal: false)
+    syncing.closeInput()
+    #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
+    a.ok("reflect", ids[0], "--reflection", "WRITTEN-DURING-THE-SYNC")
+    _ = a.home.write("pause", "")
+    let synced = syncing.wait()
+    // Then the sync ends well, and both the edit and the reflection stand on both devices
+    #expect(synced.status == 0, "\(synced)")
+    b.ok("sync")
+    let exported = a.export()
+    #expect(exported == b.export())
+    #expect(exported.contains("DOSE-FROM-B") && exported.contains("WRITTEN-DURING-THE-SYNC"))
+  }
+
+  /// Leaving sync and setting it up on another server (after the first was found changed):
+  /// everything is sent there, and a device that had it set up again agrees.
+  @Test(needsServer) func leaveAndMoveToAnotherServer() throws {
+    // Given a journal on two devices, and a server that dropped a change
+    let (server, a, b, ids) = try Self.pair("leave")
+    a.ok("edit", ids[0], "--dose", "BEFORE-THE-MOVE")
+    a.ok("sync")
+    try server.tables.executeScript("SET ROLE \(server.role)")
+    try server.tables.execute(
+      "DELETE FROM journal_link WHERE seq = (SELECT max(seq) FROM journal_link)")
+    try server.tables.executeScript("RESET ROLE")
+    #expect(b.run("sync").status == 12)
+    // When both leave it and move to a new server
+    let other = try TestServer("leave_new")
+    let left = b.ok("sync", "leave")
+    #expect(left.stderr.contains("no longer syncs here"))
+    #expect(b.run("sync").status == 7)
+    let moved = b.ok("sync", "setup", other.url, extra: ["PGPASSFILE": other.pgpass])
+    #expect(moved.stdout.contains("sent 2 sessions"), "\(moved)")
+    a.ok("sync", "leave")
+    a.ok("sync", "setup", other.url, extra: ["PGPASSFILE": other.pgpass])
+    b.ok("sync", extra: ["PGPASSFILE": other.pgpass])
+    // Then both hold the same journal, the change that reached only one included
+    #expect(a.export() == b.export())
+    #expect(b.export().contains("BEFORE-THE-MOVE"))
+  }
+
   /// Two `journal sync` at once on one device: one waits for the other; each session is
   /// sent once.
   @Test(needsServer) func twoSyncsAtOnce() throws {
@@ -225,10 +279,12 @@ struct SyncTests {
         "new", "--intention", "more \(index)", "--mood-before", "5", "--date",
         "2026-11-0\(index + 1) 08:00")
     }
-    // When two syncs start at the same moment
+    // When two syncs start at the same moment, each sending three sessions a push
     let running = (0..<2).map { _ in
       Spawned(
-        arguments: [CLI.binary, "sync"], environment: a.cli.environment, terminal: false)
+        arguments: [CLI.binary, "sync"],
+        environment: a.cli.environment.merging(["JOURNAL_DEBUG_PUSH_BATCH": "3"]) { $1 },
+        terminal: false)
     }
     running.forEach { $0.closeInput() }
     let results = running.map { $0.wait() }
@@ -237,6 +293,8 @@ struct SyncTests {
       #expect(result.status == 0, "\(result)")
     }
     #expect(try server.count("SELECT count(*) FROM journal_row") == 10)
+    // The eight new sessions went three at a time: the setup's link and three more.
+    #expect(try server.count("SELECT count(*) FROM journal_link") == 4)
     let b = Device(server)
     b.ok("sync", "join", server.url)
     #expect(b.export() == a.export())
