@@ -150,7 +150,7 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalSyncTests",
-      dependencies: ["JournalSync", "JournalTestSupport"],
+      dependencies: ["JournalSync", "JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict
     ),
     .testTarget(

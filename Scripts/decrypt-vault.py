@@ -111,6 +111,19 @@ def ledger_problem(db, vault_id, ledger_key):
     for sid in sorted(buried):
         if outcome.get(sid) != "purged":
             message += b"\x03" + bytes.fromhex(sid)
+    # Format 10: what sync agreed, when the vault syncs.
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sync'").fetchone()[0]:
+        settings = db.execute("SELECT device, seq, head, header_hash, server, clock_time,"
+                              " clock_counter FROM sync").fetchone()
+        if settings is not None:
+            device, seq, head, header_hash, server, clock_time, clock_counter = settings
+            message += b"\x04" + bytes(device) + struct.pack("<q", seq)
+            message += bytes(head or bytes(32)) + bytes(header_hash or bytes(32))
+            message += nacl.hash.blake2b(server.encode("utf-8"), digest_size=32, encoder=RAW)
+            message += struct.pack("<qq", clock_time, clock_counter)
+            for sid, revision, generation in db.execute(
+                    "SELECT id, revision, generation FROM sync_row ORDER BY id"):
+                message += b"\x05" + bytes.fromhex(sid) + struct.pack("<qq", revision, generation)
     expected = nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
     if not b.sodium_memcmp(expected, bytes(tag)):
         return "the rows do not add up to the ledger: a session removed, added or put back"

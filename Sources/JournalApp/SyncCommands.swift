@@ -50,11 +50,11 @@ public enum SyncCommands {
 
   /// `journal sync leave`: this vault stops syncing; what it agreed with the server is
   /// forgotten, so that `sync setup` (to this server or another) sends everything again.
-  /// The server's copy stays. Needs no passphrase.
+  /// The server's copy stays. A keyed write: the ledger covers what sync agreed.
   public static func leave(_ runtime: Runtime) throws -> String {
-    let vault = try runtime.openLocked()
-    guard let settings = try vault.syncSettings() else { throw AppError.syncNotSetUp }
-    try vault.leaveSync()
+    let journal = try runtime.openVault()
+    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    try journal.syncStore.leaveSync()
     return settings.server
   }
 

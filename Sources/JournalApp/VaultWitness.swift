@@ -19,7 +19,8 @@ import JournalSystem
 /// real path; 0600 in 0700 directories: 97 bytes, "JRNLSEEN" ‖ 0x01 ‖ vault id (16) ‖
 /// generation (8, little-endian) ‖ tag (32) ‖ BLAKE2b-256 keyed with the ledger key over the
 /// 65 bytes before it; then, when known, the entries the tag covers (three counts, 4 bytes
-/// little-endian each, then the session, trash and tombstone entries), which the tag itself
+/// little-endian each, then the session, trash and tombstone entries, and for a vault that
+/// syncs the length of its sync entries, 4 bytes, and them), which the tag itself
 /// authenticates: they let journal name the sessions that differ.
 struct VaultWitness {
   static let magic = Array("JRNLSEEN".utf8) + [1]
@@ -118,8 +119,19 @@ struct VaultWitness {
       parts.append(Array(bytes[offset..<offset + size]))
       offset += size
     }
+    // What sync agreed (a vault that syncs): its length (4 bytes) and its bytes.
+    var sync: [UInt8] = []
+    if offset < bytes.count {
+      guard offset + 4 <= bytes.count else { throw AppError.witnessDamaged(path: path) }
+      let size = Int(Self.number(bytes[offset..<offset + 4]))
+      offset += 4
+      guard offset + size <= bytes.count else { throw AppError.witnessDamaged(path: path) }
+      sync = Array(bytes[offset..<offset + size])
+      offset += size
+    }
     guard offset == bytes.count,
-      let rows = LedgerRows(sessions: parts[0], trash: parts[1], tombstones: parts[2]),
+      let rows = LedgerRows(
+        sessions: parts[0], trash: parts[1], tombstones: parts[2], sync: sync),
       rows.authenticate(stamp, vaultID: vaultID, key: key)
     else { throw AppError.witnessDamaged(path: path) }
     return LedgerStamp(generation: generation, tag: stamp.tag, rows: rows)
@@ -150,6 +162,10 @@ struct VaultWitness {
         withUnsafeBytes(of: UInt32(part).littleEndian) { bytes.append(contentsOf: $0) }
       }
       bytes += rows.sessions + rows.trash + rows.tombstones
+      if !rows.sync.isEmpty {
+        withUnsafeBytes(of: UInt32(rows.sync.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes += rows.sync
+      }
     }
     try Self.replace(path, with: bytes)
   }

@@ -30,6 +30,9 @@ public struct LedgerRows: Equatable, Sendable {
   public internal(set) var sessions: [UInt8] = []
   public internal(set) var trash: [UInt8] = []
   public internal(set) var tombstones: [UInt8] = []
+  /// What sync agreed (format 10): empty for a vault that does not sync, whose tag is then
+  /// as before.
+  public internal(set) var sync: [UInt8] = []
 
   static let sessionBytes = 26
   static let trashBytes = 50
@@ -38,13 +41,14 @@ public struct LedgerRows: Equatable, Sendable {
   public init() {}
 
   /// Rows from their three parts; nil when a part is not a whole number of its entries.
-  public init?(sessions: [UInt8], trash: [UInt8], tombstones: [UInt8]) {
+  public init?(sessions: [UInt8], trash: [UInt8], tombstones: [UInt8], sync: [UInt8] = []) {
     guard sessions.count % Self.sessionBytes == 0, trash.count % Self.trashBytes == 0,
       tombstones.count % Self.tombstoneBytes == 0
     else { return nil }
     self.sessions = sessions
     self.trash = trash
     self.tombstones = tombstones
+    self.sync = sync
   }
 
   /// Whether `stamp`'s tag is the one these rows make for the vault `vaultID`.
@@ -58,7 +62,7 @@ public struct LedgerRows: Equatable, Sendable {
   }
 
   /// The tag: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x01 ‖ vault id ‖
-  /// generation ‖ session entries ‖ trash entries ‖ tombstone entries.
+  /// generation ‖ session entries ‖ trash entries ‖ tombstone entries ‖ sync entries.
   func tag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
     let hash = try KeyedHash(key: key)
     hash.update(Array("JRNLLEDG".utf8) + [1])
@@ -67,6 +71,7 @@ public struct LedgerRows: Equatable, Sendable {
     hash.update(sessions)
     hash.update(trash)
     hash.update(tombstones)
+    hash.update(sync)
     return hash.finish()
   }
 
@@ -167,6 +172,7 @@ struct Ledger {
     flush(&pending)
     hash.update(view.rows.trash)
     hash.update(view.rows.tombstones)
+    hash.update(view.rows.sync)
     view.complete = keep
     return (view, hash.finish())
   }
@@ -335,7 +341,68 @@ struct Ledger {
       for text in disagreeing {
         if let id = SessionID(text) { view.inconsistent.insert(id) }
       }
+      try readSync(db, into: &view.rows.sync)
       return view
+    }
+
+    /// What sync agreed (SECURITY.md, "The ledger"): 0x04 ‖ device (16) ‖ seq (8) ‖ head
+    /// (32) ‖ header hash (32) ‖ BLAKE2b-256 of the server's address (32) ‖ clock time (8) ‖
+    /// clock counter (8), then for each agreed session in order of id 0x05 ‖ id (16) ‖
+    /// revision (8) ‖ generation (8); integers little-endian, a missing head or hash as
+    /// zeros. Nothing for a vault that does not sync. The time of the last sync and the
+    /// background setting are left out: they change without the key.
+    static func readSync(_ db: Database, into entries: inout [UInt8]) throws {
+      guard
+        let settings = try Row.fetchOne(
+          db,
+          sql: """
+            SELECT device, seq, head, header_hash, server, clock_time, clock_counter
+            FROM sync WHERE singleton = 1
+            """)
+      else {
+        if try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_row") ?? 0 > 0 {
+          throw StoreError.tampered(.rows)
+        }
+        return
+      }
+      let zeros = [UInt8](repeating: 0, count: 32)
+      // (A NULL head or header hash is no damage: `try?` would flatten it into one.)
+      let head: Data?
+      let headerHash: Data?
+      do {
+        head = try settings.decode(Data?.self, atIndex: 2)
+        headerHash = try settings.decode(Data?.self, atIndex: 3)
+      } catch {
+        throw StoreError.tampered(.rows)
+      }
+      guard let device = try? settings.decode(Data.self, atIndex: 0), device.count == 16,
+        let seq = try? settings.decode(Int64.self, atIndex: 1),
+        let server = try? settings.decode(String.self, atIndex: 4),
+        let time = try? settings.decode(Int64.self, atIndex: 5),
+        let counter = try? settings.decode(Int64.self, atIndex: 6)
+      else { throw StoreError.tampered(.rows) }
+      entries.append(4)
+      entries += device
+      append(UInt64(bitPattern: seq), to: &entries)
+      for value in [head, headerHash] { entries += value.map { [UInt8]($0) } ?? zeros }
+      entries += KeyedHash.unkeyed(Array(server.utf8))
+      append(UInt64(bitPattern: time), to: &entries)
+      append(UInt64(bitPattern: counter), to: &entries)
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id
+          """)
+      for row in rows {
+        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+          let revision = try? row.decode(Int64.self, atIndex: 1),
+          let generation = try? row.decode(Int64.self, atIndex: 2)
+        else { throw StoreError.tampered(.rows) }
+        entries.append(5)
+        id.withBytes { entries.append(contentsOf: $0) }
+        append(UInt64(bitPattern: revision), to: &entries)
+        append(UInt64(bitPattern: generation), to: &entries)
+      }
     }
 
     /// Adds a session row's entry; sessions come in order of status text, then id.

@@ -152,15 +152,6 @@ extension Vault {
       ])
   }
 
-  /// Stops syncing: the server's address and everything agreed with it are forgotten.
-  public func leaveSync() throws {
-    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
-    try write { db in
-      try db.execute(sql: "DELETE FROM sync_row")
-      try db.execute(sql: "DELETE FROM sync")
-    }
-  }
-
   /// Notes when this device last synced (`sync status`).
   public func noteSync(at time: Date) throws {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
@@ -259,11 +250,15 @@ extension SessionStore {
 
   private func syncBase(_ id: SessionID, _ db: Database) throws -> SyncBaseRecord? {
     guard
-      let sealed = try Data.fetchOne(
-        db, sql: "SELECT base FROM sync_row WHERE id = ?", arguments: [id.hex])
+      let row = try Row.fetchOne(
+        db, sql: "SELECT generation, base FROM sync_row WHERE id = ?", arguments: [id.hex])
     else { return nil }
     do {
-      return try cipher.open(Array(sealed), id: id.bytes, column: .syncBase) { plain in
+      let generation = UInt64(max(try row.decode(Int64.self, atIndex: 0), 1))
+      let sealed = try row.decode(Data.self, atIndex: 1)
+      return try cipher.open(
+        Array(sealed), id: id.bytes, column: .syncBase, revision: generation
+      ) { plain in
         try SyncBaseRecord(decoding: plain)
       }
     } catch {
@@ -380,11 +375,22 @@ extension SessionStore {
           let now = try Self.revision(of: agreed.id, db)
           revision = now == readAt ? readAt : -1
         }
+        // Each write of a row one generation on, bound into its sealing key (and covered by
+        // the ledger): an older base put back no longer opens.
+        let generation =
+          (try Int64.fetchOne(
+            db, sql: "SELECT generation FROM sync_row WHERE id = ?", arguments: [agreed.id.hex])
+            ?? 0) + 1
         let sealed = try cipher.seal(
-          agreed.base.encoded(), id: agreed.id.bytes, column: .syncBase)
+          agreed.base.encoded(), id: agreed.id.bytes, column: .syncBase,
+          revision: UInt64(generation))
         try db.execute(
-          sql: "INSERT OR REPLACE INTO sync_row (id, revision, base) VALUES (?, ?, ?)",
-          arguments: [agreed.id.hex, agreed.clean ? (revision ?? -1) : -1, Data(sealed)])
+          sql: """
+            INSERT OR REPLACE INTO sync_row (id, revision, generation, base) VALUES (?, ?, ?, ?)
+            """,
+          arguments: [
+            agreed.id.hex, agreed.clean ? (revision ?? -1) : -1, generation, Data(sealed),
+          ])
       }
       for id in commit.removed {
         try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
@@ -410,6 +416,15 @@ extension SessionStore {
   private func trashedRevision(_ id: SessionID, _ db: Database) throws -> Int64? {
     try Int64.fetchOne(
       db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL", arguments: [id.hex])
+  }
+
+  /// Stops syncing: the server's address and everything agreed with it are forgotten, in a
+  /// keyed write (the ledger covers them).
+  public func leaveSync() throws {
+    try write { db in
+      try db.execute(sql: "DELETE FROM sync_row")
+      try db.execute(sql: "DELETE FROM sync")
+    }
   }
 
   /// Starts sync for this vault: the server and this device's id, nothing read yet.

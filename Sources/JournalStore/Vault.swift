@@ -504,9 +504,10 @@ public final class Vault {
             id TEXT NOT NULL PRIMARY KEY
               CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
             revision INTEGER NOT NULL,
+            generation INTEGER NOT NULL CHECK (generation >= 1),
             base BLOB NOT NULL
           );
-          CREATE INDEX sync_row_revision ON sync_row (id, revision);
+          CREATE INDEX sync_row_revision ON sync_row (id, revision, generation);
           UPDATE vault SET format_version = 10;
           """)
     }

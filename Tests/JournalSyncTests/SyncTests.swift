@@ -78,6 +78,13 @@ struct SyncTests {
     let file = elsewhere.home.write("export.json", exported)
     elsewhere.ok("import", file)
     #expect(elsewhere.ok("show", ids[0]).stdout.contains("Also written on another device"))
+    // And the independent reader, written from SECURITY.md, checks the ledger over what
+    // sync agreed and reads the kept text
+    if Device.pythonReader {
+      let read = try a.independentRead()
+      #expect(read.status == 0, "\(read.stderr)")
+      #expect(read.stdout.contains(#""conflicts""#) && read.stdout.contains("WORDS-OF-B"))
+    }
     // When one device keeps both, and both sync
     b.ok("resolve", ids[0], "reflection", "--keep", "both")
     b.ok("sync")
@@ -237,6 +244,18 @@ struct SyncTests {
     let exported = a.export()
     #expect(exported == b.export())
     #expect(exported.contains("DOSE-FROM-B") && exported.contains("WRITTEN-DURING-THE-SYNC"))
+  }
+
+  /// What sync agreed is part of the ledger: a deleted agreement (a deletion that would then
+  /// never be sent) or the sync state moved back is refused like any other tampering.
+  @Test(needsServer, arguments: ["DELETE FROM sync_row", "UPDATE sync SET seq = 0, head = NULL"])
+  func syncStateIsInTheLedger(sql: String) throws {
+    let (_, a, _, _) = try Self.pair("ledger_\(sql.hasPrefix("DELETE") ? "row" : "seq")")
+    #expect(a.run("list").status == 0)
+    try Device.tamper(a.vaultPath, sql)
+    let refused = a.run("list")
+    #expect(refused.status == 12, "\(refused)")
+    #expect(a.run("sync").status == 12)
   }
 
   /// Leaving sync and setting it up on another server (after the first was found changed):
