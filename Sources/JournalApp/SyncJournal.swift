@@ -16,6 +16,8 @@ public struct SyncReport: Sendable, Equatable {
   public var removedHere = 0
   /// Sessions that now hold a text kept from a write at the same time.
   public var conflicted: [SessionID] = []
+  /// Sessions another device deleted that had changes here not yet sent: they went too.
+  public var removedWithChanges: [SessionID] = []
   /// Whether the passphrase changed on another device (needed at the next unlock here).
   public var passphraseChanged = false
   /// Whether this device's new passphrase was sent.
@@ -239,12 +241,15 @@ public final class JournalSync {
     }
     let ids = Array(verified.latest.keys)
     let (local, tombstoned) = try store.syncLocal(ids)
+    let changedHere =
+      verified.latest.values.contains(.remove) ? Set(try store.syncOutbox().changed) : []
     var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
     for id in ids.sorted() {
       switch verified.latest[id] {
       case .remove?:
         // Deleted on another device after its undo window: gone here too, for good.
         if local[id] != nil { report.removedHere += 1 }
+        if changedHere.contains(id) { report.removedWithChanges.append(id) }
         commit.removed.append(id)
       case .put?:
         guard let incoming = verified.versions[id] else { continue }
@@ -289,6 +294,7 @@ public final class JournalSync {
     total.received += report.received
     total.removedHere += report.removedHere
     total.conflicted += report.conflicted
+    total.removedWithChanges += report.removedWithChanges
     total.passphraseChanged = total.passphraseChanged || report.passphraseChanged
     return Pulled(settings: commit.settings, counter: state.counter)
   }

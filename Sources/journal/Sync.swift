@@ -234,6 +234,11 @@ enum SyncLines {
         "session \(id.short) holds a text another device wrote at the same time: "
         + "see \"journal show \(id.short)\", then \"journal resolve\"\n"
     }
+    for id in report.removedWithChanges {
+      out +=
+        "session \(id.short) was deleted on another device; "
+        + "the changes made to it here had not been sent and went with it\n"
+    }
     if report.passphraseChanged {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }

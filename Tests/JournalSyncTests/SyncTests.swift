@@ -145,9 +145,12 @@ struct SyncTests {
     b.ok("sync")
     let after = a.ok("sync")
     #expect(after.stdout.contains("sent 1 deletion"), "\(after)")
+    b.ok("edit", ids[0], "--music", "UNSENT-WHEN-DELETED")
     let told = b.ok("sync")
-    // Then the session is gone on both, and from the server
+    // Then the session is gone on both, and from the server; the device whose unsent change
+    // went with it says so
     #expect(told.stdout.contains("removed 1 session"), "\(told)")
+    #expect(told.stdout.contains("had not been sent and went with it"), "\(told)")
     #expect(a.export() == b.export())
     #expect(!a.export().contains(ids[0]))
     #expect(b.run("show", ids[0]).status == 6)
