@@ -11,7 +11,8 @@ public enum SyncCommands {
     let address = try JournalSync.address(text, context: runtime.context)
     let journal = try runtime.openVault()
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
-    let transport = try JournalSync.connect(address, library: library(runtime))
+    let transport = try JournalSync.connect(
+      address, library: library(runtime), batch: pullBatch(runtime))
     return try JournalSync.setup(journal, address: address, transport: transport)
   }
 
@@ -21,7 +22,8 @@ public enum SyncCommands {
     let address = try JournalSync.address(text, context: runtime.context)
     let path = try runtime.vaultPath()
     try JournalVault.refuseExisting(path)
-    let transport = try JournalSync.connect(address, library: library(runtime))
+    let transport = try JournalSync.connect(
+      address, library: library(runtime), batch: pullBatch(runtime))
     let header = try JournalSync.serverHeader(transport)
     let journal = try JournalVault.join(
       at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
@@ -42,7 +44,7 @@ public enum SyncCommands {
       throw AppError.syncNotSetUp
     }
     let address = try JournalSync.address(settings.server, context: runtime.context)
-    let connecting = Connecting(address, library: library(runtime))
+    let connecting = Connecting(address, library: library(runtime), batch: pullBatch(runtime))
     let journal = try runtime.openVault()
     return try JournalSync(journal: journal, transport: try connecting.transport())
       .sync(waiting: !background)
@@ -65,9 +67,9 @@ public enum SyncCommands {
     private var result: Result<any SyncTransport, any Error>?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ address: ServerAddress, library: String) {
+    init(_ address: ServerAddress, library: String, batch: Int) {
       DispatchQueue.global(qos: .userInitiated).async {
-        self.result = Result { try JournalSync.connect(address, library: library) }
+        self.result = Result { try JournalSync.connect(address, library: library, batch: batch) }
         self.done.signal()
       }
     }
@@ -97,6 +99,17 @@ public enum SyncCommands {
 
   /// The schema, for a hosting admin (`journal sync setup --print-schema`).
   public static var schemaSQL: String { SyncSchema.sql }
+
+  /// How many rows a pull reads at a time; a debug build lets a test choose
+  /// (JOURNAL_DEBUG_PULL_BATCH), so that a few sessions take many batches.
+  static func pullBatch(_ runtime: Runtime) -> Int {
+    #if DEBUG
+      if let text = runtime.context.environment["JOURNAL_DEBUG_PULL_BATCH"], let size = Int(text) {
+        return size
+      }
+    #endif
+    return 500
+  }
 
   /// libpq's name; a debug build lets a test name one that is not there.
   static func library(_ runtime: Runtime) -> String {

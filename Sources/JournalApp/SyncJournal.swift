@@ -66,9 +66,9 @@ public final class JournalSync {
 
   /// Connects to the server at `address` (checked first) through libpq.
   public static func connect(
-    _ address: ServerAddress, library: String = "libpq.so.5"
+    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500
   ) throws -> any SyncTransport {
-    try PostgresTransport(address.conninfo, library: library)
+    try PostgresTransport(address.conninfo, library: library, batch: batch)
   }
 
   /// The address as given, checked.
@@ -112,7 +112,8 @@ public final class JournalSync {
     let vaults = try transport.schemaVersion() == nil ? [] : try transport.vaults()
     guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
     guard let vaultID = vaults.first,
-      let state = try transport.pull(vaultID, links: .max, rowsAfter: .max, rows: { _ in })
+      let state = try transport.pull(
+        vaultID, links: .max, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
     else { throw AppError.syncServerEmpty }
     guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
       throw AppError.syncTampered(.changedHeader)
@@ -205,33 +206,61 @@ public final class JournalSync {
   // MARK: Pull
 
   /// Reads, checks and merges what the server has past `start`; nil when another journal
-  /// changed a session here meanwhile (nothing was written: merge again).
+  /// changed a session here meanwhile (merge again).
+  ///
+  /// Two passes over the server's rows, in one snapshot of it: the first checks every row
+  /// against the chain (the change that wrote it, its hash) and that none is missing, and
+  /// keeps only ids; the second opens and merges them a batch at a time, each batch written
+  /// in a keyed transaction of its own, and the change number read is written last. Memory
+  /// holds a batch, not the journal. Nothing is written unless everything read checks out; a
+  /// sync cut between batches has written only checked sessions, and the next one, reading
+  /// them all again from the same change, merges them again to the same result.
   private func pull(_ start: SyncSettings, into total: inout SyncReport) throws -> Pulled? {
     var report = SyncReport()
-    let vaultID = keys.vaultID
-    var sealedRows: [ServerRow] = []
+    var verified: Verified?
+    var seen: Set<SessionID> = []
+    var complete = false
+    var refused = false
+    var clock = start.clock
+    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
+    func checkComplete(_ verified: Verified) throws {
+      guard !complete else { return }
+      for (id, item) in verified.latest {
+        if case .put = item, !seen.contains(id) {
+          throw AppError.syncTampered(.droppedChange(id: id.short))
+        }
+      }
+      complete = true
+    }
     guard
       let state = try transport.pull(
-        vaultID, links: max(start.seq, 1), rowsAfter: start.seq, rows: { sealedRows += $0 })
+        keys.vaultID, links: max(start.seq, 1), rowsAfter: start.seq, passes: 2,
+        begin: { verified = try verifyChain($0, from: start) },
+        rows: { pass, batch in
+          guard let checked = verified, !refused else { return }
+          if pass == 0 {
+            for row in batch { seen.insert(try check(row, against: checked)) }
+          } else {
+            try checkComplete(checked)
+            refused = try !merge(
+              batch, start: start, cipher: cipher, clock: &clock, report: &report)
+          }
+        })
     else { throw AppError.syncTampered(.vaultGone) }
-    let verified = try verify(state, rows: sealedRows, from: start)
+    guard let verified else { throw AppError.internalError("a pull without its chain") }
+    if refused { return nil }
+    try checkComplete(verified)
     var settings = start
     settings.seq = state.counter
     settings.head = verified.head ?? start.head
-    var clock = settings.clock
-    for version in verified.versions.values {
-      for stamp in version.stamps.values { clock.witness(stamp) }
-      for conflict in version.session.conflicts { clock.witness(conflict.stamp) }
-    }
     // The key header: another device's new passphrase is taken, unless this device changed
     // its own since the last sync (then this one is sent, and the later push wins).
     var newHeader: KeyHeader?
     if let hash = verified.header, hash != start.headerHash {
       let localHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
       if localHash == start.headerHash || start.headerHash == nil {
-        guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
-          throw AppError.syncTampered(.changedHeader)
-        }
+        guard let header = ServerHeader.decode(state.header), header.vaultID == keys.vaultID
+        else { throw AppError.syncTampered(.changedHeader) }
         if localHash != hash { newHeader = header }
         settings.headerHash = hash
       }
@@ -239,54 +268,22 @@ public final class JournalSync {
     guard state.counter != start.seq || newHeader != nil else {
       return Pulled(settings: start, counter: state.counter)
     }
-    let ids = Array(verified.latest.keys)
-    let (local, tombstoned) = try store.syncLocal(ids)
-    let changedHere =
-      verified.latest.values.contains(.remove) ? Set(try store.syncOutbox().changed) : []
+    // Last, in one transaction: the deletions, the header, and where this device now is.
+    let removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
     var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
-    for id in ids.sorted() {
-      switch verified.latest[id] {
-      case .remove?:
+    if !removed.isEmpty {
+      let (local, _) = try store.syncLocal(removed)
+      let changedHere = Set(try store.syncOutbox().changed)
+      for id in removed {
         // Deleted on another device after its undo window: gone here too, for good.
         if local[id] != nil { report.removedHere += 1 }
         if changedHere.contains(id) { report.removedWithChanges.append(id) }
         commit.removed.append(id)
-      case .put?:
-        guard let incoming = verified.versions[id] else { continue }
-        let base = try record(incoming)
-        // A session deleted here for good stays deleted: the deletion is sent next (even if
-        // this device never recorded sending the session: its agreed row says so).
-        guard !tombstoned.contains(id) else {
-          commit.agreed.append(.init(id: id, session: nil, base: base, clean: false, readAt: nil))
-          continue
-        }
-        guard let mine = local[id] else {
-          commit.agreed.append(
-            .init(id: id, session: incoming.session, base: base, clean: true, readAt: nil))
-          report.received += 1
-          continue
-        }
-        // Fields unchanged here since the last agreement simply take the server's value.
-        let merged = SyncMerge.merge(
-          local: try version(of: mine), base: mine.base?.base, incoming: incoming)
-        let clean = try record(merged) == base
-        let changed = merged.session != mine.session
-        if changed { report.received += 1 }
-        if Set(merged.session.conflicts) != Set(mine.session.conflicts),
-          !merged.session.conflicts.isEmpty
-        {
-          report.conflicted.append(id)
-        }
-        commit.agreed.append(
-          .init(
-            id: id, session: changed ? merged.session : nil, base: base, clean: clean,
-            readAt: mine.revision, trashed: mine.trashed))
-      case nil: continue
       }
     }
     if let issuing { clock.witness(issuing) }
     commit.settings.clock = clock
-    // The header is taken in the same transaction as what it was read with.
+    // The header is taken in the same transaction as the change it came with.
     if let newHeader { commit.header = (newHeader, journal.file.header) }
     CrashPoint.reached("sync-pulled", environment: context.environment)
     guard try store.commitSync(commit) else { return nil }
@@ -299,7 +296,73 @@ public final class JournalSync {
     return Pulled(settings: commit.settings, counter: state.counter)
   }
 
-  /// What a pull was checked to hold.
+  /// Opens and merges one batch of checked rows into the sessions here, and writes it in one
+  /// keyed transaction (this device's change number unchanged); false when another journal
+  /// changed one of them meanwhile (nothing written).
+  private func merge(
+    _ batch: [ServerRow], start: SyncSettings, cipher: RecordCipher, clock: inout HybridClock,
+    report: inout SyncReport
+  ) throws -> Bool {
+    var incoming: [SessionID: SyncMerge.Version] = [:]
+    for row in batch {
+      guard let id = SessionID(exactly: row.id) else { continue }
+      do {
+        let version = try cipher.open(
+          row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+        ) { plain in try SyncRowCodec.decode(plain, id: id) }
+        for stamp in version.stamps.values { clock.witness(stamp) }
+        for conflict in version.session.conflicts { clock.witness(conflict.stamp) }
+        incoming[id] = version
+      } catch {
+        throw AppError.syncTampered(.changedRow(id: id.short))
+      }
+    }
+    let ids = incoming.keys.sorted()
+    let (local, tombstoned) = try store.syncLocal(ids)
+    var settings = start
+    settings.clock = clock
+    if let issuing { settings.clock.witness(issuing) }
+    var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
+    var counts = SyncReport()
+    for id in ids {
+      guard let theirs = incoming[id] else { continue }
+      let base = try record(theirs)
+      // A session deleted here for good stays deleted: the deletion is sent next (even if
+      // this device never recorded sending the session: its agreed row says so).
+      guard !tombstoned.contains(id) else {
+        commit.agreed.append(.init(id: id, session: nil, base: base, clean: false, readAt: nil))
+        continue
+      }
+      guard let mine = local[id] else {
+        commit.agreed.append(
+          .init(id: id, session: theirs.session, base: base, clean: true, readAt: nil))
+        counts.received += 1
+        continue
+      }
+      // Fields unchanged here since the last agreement simply take the server's value.
+      let merged = SyncMerge.merge(
+        local: try version(of: mine), base: mine.base?.base, incoming: theirs)
+      let clean = try record(merged) == base
+      let changed = merged.session != mine.session
+      if changed { counts.received += 1 }
+      if Set(merged.session.conflicts) != Set(mine.session.conflicts),
+        !merged.session.conflicts.isEmpty
+      {
+        counts.conflicted.append(id)
+      }
+      commit.agreed.append(
+        .init(
+          id: id, session: changed ? merged.session : nil, base: base, clean: clean,
+          readAt: mine.revision, trashed: mine.trashed))
+    }
+    CrashPoint.reached("sync-merged", environment: context.environment)
+    guard try store.commitSync(commit) else { return false }
+    report.received += counts.received
+    report.conflicted += counts.conflicted
+    return true
+  }
+
+  /// What a pull's chain was checked to hold.
   private struct Verified {
     /// The tag of the last link read (nil when there was none to read).
     var head: [UInt8]?
@@ -307,7 +370,6 @@ public final class JournalSync {
     var header: [UInt8]?
     /// For every session a new link touched, what the last of them did.
     var latest: [SessionID: LatestItem] = [:]
-    var versions: [SessionID: SyncMerge.Version] = [:]
   }
 
   private enum LatestItem: Equatable {
@@ -315,11 +377,9 @@ public final class JournalSync {
     case remove
   }
 
-  /// Checks the links past `start` against the chain this device holds, and each row against
-  /// the link that wrote it; opens the rows. Throws `syncTampered` at the first thing wrong.
-  private func verify(
-    _ state: ServerState, rows: [ServerRow], from start: SyncSettings
-  ) throws -> Verified {
+  /// Checks the links past `start` against the chain this device holds, and the key header
+  /// against the last link that set one. Throws `syncTampered` at the first thing wrong.
+  private func verifyChain(_ state: ServerState, from start: SyncSettings) throws -> Verified {
     guard state.counter >= start.seq else {
       throw AppError.syncTampered(.rolledBack(seen: start.seq, shown: state.counter))
     }
@@ -354,31 +414,22 @@ public final class JournalSync {
     guard expected == state.counter + 1 else {
       throw AppError.syncTampered(.brokenChain(seq: expected))
     }
-    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
-    for row in rows {
-      guard let id = SessionID(exactly: row.id) else {
-        throw AppError.syncTampered(.changedRow(id: "?"))
-      }
-      guard case .put(let seq, let hash)? = verified.latest[id], seq == row.seq,
-        KeyedHash.same(SyncLink.hash(row.body), hash)
-      else { throw AppError.syncTampered(.changedRow(id: id.short)) }
-      do {
-        verified.versions[id] = try cipher.open(
-          row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
-        ) { plain in try SyncRowCodec.decode(plain, id: id) }
-      } catch {
-        throw AppError.syncTampered(.changedRow(id: id.short))
-      }
-    }
-    for (id, item) in verified.latest {
-      if case .put = item, verified.versions[id] == nil {
-        throw AppError.syncTampered(.droppedChange(id: id.short))
-      }
-    }
     if let header = verified.header, !KeyedHash.same(SyncLink.hash(state.header), header) {
       throw AppError.syncTampered(.changedHeader)
     }
     return verified
+  }
+
+  /// Checks one row against the chain: the last change to its session wrote it, at its own
+  /// change number, with this hash. Its id.
+  private func check(_ row: ServerRow, against verified: Verified) throws -> SessionID {
+    guard let id = SessionID(exactly: row.id) else {
+      throw AppError.syncTampered(.changedRow(id: "?"))
+    }
+    guard case .put(let seq, let hash)? = verified.latest[id], seq == row.seq,
+      KeyedHash.same(SyncLink.hash(row.body), hash)
+    else { throw AppError.syncTampered(.changedRow(id: id.short)) }
+    return id
   }
 
   // MARK: Push

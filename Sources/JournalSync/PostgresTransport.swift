@@ -1,10 +1,16 @@
 /// `SyncTransport` over PostgreSQL with libpq (SyncSchema's tables).
 public final class PostgresTransport: SyncTransport {
   private let connection: PostgresConnection
+  /// Rows are read this many at a time (by id), so that a join of a large journal never
+  /// holds more than a batch of them.
+  private let batch: Int
 
   /// Connects with a connection string or URL already checked by `ServerAddress`.
-  public init(_ conninfo: String, library: String = "libpq.so.5") throws(SyncError) {
+  public init(
+    _ conninfo: String, library: String = "libpq.so.5", batch: Int = 500
+  ) throws(SyncError) {
     connection = try PostgresConnection(conninfo, library: library)
+    self.batch = max(batch, 1)
   }
 
   public func schemaVersion() throws(SyncError) -> Int? {
@@ -35,13 +41,9 @@ public final class PostgresTransport: SyncTransport {
     ).affected == 1
   }
 
-  /// Rows are read `batch` at a time by id, so a join of a large journal never holds more
-  /// than a batch of them.
-  static let batch = 500
-
   public func pull(
-    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64,
-    rows: ([ServerRow]) throws -> Void
+    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64, passes: Int,
+    begin: (ServerState) throws -> Void, rows: (_ pass: Int, [ServerRow]) throws -> Void
   ) throws -> ServerState? {
     try connection.executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     var finished = false
@@ -61,25 +63,36 @@ public final class PostgresTransport: SyncTransport {
         seq: Self.integer(row[0] ?? []), device: row[1] ?? [], entry: row[2] ?? [],
         tag: row[3] ?? [])
     }
+    let read = ServerState(counter: Self.integer(counter), header: header, links: links)
+    try begin(read)
+    for pass in 0..<passes {
+      try rowsOnce(vault, after: afterSeq) { try rows(pass, $0) }
+    }
+    try connection.executeScript("COMMIT")
+    finished = true
+    return read
+  }
+
+  /// Every row written after `afterSeq`, a batch at a time.
+  private func rowsOnce(
+    _ vault: [UInt8], after afterSeq: Int64, _ handle: ([ServerRow]) throws -> Void
+  ) throws {
     var after: [UInt8] = []
     while true {
-      let batch = try connection.execute(
+      let rows = try connection.execute(
         """
         SELECT row_id, seq, body FROM journal_row
         WHERE vault_id = $1::bytea AND seq > $2::bigint AND row_id > $3::bytea
-        ORDER BY row_id LIMIT \(Self.batch)
+        ORDER BY row_id LIMIT \(batch)
         """, [vault, Self.bytes(afterSeq), after]
       ).values.map { row in
         ServerRow(id: row[0] ?? [], seq: Self.integer(row[1] ?? []), body: row[2] ?? [])
       }
-      guard let last = batch.last else { break }
-      try rows(batch)
+      guard let last = rows.last else { break }
+      try handle(rows)
       after = last.id
-      if batch.count < Self.batch { break }
+      if rows.count < self.batch { break }
     }
-    try connection.executeScript("COMMIT")
-    finished = true
-    return ServerState(counter: Self.integer(counter), header: header, links: links)
   }
 
   public func push(

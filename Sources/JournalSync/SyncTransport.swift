@@ -10,12 +10,13 @@ public protocol SyncTransport: AnyObject {
   func vaults() throws(SyncError) -> [[UInt8]]
   /// Adds a vault with its key header and no changes; false when it is there already.
   func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool
-  /// Reads the vault's state and every link from `fromSeq` on, and hands over every row
-  /// written after `afterSeq` in batches, all as of one moment (one snapshot). Nil when the
-  /// server holds no such vault.
+  /// Reads the vault's state and every link from `fromSeq` on (handed to `begin` first),
+  /// then hands over every row written after `afterSeq` in batches, `passes` times over (the
+  /// pass from 0), all as of one moment (one snapshot): a reader can check every row before
+  /// it keeps any, holding only a batch at a time. Nil when the server holds no such vault.
   func pull(
-    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64,
-    rows: ([ServerRow]) throws -> Void
+    _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64, passes: Int,
+    begin: (ServerState) throws -> Void, rows: (_ pass: Int, [ServerRow]) throws -> Void
   ) throws -> ServerState?
   /// Writes one change if the vault's counter is still `counter` (no other device wrote
   /// meanwhile), all or nothing; false, having written nothing, when it moved.

@@ -205,7 +205,8 @@ struct SyncTests {
     let killed = a.run("sync", extra: ["JOURNAL_DEBUG_KILL_AT": "sync-after-push"])
     #expect(killed.status != 0)
     #expect(try server.count("SELECT count(*) FROM journal_link") == 2)
-    // And the other device is killed after reading it, before writing what it read
+    // And the other device is killed after writing the sessions it read, before writing
+    // how far it read
     b.ok("edit", ids[1], "--dose", "B-DURING-CUTS")
     let killedPull = b.run("sync", extra: ["JOURNAL_DEBUG_KILL_AT": "sync-pulled"])
     #expect(killedPull.status != 0)
@@ -234,7 +235,7 @@ struct SyncTests {
     let syncing = Spawned(
       arguments: [CLI.binary, "sync"],
       environment: a.cli.environment.merging([
-        "JOURNAL_DEBUG_PAUSE_AT": "sync-pulled", "JOURNAL_DEBUG_PAUSE_FILE": pause,
+        "JOURNAL_DEBUG_PAUSE_AT": "sync-merged", "JOURNAL_DEBUG_PAUSE_FILE": pause,
       ]) { $1 }, terminal: false)
     syncing.closeInput()
     #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
@@ -317,8 +318,9 @@ struct SyncTests {
     #expect(try server.count("SELECT count(*) FROM journal_row") == 10)
     // The eight new sessions went three at a time: the setup's link and three more.
     #expect(try server.count("SELECT count(*) FROM journal_link") == 4)
+    // And a device joining reads them three at a time, to the same journal
     let b = Device(server)
-    b.ok("sync", "join", server.url)
+    b.ok("sync", "join", server.url, extra: ["JOURNAL_DEBUG_PULL_BATCH": "3"])
     #expect(b.export() == a.export())
   }
 
