@@ -1,4 +1,5 @@
 import Dispatch
+import JournalAgent
 import JournalCore
 import JournalStore
 import JournalSync
@@ -82,9 +83,25 @@ public enum SyncCommands {
   }
 
   /// `journal sync status`, without the passphrase.
+  /// The sessions with kept conflicts are counted only when the unlock agent holds the key
+  /// (the passphrase is never asked for this).
   public static func status(_ runtime: Runtime) throws -> SyncStatus {
     let vault = try runtime.openLocked()
-    guard let status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
+    guard var status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
+    let id = vault.header.vaultID
+    let environment = runtime.context.environment
+    if let keys = AgentClient(environment: environment, vaultID: id)?.keys(vaultID: id),
+      let journal = try? JournalVault.open(
+        at: try runtime.vaultPath(), opened: vault, context: runtime.context,
+        agentKeys: { _ in keys }, passphrase: { throw AppError.noPassphraseSource })
+    {
+      var conflicted: [SessionID] = []
+      _ = try journal.storage.streamSessions(
+        order: .newestFirst, include: { _ in true },
+        transform: { $0.conflicts.isEmpty ? nil : $0.id }
+      ) { conflicted.append($0) }
+      status.conflicted = conflicted
+    }
     return status
   }
 

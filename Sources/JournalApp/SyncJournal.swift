@@ -32,6 +32,9 @@ public struct SyncStatus: Sendable, Equatable {
   public let pendingRemovals: Int
   public let seq: Int64
   public let background: Bool
+  /// The sessions holding a text kept from another device's write at the same time; nil
+  /// when they cannot be counted without asking for the passphrase (no agent holds the key).
+  public var conflicted: [SessionID]?
 }
 
 /// Sync through PostgreSQL (issue 19; SECURITY.md, "Sync"): setup, join, and one sync, over

@@ -160,6 +160,16 @@ extension Journal {
           + (status.pendingRemovals > 0 ? ", \(counted(status.pendingRemovals, "deletion"))" : "")
           + "\n"
         out += "changes read from the server: \(status.seq)\n"
+        if let conflicted = status.conflicted {
+          out +=
+            "texts kept from another device: "
+            + (conflicted.isEmpty
+              ? "none"
+              : "\(counted(conflicted.count, "session")) ("
+                + conflicted.map(\.short).joined(separator: ", ") + ")") + "\n"
+        } else {
+          out += "texts kept from another device: unlock (journal unlock) to count them\n"
+        }
         out += "background sync: \(status.background ? "on" : "off")\n"
         try Runtime.output(out)
       }

@@ -70,6 +70,11 @@ struct SyncTests {
     #expect(shownA.contains("WORDS-OF-A") && shownA.contains("WORDS-OF-B"))
     #expect(shownA.contains("Also written on another device at the same time"))
     #expect(a.export() == b.export())
+    // And `sync status` names it when the key is at hand without asking
+    a.ok("unlock")
+    let status = a.ok("sync", "status", extra: ["JOURNAL_PASSPHRASE_FILE": ""]).stdout
+    a.ok("lock")
+    #expect(status.contains("texts kept from another device: 1 session (\(ids[0]))"), "\(status)")
     // And an export carries the kept text, which an import into another journal keeps
     let exported = a.export()
     #expect(exported.contains(#""conflicts" : ["#), "\(exported)")
@@ -356,6 +361,7 @@ struct SyncTests {
     #expect(status.stdout.contains("server: \(server.url)"))
     #expect(status.stdout.contains("waiting to be sent: 1 session"))
     #expect(!status.stdout.contains("last sync: not yet"))
+    #expect(status.stdout.contains("texts kept from another device: unlock"))
   }
 }
 
