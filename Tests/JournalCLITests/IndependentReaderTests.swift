@@ -5,18 +5,7 @@ import Testing
 /// SECURITY.md is precise enough to write a decryptor from: Scripts/decrypt-vault.py (Python,
 /// PyNaCl, no journal code) reads a vault the real binary wrote.
 struct IndependentReaderTests {
-  /// $JOURNAL_PYTHON (Scripts/test sets up a private one with PyNaCl), else python3.
-  static let python = ProcessInfo.processInfo.environment["JOURNAL_PYTHON"] ?? "python3"
-
-  static let available: Bool = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [python, "-c", "import nacl.pwhash"]
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  }()
+  static let available = IndependentReader.available
 
   /// Every field written through the CLI is read back by the independent reader.
   @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
@@ -145,20 +134,7 @@ struct IndependentReaderTests {
   static func read(
     _ f: CLIFixture, passphraseFile: String? = nil
   ) throws -> (status: Int32, stdout: Data, stderr: String) {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [Self.python, script, f.vaultPath]
-    process.standardInput = try FileHandle(
-      forReadingFrom: URL(fileURLWithPath: passphraseFile ?? f.passphraseFile))
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, data, String(decoding: message, as: UTF8.self))
+    try IndependentReader.read(
+      vault: f.vaultPath, passphraseFile: passphraseFile ?? f.passphraseFile)
   }
 }

@@ -106,41 +106,12 @@ final class Device {
     return (object?["session"] as? [String: Any])?["id"] as? String ?? short
   }
 
-  /// Scripts/decrypt-vault.py (Python with PyNaCl, written from SECURITY.md alone) run on
-  /// this device's vault: its exit status and what it printed.
+  /// Scripts/decrypt-vault.py run on this device's vault: its exit status and what it
+  /// printed.
   func independentRead() throws -> (status: Int32, stdout: String, stderr: String) {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [Self.python, script, vaultPath]
-    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: passphraseFile))
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: data, as: UTF8.self),
-      String(decoding: message, as: UTF8.self)
-    )
+    let read = try IndependentReader.read(vault: vaultPath, passphraseFile: passphraseFile)
+    return (read.status, String(decoding: read.stdout, as: UTF8.self), read.stderr)
   }
-
-  /// $JOURNAL_PYTHON (Scripts/test sets up a private one with PyNaCl), else python3.
-  static let python = ProcessInfo.processInfo.environment["JOURNAL_PYTHON"] ?? "python3"
-
-  /// Whether that Python has PyNaCl.
-  static let pythonReader: Bool = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [python, "-c", "import nacl.pwhash"]
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  }()
 
   /// Edits a vault file directly, as an attacker or a failing disk would.
   static func tamper(_ path: String, _ sql: String) throws {

@@ -85,7 +85,7 @@ struct SyncTests {
     #expect(elsewhere.ok("show", ids[0]).stdout.contains("Also written on another device"))
     // And the independent reader, written from SECURITY.md, checks the ledger over what
     // sync agreed and reads the kept text
-    if Device.pythonReader {
+    if IndependentReader.available {
       let read = try a.independentRead()
       #expect(read.status == 0, "\(read.stderr)")
       #expect(read.stdout.contains(#""conflicts""#) && read.stdout.contains("WORDS-OF-B"))
