@@ -5,27 +5,7 @@ import Testing
 
 /// The unlock agent, with real processes and its real socket.
 @Suite(.serialized) struct AgentTests {
-  /// A private tmpfs directory standing in for $XDG_RUNTIME_DIR, so each test has its own
-  /// agent socket.
-  final class Runtime {
-    let path: String
-    init() {
-      var template = Array("/dev/shm/journal-agent-test-XXXXXX".utf8CString)
-      _ = mkdtemp(&template)
-      path = String(
-        decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    /// The socket of the one unlocked vault's agent (`agent-<vault id>.sock`), or, with
-    /// none, a path where none is.
-    var socket: String { sockets.first ?? path + "/journal/agent-none.sock" }
-    /// Every agent socket here.
-    var sockets: [String] {
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "/journal")) ?? []
-      return names.filter { $0.hasPrefix("agent-") && $0.hasSuffix(".sock") }.sorted()
-        .map { path + "/journal/" + $0 }
-    }
-  }
+  typealias Runtime = TestRuntimeDirectory
 
   func fixture(_ runtime: Runtime) -> CLIFixture {
     CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()

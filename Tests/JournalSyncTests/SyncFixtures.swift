@@ -53,6 +53,7 @@ final class TestServer {
 /// the server's password in the pgpass file.
 final class Device {
   let home = TemporaryDirectory()
+  let runtime = TestRuntimeDirectory()
   let cli: CLI
   let passphraseFile: String
   /// Held so that its pgpass file lives as long as the device.
@@ -62,7 +63,9 @@ final class Device {
   init(_ server: TestServer?, passphrase: String = Device.passphrase) {
     self.server = server
     passphraseFile = home.write("passphrase", passphrase + "\n")
-    var extra = ["JOURNAL_PASSPHRASE_FILE": passphraseFile]
+    // A runtime directory of its own: `journal lock` locks every agent in it, and devices of
+    // tests running at once must not lock each other's.
+    var extra = ["JOURNAL_PASSPHRASE_FILE": passphraseFile, "XDG_RUNTIME_DIR": runtime.path]
     if let server { extra["PGPASSFILE"] = server.pgpass }
     cli = CLI(home: home.path, extra: extra)
   }
