@@ -257,11 +257,13 @@ public final class JournalSync {
     settings.seq = state.counter
     settings.head = verified.head ?? start.head
     // The key header: another device's new passphrase is taken, unless this device changed
-    // its own since the last sync (then this one is sent, and the later push wins).
+    // its own since the last sync (then this one is sent, and the later push wins). A device
+    // set up again on a server that holds its journal (after `sync leave`) has agreed no
+    // header yet: it sends its own, never taking one that may be older.
     var newHeader: KeyHeader?
     if let hash = verified.header, hash != start.headerHash {
       let localHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
-      if localHash == start.headerHash || start.headerHash == nil {
+      if localHash == start.headerHash {
         guard let header = ServerHeader.decode(state.header), header.vaultID == keys.vaultID
         else { throw AppError.syncTampered(.changedHeader) }
         if localHash != hash { newHeader = header }
