@@ -45,7 +45,8 @@ extension Journal {
         discussion: """
           Everything stays here; nothing more is sent or fetched. "journal sync setup URL" \
           afterwards sends the whole journal to a server again: to another one, say, or to the \
-          same one after a sync refused what it found there. Needs no passphrase.
+          same one after a sync refused what it found there. Asks for the passphrase: what sync \
+          agreed is part of the journal's tamper evidence.
           """)
 
       @OptionGroup var options: GlobalOptions
