@@ -106,11 +106,12 @@ struct SyncTests {
     #expect(a.run("resolve", ids[0], "reflection", "--keep", "shown").status == 6)
   }
 
-  /// Three devices editing the same and different fields, syncing in turn, agree at the end;
-  /// a device that joins later gets exactly the same journal.
-  @Test(needsServer) func threeDevicesConverge() throws {
+  /// Three devices editing the same and different fields, syncing in turn in every order,
+  /// agree at the end; a device that joins later gets exactly the same journal.
+  @Test(needsServer, arguments: ["abc", "acb", "bac", "bca", "cab", "cba"])
+  func threeDevicesConverge(order: String) throws {
     // Given three devices
-    let (server, a, b, ids) = try Self.pair("three", sessions: 3)
+    let (server, a, b, ids) = try Self.pair("three_\(order)", sessions: 3)
     let c = Device(server)
     c.ok("sync", "join", server.url)
     // When each edits, some of them the same field, without syncing in between
@@ -120,15 +121,20 @@ struct SyncTests {
     c.ok("reflect", ids[1], "--reflection", "C-REFLECTION")
     a.ok("close", ids[2])
     b.ok("new", "--intention", "NEW-ON-B", "--mood-before", "6", "--date", "2026-11-21 10:00")
-    for device in [c, a, b, c, a] { device.ok("sync") }
-    // Then all three hold the same journal, with the kept intention on each
+    let devices = ["a": a, "b": b, "c": c]
+    for _ in 0..<2 {
+      for name in order { devices[String(name)]?.ok("sync") }
+    }
+    // Then all three hold the same journal, with both intentions on each
     let exported = a.export()
     #expect(exported == b.export())
     #expect(exported == c.export())
     for text in ["C-DOSE", "C-REFLECTION", "NEW-ON-B", #""status" : "closed""#] {
       #expect(exported.contains(text), "\(text)")
     }
-    #expect(a.ok("show", ids[0]).stdout == c.ok("show", ids[0]).stdout)
+    let shown = a.ok("show", ids[0]).stdout
+    #expect(shown == b.ok("show", ids[0]).stdout && shown == c.ok("show", ids[0]).stdout)
+    #expect(shown.contains("A-INTENTION") && shown.contains("B-INTENTION"))
     // And a fourth device joining now gets the same
     let d = Device(server)
     d.ok("sync", "join", server.url)
