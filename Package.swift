@@ -150,7 +150,9 @@ let package = Package(
     ),
     .testTarget(
       name: "JournalSyncTests",
-      dependencies: ["JournalSync", "JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "JournalSync", "JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(
