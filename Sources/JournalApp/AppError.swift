@@ -113,6 +113,8 @@ public enum AppError: Error, Equatable, Sendable {
   case syncServerSeveral(count: Int)
   /// The server's schema is newer than this journal reads.
   case syncServerNewer(found: Int, supported: Int)
+  /// Another device wrote sync data in a later layout than this journal reads.
+  case syncNewerData(found: Int, supported: Int)
   /// The sync server's copy is not as this journal's devices left it; nothing was applied.
   case syncTampered(SyncTamper)
   /// Other devices kept writing while this one tried to; nothing was lost.

@@ -699,11 +699,16 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the server's journal schema is version \(found); this journal reads \(supported)",
         hint: "update journal on this device", exitCode: .newerFormat)
+    case .syncNewerData(let found, let supported):
+      return Diagnosis(
+        message: "another device syncs in format \(found); this journal reads up to \(supported)",
+        hint: "update journal on this device; nothing here was changed", exitCode: .newerFormat)
     case .syncTampered(let what):
       return Diagnosis(
         message: "the sync server's copy is not as your devices left it: "
-          + Self.syncTamper(what) + "; nothing was applied",
-        hint: "the journal here is unchanged; ask whoever runs the server, or set up a new one",
+          + Self.syncTamper(what) + "; nothing it altered was applied",
+        hint:
+          #"run "journal sync leave", then "journal sync setup URL" with a server you trust"#,
         exitCode: .tampered)
     case .syncKeptMoving:
       return Diagnosis(

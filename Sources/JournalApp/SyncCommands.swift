@@ -1,4 +1,3 @@
-import Dispatch
 import JournalAgent
 import JournalCore
 import JournalStore
@@ -34,21 +33,27 @@ public enum SyncCommands {
       runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
       return passphrase
     }
-    return try JournalSync.join(journal, address: address, transport: transport)
+    do {
+      return try JournalSync.join(journal, address: address, transport: transport)
+    } catch {
+      // The vault is here already: the next step is a sync, not another join.
+      Report.note(#"the journal was made at "\#(path)"; run "journal sync" to finish fetching it"#)
+      throw error
+    }
   }
 
-  /// `journal sync`: push and pull now. The server is connected to while the vault is
-  /// opened (a PostgreSQL connection, with its authentication, takes as long as the rest of
-  /// a sync with nothing to do).
+  /// `journal sync`: push and pull now. The server's address is read only once the vault
+  /// has been checked against its ledger (which covers it): one edited into the vault file is
+  /// never connected to, nor handed a password from ~/.pgpass.
   public static func sync(_ runtime: Runtime, background: Bool = false) throws -> SyncReport {
-    guard let settings = try runtime.openLocked().syncSettings() else {
-      throw AppError.syncNotSetUp
-    }
-    let address = try JournalSync.address(settings.server, context: runtime.context)
-    let connecting = Connecting(address, library: library(runtime), batch: pullBatch(runtime))
+    // Said before any passphrase is asked.
+    guard try runtime.openLocked().syncSettings() != nil else { throw AppError.syncNotSetUp }
     let journal = try runtime.openVault()
-    return try JournalSync(journal: journal, transport: try connecting.transport())
-      .sync(waiting: !background)
+    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    let address = try JournalSync.address(settings.server, context: runtime.context)
+    let transport = try JournalSync.connect(
+      address, library: library(runtime), batch: pullBatch(runtime))
+    return try JournalSync(journal: journal, transport: transport).sync(waiting: !background)
   }
 
   /// `journal sync leave`: this vault stops syncing; what it agreed with the server is
@@ -59,27 +64,6 @@ public enum SyncCommands {
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
     try journal.syncStore.leaveSync()
     return settings.server
-  }
-
-  /// A connection made on another thread, waited for when needed.
-  private final class Connecting: @unchecked Sendable {
-    // @unchecked: `result` is written once on the connecting thread before `done` is
-    // signalled, and read only after waiting for it.
-    private var result: Result<any SyncTransport, any Error>?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ address: ServerAddress, library: String, batch: Int) {
-      DispatchQueue.global(qos: .userInitiated).async {
-        self.result = Result { try JournalSync.connect(address, library: library, batch: batch) }
-        self.done.signal()
-      }
-    }
-
-    func transport() throws -> any SyncTransport {
-      done.wait()
-      guard let result else { throw AppError.internalError("no connection result") }
-      return try result.get()
-    }
   }
 
   /// `journal sync status`, without the passphrase.
@@ -104,6 +88,8 @@ public enum SyncCommands {
     }
     return status
   }
+
+  /// `journal sync background [on|off]`: whether a write starts a sync in the background;
 
   /// `journal sync background [on|off]`: whether a write starts a sync in the background;
   /// the setting as it is then. Needs no passphrase.

@@ -224,6 +224,7 @@ public final class JournalSync {
     var seen: Set<SessionID> = []
     var complete = false
     var refused = false
+    var merged: Set<SessionID> = []
     var clock = start.clock
     let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
     func checkComplete(_ verified: Verified) throws {
@@ -245,6 +246,14 @@ public final class JournalSync {
             for row in batch { seen.insert(try check(row, against: checked)) }
           } else {
             try checkComplete(checked)
+            // The second pass is checked as the first: the server promised one snapshot, and
+            // a server that answers twice differently is found here, not believed.
+            for row in batch {
+              let id = try check(row, against: checked)
+              guard seen.contains(id), merged.insert(id).inserted else {
+                throw AppError.syncTampered(.changedRow(id: id.short))
+              }
+            }
             refused = try !merge(
               batch, start: start, cipher: cipher, clock: &clock, report: &report)
           }
@@ -253,17 +262,22 @@ public final class JournalSync {
     guard let verified else { throw AppError.internalError("a pull without its chain") }
     if refused { return nil }
     try checkComplete(verified)
+    guard merged == seen else {
+      let missing = seen.subtracting(merged).sorted().first
+      throw AppError.syncTampered(.droppedChange(id: missing?.short ?? "?"))
+    }
     var settings = start
     settings.seq = state.counter
     settings.head = verified.head ?? start.head
     // The key header: another device's new passphrase is taken, unless this device changed
     // its own since the last sync (then this one is sent, and the later push wins). A device
     // set up again on a server that holds its journal (after `sync leave`) has agreed no
-    // header yet: it sends its own, never taking one that may be older.
+    // header yet: it takes the one the other devices hold (and says so), rather than sending
+    // its own over theirs.
     var newHeader: KeyHeader?
     if let hash = verified.header, hash != start.headerHash {
       let localHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
-      if localHash == start.headerHash {
+      if localHash == start.headerHash || start.headerHash == nil {
         guard let header = ServerHeader.decode(state.header), header.vaultID == keys.vaultID
         else { throw AppError.syncTampered(.changedHeader) }
         if localHash != hash { newHeader = header }
@@ -314,10 +328,18 @@ public final class JournalSync {
       do {
         let version = try cipher.open(
           row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
-        ) { plain in try SyncRowCodec.decode(plain, id: id) }
+        ) { plain in
+          // Opened (so written by a device with the key) but of a later layout: newer.
+          if let layout = plain.first, layout > 1 {
+            throw AppError.syncNewerData(found: Int(layout), supported: 1)
+          }
+          return try SyncRowCodec.decode(plain, id: id)
+        }
         for stamp in version.stamps.values { clock.witness(stamp) }
         for conflict in version.session.conflicts { clock.witness(conflict.stamp) }
         incoming[id] = version
+      } catch let error as AppError {
+        throw error
       } catch {
         throw AppError.syncTampered(.changedRow(id: id.short))
       }
@@ -400,10 +422,17 @@ public final class JournalSync {
     var verified = Verified()
     var expected = start.seq + 1
     for link in links {
-      guard link.seq == expected, let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
-        parsed.device == link.device, KeyedHash.same(parsed.previous, head),
+      // The tag first: a link that authenticates but does not parse was written by a newer
+      // journal, not changed by the server.
+      guard link.seq == expected,
         KeyedHash.same(
           try SyncLink.tag(link.entry, vaultID: keys.vaultID, key: keys.syncKey), link.tag)
+      else { throw AppError.syncTampered(.brokenChain(seq: expected)) }
+      if let version = link.entry.first, version > SyncLink.version {
+        throw AppError.syncNewerData(found: Int(version), supported: Int(SyncLink.version))
+      }
+      guard let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
+        parsed.device == link.device, KeyedHash.same(parsed.previous, head)
       else { throw AppError.syncTampered(.brokenChain(seq: expected)) }
       head = link.tag
       verified.head = link.tag

@@ -324,19 +324,29 @@ extension Session {
   /// field has none.
   public mutating func resolve(
     _ field: Field, keeping choice: ConflictChoice, now: Date
-  ) throws(LifecycleError) {
+  ) throws {
     let mine = conflicts.filter { $0.field == field }.sorted { $0.stamp < $1.stamp }
-    guard let newest = mine.last else { throw .noConflict(field: field) }
+    guard let newest = mine.last else { throw LifecycleError.noConflict(field: field) }
     let shown = text(of: field)
-    let value: String? =
+    let chosen: String? =
       switch choice {
       case .shown: shown
       case .kept: newest.text
-      case .both: ([shown].compactMap { $0 } + mine.map(\.text)).joined(separator: "\n\n")
+      case .both:
+        // A dose is one line: joined on it; the long texts a blank line apart.
+        ([shown].compactMap { $0 } + mine.map(\.text)).joined(
+          separator: field == .dose ? " / " : "\n\n")
       }
+    guard chosen != shown, let raw = chosen else {
+      conflicts.removeAll { $0.field == field }
+      updated = max(now, updated)
+      return
+    }
+    // Checked as typed text is (a length limit, no control characters): two texts joined
+    // may be too long, and then nothing is settled.
+    let value = try Text.normalise(raw, field: field, multiline: field != .dose) ?? raw
     conflicts.removeAll { $0.field == field }
     updated = max(now, updated)
-    guard value != shown, let value else { return }
     let change: Change =
       switch field {
       case .dose: .dose(value)

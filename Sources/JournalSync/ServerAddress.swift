@@ -119,7 +119,8 @@ public struct ServerAddress: Sendable, Equatable {
     return parts
   }
 
-  /// keyword=value pairs, values optionally in single quotes with \' and \\ escapes.
+  /// keyword=value pairs, values optionally in single quotes; a backslash escapes the next
+  /// character, quoted or not.
   static func keywordParts(_ text: String) throws(SyncError) -> Parts {
     var parts = Parts()
     var characters = Substring(text)
@@ -148,8 +149,19 @@ public struct ServerAddress: Sendable, Equatable {
         }
         guard closed else { throw .badAddress(reason: .unreadable) }
       } else {
-        value = String(characters.prefix { $0 != " " && $0 != "\t" })
-        characters = characters.dropFirst(value.count)
+        // As libpq reads it: a backslash takes the next character as it is, even a space
+        // (so `dbname=a\ sslmode=require` is one value, and a backslash at the very end
+        // would take the space journal adds after it: refused).
+        while let c = characters.first, c != " ", c != "\t" {
+          characters = characters.dropFirst()
+          if c == "\\" {
+            guard let next = characters.first else { throw .badAddress(reason: .unreadable) }
+            value.append(next)
+            characters = characters.dropFirst()
+          } else {
+            value.append(c)
+          }
+        }
       }
       parts.keywords[String(key)] = value
     }

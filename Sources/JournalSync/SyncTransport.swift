@@ -57,6 +57,12 @@ public struct ServerState: Sendable, Equatable {
   public let counter: Int64
   public let header: [UInt8]
   public let links: [ServerLink]
+
+  public init(counter: Int64, header: [UInt8], links: [ServerLink]) {
+    self.counter = counter
+    self.header = header
+    self.links = links
+  }
 }
 
 /// One change a device pushes: its link, the rows it writes, the rows it removes, and the

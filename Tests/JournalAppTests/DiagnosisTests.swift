@@ -94,7 +94,7 @@ struct DiagnosisTests {
     AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
     AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
     AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
-    AppError.noConflicts(id: "3f2a"),
+    AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
     SyncError.connection(message: "connection to server at \"db\" failed: timeout expired"),
     SyncError.statement(sqlState: "42501", message: "permission denied for table journal_row"),
@@ -142,7 +142,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 59)
+    #expect(names["AppError"]?.count == 60)
     #expect(names["SyncError"]?.count == 4)
   }
 
@@ -286,7 +286,7 @@ struct DiagnosisTests {
     case .notSavedDraftKept(let cause, _): cause.exitCode
     case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
     case .syncServerEmpty, .noConflicts: .notFound
-    case .syncServerNewer: .newerFormat
+    case .syncServerNewer, .syncNewerData: .newerFormat
     case .syncTampered: .tampered
     case .syncKeptMoving: .syncUnavailable
     }

@@ -102,7 +102,7 @@ struct HostileServerTests {
     let refused = b.run("sync")
     #expect(refused.status == 12, "\(refused)")
     #expect(refused.stderr.contains(Self.expected(attack)), "\(refused.stderr)")
-    #expect(refused.stderr.contains("nothing was applied"))
+    #expect(refused.stderr.contains("nothing it altered was applied"))
     #expect(refused.stderr.split(separator: "\n").filter { $0.contains("error") }.count == 1)
     #expect(b.export() == before)
     #expect(b.ok("sync", "status").stdout == status)

@@ -219,4 +219,14 @@ struct ServerAddressTests {
       try address("service=j host=localhost hostaddr=127.0.0.1").conninfo
         == "service=j host=localhost hostaddr=127.0.0.1")
   }
+
+  /// A backslash escapes the next character as libpq reads it: an escaped space keeps
+  /// `sslmode=verify-full` inside another value, where it checks nothing; a backslash at the
+  /// end would swallow what journal adds.
+  @Test func backslashesAsLibpqReadsThem() throws {
+    #expect(
+      try address(#"host=db.example.org dbname=journal\ sslmode=verify-full"#).conninfo
+        == #"host=db.example.org dbname=journal\ sslmode=verify-full sslmode=verify-full"#)
+    #expect(problem(#"host=db.example.org dbname=journal\"#) == .badAddress(reason: .unreadable))
+  }
 }
