@@ -90,8 +90,6 @@ public enum SyncCommands {
   }
 
   /// `journal sync background [on|off]`: whether a write starts a sync in the background;
-
-  /// `journal sync background [on|off]`: whether a write starts a sync in the background;
   /// the setting as it is then. Needs no passphrase.
   public static func background(_ runtime: Runtime, set on: Bool?) throws -> Bool {
     let vault = try runtime.openLocked()
