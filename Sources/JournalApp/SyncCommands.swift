@@ -46,9 +46,10 @@ public enum SyncCommands {
   /// has been checked against its ledger (which covers it): one edited into the vault file is
   /// never connected to, nor handed a password from ~/.pgpass.
   public static func sync(_ runtime: Runtime, background: Bool = false) throws -> SyncReport {
-    // Said before any passphrase is asked.
-    guard try runtime.openLocked().syncSettings() != nil else { throw AppError.syncNotSetUp }
-    let journal = try runtime.openVault()
+    // Said before any passphrase is asked; the file opened once for both.
+    let file = try Vault.open(at: try runtime.vaultPath())
+    guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
+    let journal = try runtime.openVault(opened: file)
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
     let address = try JournalSync.address(settings.server, context: runtime.context)
     let transport = try JournalSync.connect(
