@@ -1,5 +1,7 @@
+import Dispatch
 import JournalAgent
 import JournalCore
+import JournalCrypto
 import JournalStore
 import JournalSync
 
@@ -42,19 +44,59 @@ public enum SyncCommands {
     }
   }
 
-  /// `journal sync`: push and pull now. The server's address is read only once the vault
-  /// has been checked against its ledger (which covers it): one edited into the vault file is
-  /// never connected to, nor handed a password from ~/.pgpass.
+  /// `journal sync`: push and pull now. The server's address is trusted only once checked:
+  /// by its tag under the key, when the unlock agent holds the key (then the connection is
+  /// made on another thread while the vault is checked and opened: a PostgreSQL connection
+  /// costs about as much as the rest of a sync with nothing to do), else by the vault's whole
+  /// check before connecting. An address edited into the vault file is never contacted, nor
+  /// handed a password from ~/.pgpass.
   public static func sync(_ runtime: Runtime, background: Bool = false) throws -> SyncReport {
-    // Said before any passphrase is asked; the file opened once for both.
+    // Said before any passphrase is asked; the file opened once for all.
     let file = try Vault.open(at: try runtime.vaultPath())
-    guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
-    let journal = try runtime.openVault(opened: file)
+    guard let early = try file.syncSettings() else { throw AppError.syncNotSetUp }
+    let id = file.header.vaultID
+    let keys = AgentClient(environment: runtime.context.environment, vaultID: id)?.keys(
+      vaultID: id)
+    var connecting: Connecting?
+    if let keys, let tag = early.serverTag,
+      KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
+    {
+      connecting = Connecting(
+        try JournalSync.address(early.server, context: runtime.context),
+        library: library(runtime), batch: pullBatch(runtime))
+    }
+    let journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
-    let address = try JournalSync.address(settings.server, context: runtime.context)
-    let transport = try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime))
+    let transport: any SyncTransport
+    if let connecting, settings.server == early.server {
+      transport = try connecting.transport()
+    } else {
+      transport = try JournalSync.connect(
+        try JournalSync.address(settings.server, context: runtime.context),
+        library: library(runtime), batch: pullBatch(runtime))
+    }
     return try JournalSync(journal: journal, transport: transport).sync(waiting: !background)
+  }
+
+  /// A connection made on another thread, waited for when needed.
+  private final class Connecting: @unchecked Sendable {
+    // @unchecked: `result` is written once on the connecting thread before `done` is
+    // signalled, and read only after waiting for it.
+    private var result: Result<any SyncTransport, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ address: ServerAddress, library: String, batch: Int) {
+      DispatchQueue.global(qos: .userInitiated).async {
+        self.result = Result { try JournalSync.connect(address, library: library, batch: batch) }
+        self.done.signal()
+      }
+    }
+
+    func transport() throws -> any SyncTransport {
+      done.wait()
+      guard let result else { throw AppError.internalError("no connection result") }
+      return try result.get()
+    }
   }
 
   /// `journal sync leave`: this vault stops syncing; what it agreed with the server is

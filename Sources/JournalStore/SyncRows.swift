@@ -9,6 +9,10 @@ import JournalCrypto
 public struct SyncSettings: Sendable, Equatable {
   /// The connection string or URL, as the person gave it (no password: refused before).
   public var server: String
+  /// The server's address keyed-hashed under the fingerprint key (`SessionStore.serverTag`):
+  /// with the key from the unlock agent, the address can be trusted before the whole vault
+  /// is checked, and the connection made meanwhile.
+  public var serverTag: [UInt8]?
   public var device: [UInt8]
   /// The server's change number this device has read up to, and the chain's tag there.
   public var seq: Int64
@@ -114,7 +118,7 @@ extension Vault {
         db,
         sql: """
           SELECT server, device, seq, head, header_hash, clock_time, clock_counter, last_sync,
-            background FROM sync WHERE singleton = 1
+            background, server_tag FROM sync WHERE singleton = 1
           """)
     else { return nil }
     var settings = SyncSettings(
@@ -129,6 +133,7 @@ extension Vault {
       Date(timeIntervalSince1970: Double($0) / 1000)
     }
     settings.background = try row.decode(Int64.self, atIndex: 8) != 0
+    settings.serverTag = try row.decode(Data?.self, atIndex: 9).map { [UInt8]($0) }
     return settings
   }
 
@@ -136,8 +141,10 @@ extension Vault {
     try db.execute(
       sql: """
         INSERT INTO sync (singleton, server, device, seq, head, header_hash, clock_time,
-          clock_counter, last_sync, background) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          clock_counter, last_sync, background, server_tag)
+        VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (singleton) DO UPDATE SET server = excluded.server,
+          server_tag = excluded.server_tag,
           device = excluded.device, seq = excluded.seq, head = excluded.head,
           header_hash = excluded.header_hash, clock_time = excluded.clock_time,
           clock_counter = excluded.clock_counter, last_sync = excluded.last_sync,
@@ -148,7 +155,7 @@ extension Vault {
         settings.headerHash.map { Data($0) }, Int64(settings.clockTime),
         Int64(settings.clockCounter),
         settings.lastSync.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
-        settings.background ? 1 : 0,
+        settings.background ? 1 : 0, settings.serverTag.map { Data($0) },
       ])
   }
 
@@ -264,6 +271,15 @@ extension SessionStore {
     } catch {
       throw StoreError.damagedRecord(id: id.short)
     }
+  }
+
+  /// The tag of a server address: BLAKE2b-256 keyed with the fingerprint key over "server" ‖
+  /// the address.
+  public static func serverTag(_ server: String, key: SecureBytes) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update(Array("server".utf8))
+    hash.update(Array(server.utf8))
+    return hash.finish()
   }
 
   /// A keyed fingerprint of a field's value (16 bytes): equal values, equal fingerprints;
@@ -408,7 +424,9 @@ extension SessionStore {
         try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
       }
       if let header = commit.header { try Vault.swapHeader(header.new, over: header.over, db) }
-      try Vault.writeSyncSettings(commit.settings, db)
+      var settings = commit.settings
+      settings.serverTag = try Self.serverTag(settings.server, key: fingerprintKey)
+      try Vault.writeSyncSettings(settings, db)
       return true
     }
   }
@@ -431,6 +449,8 @@ extension SessionStore {
   public func beginSync(_ settings: SyncSettings) throws {
     try write { db in
       guard try Vault.syncSettings(db) == nil else { throw StoreError.syncAlreadySetUp }
+      var settings = settings
+      settings.serverTag = try Self.serverTag(settings.server, key: fingerprintKey)
       try Vault.writeSyncSettings(settings, db)
     }
   }

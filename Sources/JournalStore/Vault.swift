@@ -491,6 +491,7 @@ public final class Vault {
           CREATE TABLE sync (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
             server TEXT NOT NULL,
+            server_tag BLOB CHECK (server_tag IS NULL OR length(server_tag) = 32),
             device BLOB NOT NULL CHECK (length(device) = 16),
             seq INTEGER NOT NULL CHECK (seq >= 0),
             head BLOB CHECK (head IS NULL OR length(head) = 32),

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JournalSync
 import JournalTestSupport
 import Testing
@@ -275,6 +276,43 @@ struct SyncTests {
     let refused = a.run("list")
     #expect(refused.status == 12, "\(refused)")
     #expect(a.run("sync").status == 12)
+  }
+
+  /// A server address edited into the vault file is refused by the vault's check, and never
+  /// contacted first, even while the agent holds the key (the connection made during the
+  /// check goes only to an address whose tag the key confirms).
+  @Test(needsServer) func editedAddressIsNeverContacted() throws {
+    let (_, a, _, _) = try Self.pair("edited")
+    // A listener standing in for someone else's server, counting who connects
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    #expect(bound == 0)
+    #expect(listen(listener, 8) == 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        getsockname(listener, $0, &length)
+      }
+    }
+    let port = UInt16(bigEndian: address.sin_port)
+    a.ok("unlock")
+    defer { a.run("lock") }
+    try Device.tamper(
+      a.vaultPath, "UPDATE sync SET server = 'postgres://someone@127.0.0.1:\(port)/theirs'")
+    let refused = a.run("sync")
+    #expect(refused.status == 12, "\(refused)")
+    _ = fcntl(listener, F_SETFL, O_NONBLOCK)
+    let contacted = accept(listener, nil, nil)
+    #expect(contacted < 0, "the edited address was contacted")
+    if contacted >= 0 { close(contacted) }
   }
 
   /// Leaving sync and setting it up on another server (after the first was found changed):
