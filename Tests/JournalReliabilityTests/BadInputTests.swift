@@ -40,11 +40,11 @@ import Testing
     (["new", "--intention", "x"], "", 2),
     (["reflect", "ID", "--mood-after", "ten"], "", 2),
     (["reflect", "ID", "--mood-after", "12"], "", 2),
-    (["reflect", "ffffffff", "--mood-after", "5"], "", 6),
+    (["reflect", "NONE8", "--mood-after", "5"], "", 6),
     (["reflect", "AMB", "--mood-after", "5"], "", 6),
     (["reflect", "not-hex!", "--mood-after", "5"], "", 6),
     (["reflect", "", "--mood-after", "5"], "", 6),
-    (["show", "ffff"], "", 6),
+    (["show", "NONE"], "", 6),
     (["show", "AMB"], "", 6),
     (["show", String(repeating: "a", count: 100_000)], "", 6),
     (["show"], "", 2),
@@ -52,14 +52,14 @@ import Testing
     (["edit", "ID", "--mood-before", "0"], "", 2),
     (["edit", "ID", "--date", "tomorrow next week"], "", 2),
     (["edit", "ID", "--intention", ""], "", 2),
-    (["edit", "ffff", "--dose", "1 g"], "", 6),
-    (["delete", "ffff", "--yes"], "", 6),
+    (["edit", "NONE", "--dose", "1 g"], "", 6),
+    (["delete", "NONE", "--yes"], "", 6),
     (["delete", "ID"], "", 2),
     (["undo"], "", 6),
     (["remind", "ID", "--in", "-5m"], "", 2),
     (["remind", "ID", "--at", "yesterday at noon"], "", 2),
-    (["remind", "ffff", "--in", "1h"], "", 6),
-    (["drafts", "discard", "ffff"], "", 6),
+    (["remind", "NONE", "--in", "1h"], "", 6),
+    (["drafts", "discard", "NONE"], "", 6),
     (["export", "--format", "pdf"], "", 2),
     (["export", "--since", "the beginning"], "", 2),
     (["export", "--status", "finished"], "", 2),
@@ -104,7 +104,12 @@ import Testing
     let wrong = f.root.write("wrong", "not the passphrase at all\n")
     let directory = f.root.file("a-directory")
     mkdir(directory, 0o700)
+    // A prefix no session has: random ids start with "ffff" one time in 65,536.
+    let none =
+      ["ffff", "0000", "aaaa", "5555"].first { prefix in !all.contains { $0.hasPrefix(prefix) } }
+      ?? "ffff"
     let names = [
+      "NONE": none, "NONE8": String(repeating: none, count: 2),
       "ID": ids[0], "AMB": String(ids[0].prefix(1)), "EXISTING": existing, "GARBAGE": garbage,
       "NEWER": newer, "SHORT": short, "WRONG": wrong, "MISSING": f.root.file("missing"),
       "DIRECTORY": directory,
