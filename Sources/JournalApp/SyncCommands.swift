@@ -103,7 +103,10 @@ public enum SyncCommands {
   /// forgotten, so that `sync setup` (to this server or another) sends everything again.
   /// The server's copy stays. A keyed write: the ledger covers what sync agreed.
   public static func leave(_ runtime: Runtime) throws -> String {
-    let journal = try runtime.openVault()
+    // Said before any passphrase is asked; the file opened once for both.
+    let file = try Vault.open(at: try runtime.vaultPath())
+    guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
+    let journal = try runtime.openVault(opened: file)
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
     try journal.syncStore.leaveSync()
     return settings.server

@@ -109,10 +109,11 @@ public final class JournalSync {
 
   /// The key header of the one journal this role holds on the server (for `join`).
   public static func serverHeader(_ transport: any SyncTransport) throws -> KeyHeader {
-    if let version = try transport.schemaVersion(), version > SyncSchema.version {
-      throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
+    let schema = try transport.schemaVersion()
+    if let schema, schema > SyncSchema.version {
+      throw AppError.syncServerNewer(found: schema, supported: SyncSchema.version)
     }
-    let vaults = try transport.schemaVersion() == nil ? [] : try transport.vaults()
+    let vaults = schema == nil ? [] : try transport.vaults()
     guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
     guard let vaultID = vaults.first,
       let state = try transport.pull(
