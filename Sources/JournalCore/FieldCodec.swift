@@ -61,7 +61,7 @@ public enum FieldCodec {
   }
 
   public static func put(_ tag: Tag, time: Date, into out: inout [UInt8]) {
-    let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
+    let millis = StoredRange.millis(time)
     withUnsafeBytes(of: millis.littleEndian) { put(tag, bytes: $0, into: &out) }
   }
 
@@ -102,13 +102,16 @@ public enum FieldCodec {
     return text
   }
 
-  /// A time field: exactly 8 bytes.
+  /// A time field: exactly 8 bytes, an instant within `StoredRange.millis`.
   public static func time(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> Date? {
     guard let slice else { return nil }
     guard slice.count == 8 else { throw Malformed() }
     var millis: Int64 = 0
     withUnsafeMutableBytes(of: &millis) { $0.copyMemory(from: slice) }
-    return Date(timeIntervalSince1970: Double(Int64(littleEndian: millis)) / 1000)
+    guard let date = StoredRange.date(millis: Int64(littleEndian: millis)) else {
+      throw Malformed()
+    }
+    return date
   }
 
   /// The kept conflicts as one field's value: for each, the field's tag (1), the stamp (28),
@@ -135,7 +138,8 @@ public enum FieldCodec {
         let tag = Tag(rawValue: slice[offset]),
         let field = Field.allCases.first(where: { $0.tag == tag }),
         SyncField(field)?.keepsLoser == true,
-        let stamp = SyncStamp(slice[(offset + 1)..<(offset + 1 + SyncStamp.bytes)])
+        let stamp = SyncStamp(slice[(offset + 1)..<(offset + 1 + SyncStamp.bytes)]),
+        stamp.time <= UInt64(StoredRange.millis.upperBound)
       else { throw Malformed() }
       offset += 1 + SyncStamp.bytes
       let count =

@@ -126,6 +126,7 @@ struct Ledger {
       return nil
     }
     guard let generation = try? row.decode(Int64.self, atIndex: 0), generation >= 1,
+      StoredRange.isCounter(generation),
       let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes
     else { throw StoreError.tampered(.ledger) }
     return Stamp(generation: UInt64(generation), tag: Array(tag))
@@ -293,7 +294,7 @@ struct Ledger {
         guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
           let statusText = try? row.decode(String.self, atIndex: 1),
           let status = Self.statusByte(statusText),
-          let revision = try? row.decode(Int64.self, atIndex: 2), revision >= 0,
+          let revision = try? row.decode(Int64.self, atIndex: 2), StoredRange.isCounter(revision),
           let batch = try? row.decode(Int64.self, atIndex: 3),
           let deletedAt = try? row.decode(Int64.self, atIndex: 4),
           let purgeAfter = try? row.decode(Int64.self, atIndex: 5),

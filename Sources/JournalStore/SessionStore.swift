@@ -136,6 +136,10 @@ public final class SessionStore {
   /// complete.
   func put(_ session: Session, _ db: Database) throws {
     let current = try Self.revision(of: session.id, db)
+    // A revision out of range was planted: that row is damaged, never counted on from.
+    if let current, !StoredRange.isCounter(current) {
+      throw StoreError.damagedRecord(id: session.id.short)
+    }
     let revision = UInt64(max(current ?? 0, 0)) + 1
     let row = try seal(session, revision: revision)
     // Cached statements: an import writes every session, and preparing each statement anew
@@ -158,6 +162,9 @@ public final class SessionStore {
     let current = try Int64.fetchOne(
       db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL",
       arguments: [session.id.hex])
+    if let current, !StoredRange.isCounter(current) {
+      throw StoreError.damagedRecord(id: session.id.short)
+    }
     let revision = UInt64(max(current ?? 0, 0)) + 1
     let row = try seal(session, revision: revision)
     try db.execute(
@@ -586,7 +593,7 @@ public final class SessionStore {
     _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, stored: SessionStatus?,
     sealed: UnsafeRawBufferPointer
   ) throws -> SessionSummary {
-    guard revision >= 0, let stored else { throw CryptoError.integrity }
+    guard StoredRange.isCounter(revision), let stored else { throw CryptoError.integrity }
     let summary = try id.withBytes { bytes in
       try opener.open(sealed, id: bytes, column: .summary, revision: UInt64(revision)) { plain in
         try RecordCodec.decodeSummary(plain, id: id)
@@ -823,7 +830,9 @@ public final class SessionStore {
           : "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
         arguments: [id.hex])
     else { throw StoreError.noMatch(prefix: id.short) }
-    let revision = UInt64(max((try? row.decode(Int64.self, atIndex: 4)) ?? 0, 0))
+    guard let stored = try? row.decode(Int64.self, atIndex: 4), StoredRange.isCounter(stored)
+    else { throw StoreError.damagedRecord(id: id.short) }
+    let revision = UInt64(stored)
     do {
       let summary = try openSummary(row: row, id: id, revision: revision)
       let sealedBody = try row.decode(Data.self, atIndex: 3)

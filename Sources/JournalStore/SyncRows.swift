@@ -129,9 +129,8 @@ extension Vault {
     settings.headerHash = try row.decode(Data?.self, atIndex: 4).map(Array.init)
     settings.clockTime = UInt64(max(try row.decode(Int64.self, atIndex: 5), 0))
     settings.clockCounter = UInt32(clamping: try row.decode(Int64.self, atIndex: 6))
-    settings.lastSync = try row.decode(Int64?.self, atIndex: 7).map {
-      Date(timeIntervalSince1970: Double($0) / 1000)
-    }
+    // Out of range (planted): not known, rather than a time that traps when written back.
+    settings.lastSync = try row.decode(Int64?.self, atIndex: 7).flatMap(StoredRange.date(millis:))
     settings.background = try row.decode(Int64.self, atIndex: 8) != 0
     settings.serverTag = try row.decode(Data?.self, atIndex: 9).map { [UInt8]($0) }
     return settings
@@ -154,7 +153,7 @@ extension Vault {
         settings.server, Data(settings.device), settings.seq, settings.head.map { Data($0) },
         settings.headerHash.map { Data($0) }, Int64(settings.clockTime),
         Int64(settings.clockCounter),
-        settings.lastSync.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+        settings.lastSync.map(StoredRange.millis),
         settings.background ? 1 : 0, settings.serverTag.map { Data($0) },
       ])
   }
@@ -165,7 +164,7 @@ extension Vault {
     try write { db in
       try db.execute(
         sql: "UPDATE sync SET last_sync = ? WHERE singleton = 1",
-        arguments: [Int64((time.timeIntervalSince1970 * 1000).rounded())])
+        arguments: [StoredRange.millis(time)])
     }
   }
 

@@ -38,7 +38,11 @@ extension Vault {
   ) throws -> Deletion {
     let deletedAt = Self.millis(now)
     let purge = max(Self.millis(purgeAfter), deletedAt)
-    let batch = (try Int64.fetchOne(db, sql: "SELECT max(batch) FROM trash") ?? 0) + 1
+    // The next batch after the last one in range: a planted number is no batch of ours.
+    let batch =
+      (try Int64.fetchOne(
+        db, sql: "SELECT max(batch) FROM trash WHERE batch BETWEEN ? AND ?",
+        arguments: [StoredRange.counter.lowerBound, StoredRange.counter.upperBound - 1]) ?? 0) + 1
     for id in ids {
       try db.execute(
         sql: """
@@ -54,7 +58,7 @@ extension Vault {
       // A deleted session's reminder is cancelled with it, and comes back with an undo.
       try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
     }
-    return Deletion(batch: batch, purgeAfter: Date(timeIntervalSince1970: Double(purge) / 1000))
+    return Deletion(batch: batch, purgeAfter: StoredRange.date(millis: purge) ?? purgeAfter)
   }
 
   /// Restores the most recent deletion if its window is still open at `now` (the window is
@@ -202,7 +206,7 @@ extension Vault {
   }
 
   static func millis(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded())
+    StoredRange.millis(date)
   }
 
   func read<T>(_ body: (Database) throws -> T) throws -> T {
