@@ -32,6 +32,20 @@ public enum ReminderCommands {
     }
   }
 
+  /// After the others were listed or delivered: names each damaged reminder (left out of
+  /// them), the last as the command's error (exit 5), so that cron and systemd see it.
+  public static func refuseDamaged(_ runtime: Runtime) throws {
+    try refuseDamaged(try runtime.openLocked())
+  }
+
+  static func refuseDamaged(_ vault: Vault) throws {
+    let ids = try vault.damagedReminders()
+    for id in ids.dropLast() {
+      Report.error(Diagnosis(StoreError.damagedReminder(id: id)).message)
+    }
+    if let last = ids.last { throw StoreError.damagedReminder(id: last) }
+  }
+
   /// `journal reminders daemon`: delivers reminders as they fall due until SIGTERM, SIGINT
   /// or SIGHUP; `note` says what could not be delivered.
   public static func daemon(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
@@ -111,5 +125,6 @@ public enum ReminderCommands {
     try vault.purgeExpired(now: runtime.context.now())
     let notifier = Notifier(environment: runtime.context.environment, report: note)
     try runtime.reminders(vault).run(notifier: notifier)
+    try refuseDamaged(vault)
   }
 }

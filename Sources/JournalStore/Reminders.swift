@@ -87,16 +87,17 @@ extension Vault {
     }
   }
 
-  /// Every pending reminder, soonest first.
+  /// Every pending reminder, soonest first. A damaged one (see `damagedReminders`) is left
+  /// out: it never stops the others from being listed or delivered.
   public func reminders() throws -> [Reminder] {
     try read { db in
       try Row.fetchAll(
         db, sql: "SELECT id, due, repeat_seconds, last_fired FROM reminder ORDER BY due, id"
-      ).map(Self.reminder)
+      ).compactMap { try? Self.reminder($0) }
     }
   }
 
-  /// The reminders due at `now`.
+  /// The reminders due at `now` (damaged ones left out).
   public func dueReminders(now: Date) throws -> [Reminder] {
     try read { db in
       try Row.fetchAll(
@@ -104,7 +105,26 @@ extension Vault {
         sql:
           "SELECT id, due, repeat_seconds, last_fired FROM reminder WHERE due <= ? ORDER BY due, id",
         arguments: [Self.millis(now)]
-      ).map(Self.reminder)
+      ).compactMap { try? Self.reminder($0) }
+    }
+  }
+
+  /// The short ids of the sessions whose reminder row is damaged (a time or interval out of
+  /// range, a value of the wrong type): each is left out of the reminders until it is set
+  /// again, which replaces it.
+  public func damagedReminders() throws -> [String] {
+    try read { db in
+      try Row.fetchAll(db, sql: "SELECT id, due, repeat_seconds, last_fired FROM reminder")
+        .compactMap { row -> String? in
+          do {
+            _ = try Self.reminder(row)
+            return nil
+          } catch StoreError.damagedReminder(let id) {
+            return id
+          } catch {
+            return "?"
+          }
+        }
     }
   }
 
@@ -127,26 +147,35 @@ extension Vault {
     }
   }
 
-  /// Decodes a reminder row; a value of the wrong type (an edited file) is reported as a
-  /// damaged vault, and a number out of range as a damaged reminder, rather than trapping
-  /// later in date arithmetic (a `repeat_seconds` of 9223372036854775 once ended every
-  /// `reminders run` with SIGILL).
+  /// Decodes a reminder row; a value of the wrong type or a number out of range (an edited
+  /// file) is a damaged reminder, rather than trapping later in date arithmetic (a
+  /// `repeat_seconds` of 9223372036854775 once ended every `reminders run` with SIGILL).
   private static func reminder(_ row: Row) throws -> Reminder {
-    let text = try row.decode(String.self, atIndex: 0)
+    let text = (try? row.decode(String.self, atIndex: 0)) ?? ""
     guard let id = SessionID(text) else {
       throw StoreError.damagedReminder(id: String(text.prefix(8)))
     }
-    let due = try row.decode(Int64.self, atIndex: 1)
-    let repeatSeconds = try row.decode(Int64.self, atIndex: 2)
-    let fired = try row.decode(Int64?.self, atIndex: 3)
-    // Dates within years 1 to 9999 (as milliseconds), a repeat of at most ten years.
-    let instants = -62_135_596_800_000...253_402_300_799_999 as ClosedRange<Int64>
-    guard instants.contains(due), fired.map(instants.contains) ?? true,
-      (1...315_360_000).contains(repeatSeconds)
+    // (`try?` would flatten a NULL last_fired, which is no damage, into one.)
+    let fired: Int64?
+    do {
+      fired = try row.decode(Int64?.self, atIndex: 3)
+    } catch {
+      throw StoreError.damagedReminder(id: id.short)
+    }
+    guard let due = try? row.decode(Int64.self, atIndex: 1),
+      let repeatSeconds = try? row.decode(Int64.self, atIndex: 2)
     else { throw StoreError.damagedReminder(id: id.short) }
+    guard let dueDate = StoredRange.date(millis: due),
+      StoredRange.repeatSeconds.contains(repeatSeconds)
+    else { throw StoreError.damagedReminder(id: id.short) }
+    var lastFired: Date?
+    if let fired {
+      guard let date = StoredRange.date(millis: fired) else {
+        throw StoreError.damagedReminder(id: id.short)
+      }
+      lastFired = date
+    }
     return Reminder(
-      id: id, due: Date(timeIntervalSince1970: Double(due) / 1000),
-      repeatInterval: TimeInterval(max(60, repeatSeconds)),
-      lastFired: fired.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+      id: id, due: dueDate, repeatInterval: TimeInterval(repeatSeconds), lastFired: lastFired)
   }
 }

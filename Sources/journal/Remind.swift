@@ -94,6 +94,7 @@ extension Journal {
           try Runtime.output(
             "\(reminder.shortID)  \(format.dateTime(reminder.due))  repeats \(repeats)\n")
         }
+        try ReminderCommands.refuseDamaged(runtime)
       }
     }
 
