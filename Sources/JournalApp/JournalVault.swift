@@ -67,7 +67,8 @@ public final class JournalVault {
   private func settleSealing() throws {
     guard vault.readOnly == nil else { return }
     try settleSealingKey()
-    openedAdditions = try vaultStorage.openAdditions(keys: keys, now: context.now())
+    openedAdditions = try vaultStorage.openAdditions(
+      keys: keys, now: context.now(), random: context.random)
   }
 
   /// Puts the vault's public sealing key right if it was changed, and pins it here.

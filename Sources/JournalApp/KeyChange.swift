@@ -57,7 +57,7 @@ enum KeyChange {
     let store = try vault.sessions(keys: rotation.new, random: context.random)
     // Sealed to the old public key: opened now; any left or come meanwhile are sealed again
     // to the new key by `finish`.
-    _ = try store.openAdditions(keys: rotation.old, now: context.now())
+    _ = try store.openAdditions(keys: rotation.old, now: context.now(), random: context.random)
     CrashPoint.reached("key-change-additions", environment: environment)
     try rotation.finish(recoverySlot: recoverySlot)
     CrashPoint.reached("key-change-finished", environment: environment)

@@ -159,6 +159,13 @@ public struct Runtime {
         "opened \(counted(opened.added.count, "session")) written without the passphrase: "
           + ids(opened.added))
     }
+    for kept in opened.keptApart {
+      Report.error(
+        #"a session written without the passphrase claimed the id of session "\#(kept.claimed.short)"; "#
+          + #"it was kept apart as "\#(kept.keptAs.short)""#,
+        hint: #"your session is untouched; "journal show \#(kept.keptAs.short)" reads the other, "#
+          + "marked as added without the passphrase")
+    }
     if !opened.updated.isEmpty {
       Report.note("opened later fields written without the passphrase for " + ids(opened.updated))
     }
@@ -166,6 +173,12 @@ public struct Runtime {
       Report.error(
         #"something written without the passphrase for session "\#(id.short)" did not open"#,
         hint: "it was altered or damaged and has been removed; the others opened")
+    }
+    if opened.unnamed > 0 {
+      Report.error(
+        "\(counted(opened.unnamed, "addition")) written without the passphrase named no session "
+          + "and \(opened.unnamed == 1 ? "was" : "were") removed",
+        hint: "the vault file was edited; check who can write it")
     }
     for id in opened.orphaned {
       Report.note(

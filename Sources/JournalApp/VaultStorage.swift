@@ -79,8 +79,10 @@ final class VaultStorage: SessionStorage {
   func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   /// Opens the sealed additions into sessions (one keyed write).
-  func openAdditions(keys: VaultKeys, now: Date) throws -> OpenedAdditions {
-    try store.openAdditions(keys: keys, now: now)
+  func openAdditions(keys: VaultKeys, now: Date, random: some RandomSource) throws
+    -> OpenedAdditions
+  {
+    try store.openAdditions(keys: keys, now: now, random: random)
   }
 
   func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }

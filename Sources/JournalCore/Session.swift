@@ -54,6 +54,27 @@ public struct Session: Hashable, Sendable {
   /// Marks the session as added without the passphrase at `time`.
   public mutating func markAddedSealed(at time: Date) { addedSealed = time }
 
+  /// Marks a session opened from a sealed addition at `now` as added without the passphrase
+  /// at `time` (the writer's word). Its times are the writer's word too, so they are held to
+  /// what the opening can vouch for: `created` no later than the opening, and `updated` the
+  /// opening itself, as for any keyed write (a far-future `updated` would otherwise win
+  /// every merge and import over the person's own later edits).
+  public mutating func markOpened(addedAt time: Date, now: Date) {
+    addedSealed = time
+    created = min(created, now)
+    updated = now
+  }
+
+  /// The same session under another id: an addition that claimed the id of a session the
+  /// vault has, had or holds in the trash is kept apart under a new one.
+  public func reidentified(as newID: SessionID) -> Session {
+    Session(
+      id: newID, date: date, treatment: treatment, dose: dose, intention: intention,
+      moodBefore: moodBefore, environment: environment, music: music, moodAfter: moodAfter,
+      reflection: reflection, created: created, updated: updated, status: status,
+      addedSealed: addedSealed, laterSealed: laterSealed, conflicts: conflicts)
+  }
+
   /// Removes both marks (a sealed addition's plaintext carries none: opening sets them).
   public mutating func clearSealedMarks() {
     addedSealed = nil

@@ -78,7 +78,10 @@ extension Vault {
               OR EXISTS (SELECT 1 FROM addition WHERE id = ?1 AND kind = 'new')
             """, arguments: [id.hex]) ?? false
       switch kind {
-      case .new: guard !known else { throw StoreError.ambiguous(prefix: id.hex, candidates: []) }
+      case .new:
+        guard try !known && !SessionStore.idTaken(id, db) else {
+          throw StoreError.ambiguous(prefix: id.hex, candidates: [])
+        }
       case .later: guard known else { throw StoreError.noMatch(prefix: id.short) }
       }
       let status: String? =
@@ -138,14 +141,27 @@ extension Vault {
 public struct OpenedAdditions: Sendable, Equatable {
   /// Sessions added without the passphrase, now ordinary sessions.
   public var added: [SessionID] = []
+  /// New sessions that claimed the id of a session this vault has, holds in the trash or
+  /// purged (`claimed`), opened apart under a new id (`keptAs`): an addition never takes the
+  /// place of a person's session, its undo or its tombstone.
+  public var keptApart: [KeptApart] = []
   /// Sessions whose later fields were written without the passphrase, now applied.
   public var updated: [SessionID] = []
-  /// Additions that did not open (altered, sealed to another key, or not of the layout), by
-  /// the id they name; each was removed, as nothing can ever open it.
+  /// Additions that did not open (altered, sealed to another key, not of the layout, or a
+  /// clear value out of range), by the id they name; each was removed, as nothing can ever
+  /// open it.
   public var damaged: [SessionID] = []
+  /// Additions whose clear id is not an id at all (the file was edited), removed.
+  public var unnamed = 0
   /// Later fields for a session deleted since they were written (or whose own sealed
   /// addition did not open): nothing is left to add them to, and they were removed.
   public var orphaned: [SessionID] = []
+
+  /// A new session kept apart from the one whose id it claimed.
+  public struct KeptApart: Sendable, Equatable {
+    public let claimed: SessionID
+    public let keptAs: SessionID
+  }
 
   public init() {}
 }
@@ -153,30 +169,58 @@ public struct OpenedAdditions: Sendable, Equatable {
 extension SessionStore {
   /// Opens every sealed addition, oldest first, into ordinary sessions marked as added
   /// without the passphrase, in one keyed write with the ledger's stamp; removes them.
-  public func openAdditions(keys: VaultKeys, now: Date) throws -> OpenedAdditions {
+  ///
+  /// Everything an addition holds is the word of whoever could write the file: each clear
+  /// value is checked where it is read (an id, a kind, a time in range), the sealed fields
+  /// as a stored session's are, and a new session never takes an id the vault has, had or
+  /// holds in the trash (it is opened apart under a new id from `random`).
+  public func openAdditions(
+    keys: VaultKeys, now: Date, random: some RandomSource
+  ) throws -> OpenedAdditions {
     guard try vault.sealedCount() > 0 else { return OpenedAdditions() }
     return try write { db in
       var opened = OpenedAdditions()
       let rows = try Row.fetchAll(
         db, sql: "SELECT seq, id, kind, added_at, box FROM addition ORDER BY seq")
       for row in rows {
-        let text: String = try row.decode(String.self, atIndex: 1)
-        guard let id = SessionID(text) else { continue }
-        let kind = Vault.AdditionKind(rawValue: try row.decode(String.self, atIndex: 2))
-        let added = Date(
-          timeIntervalSince1970: Double(try row.decode(Int64.self, atIndex: 3)) / 1000)
-        let box = Array(try row.decode(Data.self, atIndex: 4))
+        // `seq` is the INTEGER PRIMARY KEY: SQLite keeps it an integer whatever is planted.
+        let seq = (try? row.decode(Int64.self, atIndex: 0)) ?? 0
+        let remove = {
+          try db.execute(sql: "DELETE FROM addition WHERE seq = ?", arguments: [seq])
+        }
+        guard let text = try? row.decode(String.self, atIndex: 1), let id = SessionID(text)
+        else {
+          opened.unnamed += 1
+          try remove()
+          continue
+        }
+        guard let kindText = try? row.decode(String.self, atIndex: 2),
+          let kind = Vault.AdditionKind(rawValue: kindText),
+          let addedAt = try? row.decode(Int64.self, atIndex: 3),
+          let added = StoredRange.date(millis: addedAt),
+          let boxData = try? row.decode(Data.self, atIndex: 4)
+        else {
+          opened.damaged.append(id)
+          try remove()
+          continue
+        }
+        let box = Array(boxData)
         do {
           switch kind {
           case .new:
             var session = try SealedBox.open(box, keys: keys) { plain in
               try RecordCodec.decodeNewAddition(plain, id: id)
             }
-            // A session that came in meanwhile (an import) is not replaced.
-            guard try Self.revision(of: id, db) == nil else { throw CryptoError.integrity }
-            session.markAddedSealed(at: added)
+            session.markOpened(addedAt: added, now: now)
+            if try Self.idTaken(id, db) {
+              var fresh = SessionID(randomBytes: random.bytes(16))
+              while try Self.idTaken(fresh, db) { fresh = SessionID(randomBytes: random.bytes(16)) }
+              session = session.reidentified(as: fresh)
+              opened.keptApart.append(.init(claimed: id, keptAs: fresh))
+            } else {
+              opened.added.append(id)
+            }
             try put(session, db)
-            opened.added.append(id)
           case .later:
             let (changes, _) = try SealedBox.open(box, keys: keys) { plain in
               try RecordCodec.decodeLaterAddition(plain)
@@ -189,9 +233,7 @@ extension SessionStore {
                   arguments: [id.hex]) ?? false
               if trashed { continue }
               opened.orphaned.append(id)
-              try db.execute(
-                sql: "DELETE FROM addition WHERE seq = ?",
-                arguments: [try row.decode(Int64.self, atIndex: 0)])
+              try remove()
               continue
             }
             // A session that does not open keeps its additions waiting (reported when read).
@@ -201,8 +243,6 @@ extension SessionStore {
             if !opened.added.contains(id), !opened.updated.contains(id) {
               opened.updated.append(id)
             }
-          case nil:
-            throw CryptoError.integrity
           }
         } catch let error as StoreError {
           throw error
@@ -211,9 +251,7 @@ extension SessionStore {
         } catch {
           opened.damaged.append(id)
         }
-        try db.execute(
-          sql: "DELETE FROM addition WHERE seq = ?",
-          arguments: [try row.decode(Int64.self, atIndex: 0)])
+        try remove()
       }
       // A reminder of a new addition that did not open waits for nothing any more.
       try db.execute(
@@ -224,5 +262,17 @@ extension SessionStore {
           """)
       return opened
     }
+  }
+
+  /// Whether a session has this id, or had it (a tombstone), or holds it in the trash
+  /// (waiting, or marked by an undo or a purge since the last keyed write).
+  static func idTaken(_ id: SessionID, _ db: Database) throws -> Bool {
+    try Bool.fetchOne(
+      db,
+      sql: """
+        SELECT EXISTS (SELECT 1 FROM session WHERE id = ?1)
+          OR EXISTS (SELECT 1 FROM trash WHERE id = ?1)
+          OR EXISTS (SELECT 1 FROM tombstone WHERE id = ?1)
+        """, arguments: [id.hex]) ?? false
   }
 }

@@ -215,3 +215,80 @@ import Testing
     #expect(session["intention"] as? String == "to listen to the plant")
   }
 }
+
+/// An addition renamed to the id of one of the person's sessions (issue 31, item 2): one
+/// in the trash with its undo open, one purged, one live. It is opened apart under a new id,
+/// marked, and named; the person's session, its undo and its tombstone are untouched, and
+/// the vault still adds up.
+@Suite struct ClaimedIDTests {
+  /// The full id of the session whose short id is `short`.
+  static func full(_ f: CLIFixture, _ short: String) throws -> String {
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    defer { try? queue.close() }
+    return try queue.read { db in
+      try String.fetchOne(
+        db,
+        sql: """
+          SELECT id FROM session WHERE id LIKE ?1 UNION SELECT id FROM trash WHERE id LIKE ?1
+          UNION SELECT id FROM addition WHERE id LIKE ?1
+          """, arguments: [short + "%"]) ?? short
+    }
+  }
+
+  /// A keyless `new`, its addition then renamed to `target` with plain SQL.
+  static func forge(_ f: CLIFixture, claiming target: String, at time: String) throws {
+    let locked = CLI(home: f.home.path)
+    let sealed = locked.run(
+      ["new", "--intention", "the forger's words", "--mood-before", "2"],
+      extra: ["JOURNAL_DEBUG_NOW": time])
+    precondition(sealed.status == 0, "\(sealed)")
+    let short = sealed.stdout.trimmingCharacters(in: .newlines)
+    try f.tamper(
+      "UPDATE addition SET id = ? WHERE id = ?", [target, try Self.full(f, short)])
+  }
+
+  @Test func claimedTrashedSessionKeepsItsUndo() throws {
+    // Given a session deleted a moment ago, its undo window still open
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "1h"]).initialise()
+    let id = f.new()
+    let full = try Self.full(f, id)
+    #expect(f.run("delete", id, "--yes").status == 0)
+    // When an addition written without the key is renamed to its id and opened
+    try Self.forge(f, claiming: full, at: "2026-11-21T10:00:00Z")
+    let listed = f.run("list")
+    // Then it is kept apart under a new id, named, and every command still works
+    #expect(listed.status == 0, "\(listed)")
+    #expect(listed.stderr.contains(#"claimed the id of session "\#(id)"; it was kept apart as "#))
+    #expect(f.run("verify").status == 0)
+    let undone = f.run("undo")
+    #expect(undone.status == 0, "\(undone)")
+    #expect(f.show(id)["intention"] as? String == "to listen inward")
+    #expect(f.sessions().count == 2)
+    #expect(f.run("verify").status == 0)
+  }
+
+  @Test func claimedPurgedAndLiveIDs() throws {
+    // Given a purged session (a tombstone) and a live one
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10s"]).initialise()
+    let gone = f.new()
+    let goneFull = try Self.full(f, gone)
+    #expect(
+      f.run("delete", gone, "--yes", extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T09:00:00Z"]).status
+        == 0)
+    #expect(f.run("status", extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T09:05:00Z"]).status == 0)
+    let live = f.new()
+    let liveFull = try Self.full(f, live)
+    // When two additions claim their ids
+    try Self.forge(f, claiming: goneFull, at: "2026-11-21T10:00:00Z")
+    try Self.forge(f, claiming: liveFull, at: "2026-11-21T10:00:01Z")
+    let listed = f.run("list", "--json")
+    // Then neither takes a place: the purged id stays purged, the live session is itself
+    #expect(listed.status == 0, "\(listed)")
+    #expect(listed.stderr.contains(#"claimed the id of session "\#(gone)""#))
+    #expect(listed.stderr.contains(#"claimed the id of session "\#(live)""#))
+    #expect(f.show(live)["intention"] as? String == "to listen inward")
+    #expect(f.run("show", gone).status == 6)
+    #expect(f.sessions().count == 3)
+    #expect(f.run("verify").status == 0)
+  }
+}

@@ -32,7 +32,8 @@ struct AdditionsTests {
     #expect(try f.vault.waitingCount() == 1, "the fresh one waits; the reflected one no more")
     #expect(try f.vault.resolveForSealing(fresh.id.short) == fresh.id)
     // When they are opened with the key
-    let opened = try f.store.openAdditions(keys: f.keys, now: added + 120)
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: added + 120, random: SeededRandom(seed: 9))
     // Then
     #expect(opened.added == [fresh.id])
     #expect(opened.updated == [saved.id])
@@ -79,7 +80,8 @@ struct AdditionsTests {
         arguments: [bad.id.hex])
     }
     try queue.close()
-    let opened = try f.store.openAdditions(keys: f.keys, now: TestClock.reference)
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: TestClock.reference, random: SeededRandom(seed: 9))
     #expect(opened.added == [good.id])
     #expect(opened.damaged == [bad.id, forged.id])
     #expect(try f.vault.sealedCount() == 0)

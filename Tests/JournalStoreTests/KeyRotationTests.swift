@@ -109,13 +109,16 @@ struct KeyRotationTests {
     try rotation.resealSessions()
     let store = try f.vault.sessions(keys: rotation.new, random: f.random)
     #expect(
-      try store.openAdditions(keys: rotation.old, now: TestClock.reference).added == [fresh.id])
+      try store.openAdditions(
+        keys: rotation.old, now: TestClock.reference, random: SeededRandom(seed: 9)
+      ).added == [fresh.id])
     #expect(try f.vault.sealedCount() == 1, "the later fields wait for their session")
     try rotation.finish(recoverySlot: nil)
     #expect(try f.vault.sealing().publicKey == rotation.new.sealingPublicKey)
     #expect(try store.session(fresh.id).intention == fresh.intention)
     #expect(try f.vault.undo(nil, now: TestClock.reference + 1) != nil)
-    let later = try store.openAdditions(keys: rotation.new, now: TestClock.reference + 2)
+    let later = try store.openAdditions(
+      keys: rotation.new, now: TestClock.reference + 2, random: SeededRandom(seed: 9))
     let id = try #require(inTrash)
     #expect(later.updated == [id] && later.damaged.isEmpty)
     #expect(try store.session(id).music == "MUSIC-WORDS\n\nMUSIC-LATER", "added after its own")
