@@ -97,9 +97,9 @@ public enum ExportSessions {
   /// Reads `file` ("-" for standard input) a session at a time and brings its sessions in
   /// as they are read, all or nothing (one transaction: a problem anywhere in the file
   /// undoes every session before it), or, with `dryRun`, only counts what would change.
-  public static func importFile(_ file: String, dryRun: Bool, _ runtime: Runtime) throws
-    -> Imported
-  {
+  public static func importFile(
+    _ file: String, dryRun: Bool, restorePurged: Bool = false, _ runtime: Runtime
+  ) throws -> Imported {
     let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
@@ -111,7 +111,7 @@ public enum ExportSessions {
     var kind = ImportParser.Kind.journal
     let count: ImportCount
     do {
-      count = try journal.importSessions(dryRun: dryRun) { take in
+      count = try journal.importSessions(dryRun: dryRun, restorePurged: restorePurged) { take in
         kind = try parser.parse(&stream, take)
       }
     } catch AppError.importRefused(place: "the file", reason: "cannot be read") {

@@ -462,16 +462,17 @@ public final class JournalVault {
 
   /// Brings sessions in, all or nothing (see SessionStore.importSessions).
   public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun) { take in
+    try store.importSessions(dryRun: dryRun, restorePurged: false) { take in
       for session in sessions { try take(session) }
     }
   }
 
   /// Brings in the sessions `produce` hands over one at a time, all or nothing.
   public func importSessions(
-    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+    dryRun: Bool, restorePurged: Bool = false,
+    _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun, produce)
+    try store.importSessions(dryRun: dryRun, restorePurged: restorePurged, produce)
   }
 
   /// What `verify` found.

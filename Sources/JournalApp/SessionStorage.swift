@@ -57,9 +57,11 @@ public protocol SessionStorage: AnyObject {
   func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session
 
   /// Brings in the sessions `produce` hands over one at a time, all or nothing (anything it
-  /// throws undoes them all); the later edit of two copies wins.
+  /// throws undoes them all); the later edit of two copies wins; a purged session comes back
+  /// only with `restorePurged`, and one in the trash is left there.
   func importSessions(
-    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+    dryRun: Bool, restorePurged: Bool,
+    _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount
 
   /// Moves sessions to the trash as one deletion, purged after `purgeAfter`.

@@ -94,9 +94,10 @@ final class VaultStorage: SessionStorage {
   }
 
   func importSessions(
-    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+    dryRun: Bool, restorePurged: Bool,
+    _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun, produce)
+    try store.importSessions(dryRun: dryRun, restorePurged: restorePurged, produce)
   }
 
   func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {

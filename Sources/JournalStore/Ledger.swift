@@ -334,6 +334,8 @@ struct Ledger {
                 OR EXISTS (SELECT 1 FROM tombstone d WHERE d.id = t.id)
             END
           UNION
+          SELECT d.id FROM tombstone d WHERE EXISTS (SELECT 1 FROM session s WHERE s.id = d.id)
+          UNION
           SELECT r.id FROM reminder r LEFT JOIN session s ON s.id = r.id
           WHERE (s.id IS NULL OR s.status != 'needs_reflection')
             AND NOT EXISTS (SELECT 1 FROM addition a

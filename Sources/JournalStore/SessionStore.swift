@@ -735,6 +735,14 @@ public final class SessionStore {
     public var added = 0
     public var updated = 0
     public var unchanged = 0
+    /// Sessions of the file this vault deleted for good (a tombstone), left out: an import
+    /// never brings back what was purged unless asked to (`restorePurged`).
+    public var purged: [SessionID] = []
+    /// Purged sessions brought back, their tombstones removed, as asked.
+    public var restored: [SessionID] = []
+    /// Sessions of the file that are in the trash here, their undo window open: left as they
+    /// are (an undo brings back the person's own copy).
+    public var inTrash: [SessionID] = []
 
     public init(added: Int = 0, updated: Int = 0, unchanged: Int = 0) {
       self.added = added
@@ -745,9 +753,13 @@ public final class SessionStore {
 
   /// Brings sessions in, all or nothing, in one transaction. A session whose id is new is
   /// added; one already here is replaced only when the incoming copy was updated later (the
-  /// newer edit wins); an identical one is left. With `dryRun`, nothing is written.
-  public func importSessions(_ incoming: [Session], dryRun: Bool) throws -> ImportCount {
-    try importSessions(dryRun: dryRun) { take in
+  /// newer edit wins); an identical one is left. A session this vault purged is left out
+  /// (named), unless `restorePurged`, when it comes back and its tombstone goes in the same
+  /// write; one in the trash is left there (named). With `dryRun`, nothing is written.
+  public func importSessions(
+    _ incoming: [Session], dryRun: Bool, restorePurged: Bool = false
+  ) throws -> ImportCount {
+    try importSessions(dryRun: dryRun, restorePurged: restorePurged) { take in
       for session in incoming { try take(session) }
     }
   }
@@ -757,15 +769,40 @@ public final class SessionStore {
   /// however many there are (SQLite spills the transaction's pages to its write-ahead log).
   /// Anything `produce` throws undoes them all.
   public func importSessions(
-    dryRun: Bool, _ produce: (_ take: (Session) throws -> Void) throws -> Void
+    dryRun: Bool, restorePurged: Bool = false,
+    _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
     try write { db in
       var count = ImportCount()
+      let gone = try db.cachedStatement(
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?1),
+            EXISTS (SELECT 1 FROM trash WHERE id = ?1 AND outcome IS NULL)
+          """)
       try produce { session in
         // Most sessions of an import are new: a look at the revision says so without
         // reading and opening the row.
         let existing =
           try Self.revision(of: session.id, db) == nil ? nil : try self.fetch(session.id, db)
+        if existing == nil,
+          let row = try Row.fetchOne(gone, arguments: [session.id.hex])
+        {
+          if row[1] as Bool {
+            count.inTrash.append(session.id)
+            return
+          }
+          if row[0] as Bool {
+            guard restorePurged else {
+              count.purged.append(session.id)
+              return
+            }
+            count.restored.append(session.id)
+            guard !dryRun else { return }
+            try db.execute(sql: "DELETE FROM tombstone WHERE id = ?", arguments: [session.id.hex])
+            try self.put(session, db)
+            return
+          }
+        }
         if let existing {
           if existing == session || existing.updated >= session.updated {
             count.unchanged += 1

@@ -75,15 +75,39 @@ extension Journal {
     @Flag(help: "Say what would change, and change nothing.")
     var dryRun = false
 
+    @Flag(
+      help: """
+        Bring back sessions of the file that this journal deleted for good (left out \
+        otherwise).
+        """)
+    var restorePurged = false
+
     func run() throws {
       let runtime = try Runtime(options)
-      let imported = try ExportSessions.importFile(file, dryRun: dryRun, runtime)
+      let imported = try ExportSessions.importFile(
+        file, dryRun: dryRun, restorePurged: restorePurged, runtime)
       let count = imported.count
       let source = imported.fromJrnl ? "jrnl export" : "journal export"
       let verb = dryRun ? "would add" : "added"
       Report.note(
         "\(source): \(verb) \(count.added), \(dryRun ? "would update" : "updated") \(count.updated), "
           + "left \(count.unchanged) unchanged")
+      let ids = { (ids: [SessionID]) in ids.map(\.short).joined(separator: ", ") }
+      if !count.restored.isEmpty {
+        Report.note(
+          "\(dryRun ? "would bring" : "brought") back \(counted(count.restored.count, "session")) "
+            + "deleted for good: \(ids(count.restored))")
+      }
+      if !count.purged.isEmpty {
+        Report.note(
+          "left out \(counted(count.purged.count, "session")) this journal deleted for good: "
+            + "\(ids(count.purged)); \"journal import --restore-purged\" brings them back")
+      }
+      if !count.inTrash.isEmpty {
+        Report.note(
+          "left out \(counted(count.inTrash.count, "session")) in the trash here: "
+            + "\(ids(count.inTrash)); \"journal undo\" brings them back")
+      }
     }
   }
 

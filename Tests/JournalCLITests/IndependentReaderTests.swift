@@ -131,6 +131,48 @@ struct IndependentReaderTests {
   }
 
   /// Runs Scripts/decrypt-vault.py on the fixture's vault: its exit status, stdout, stderr.
+  /// A purged session's export imported again (issue 31, item 3): left out with a note, so
+  /// the tombstone never stands beside a live row; `--restore-purged` brings it back and
+  /// removes the tombstone in the same write. `verify` and the independent reader agree on
+  /// each vault (and both refuse a tombstone planted beside a live session).
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func purgedSessionImportedAgain() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10s"]).initialise()
+    let id = f.new()
+    let export = f.home.file("export.json")
+    #expect(f.run("export", "--output", export).status == 0)
+    #expect(f.run("delete", id, "--yes").status == 0)
+    let later = ["JOURNAL_DEBUG_NOW": "2099-01-01T00:00:00Z"]
+    #expect(f.run("status", extra: later).status == 0)
+    // When the export is imported again
+    let left = f.run("import", export, extra: later)
+    // Then the purged session stays purged, and says how to bring it back
+    #expect(left.status == 0, "\(left)")
+    #expect(
+      left.stderr.contains(
+        "left out 1 session this journal deleted for good: \(id); "
+          + #""journal import --restore-purged" brings them back"#), "\(left.stderr)")
+    #expect(f.run("show", id, extra: later).status == 6)
+    #expect(f.run("verify", extra: later).status == 0)
+    #expect(try Self.read(f).status == 0)
+    // When it is asked for
+    let restored = f.run("import", export, "--restore-purged", extra: later)
+    #expect(restored.status == 0, "\(restored)")
+    #expect(restored.stderr.contains("brought back 1 session deleted for good: \(id)"))
+    #expect(f.run("show", id, extra: later).status == 0)
+    #expect(f.run("verify", extra: later).status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.count == 1)
+    // And a tombstone planted beside the live session is refused by both
+    try f.tamper(
+      "INSERT INTO tombstone (id) SELECT id FROM session WHERE id LIKE ?", [id + "%"])
+    let refused = f.run("verify", extra: later)
+    #expect(refused.status == 12, "\(refused)")
+    #expect(try Self.read(f).status != 0)
+  }
+
   static func read(
     _ f: CLIFixture, passphraseFile: String? = nil
   ) throws -> (status: Int32, stdout: Data, stderr: String) {
