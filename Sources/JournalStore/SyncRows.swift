@@ -392,10 +392,13 @@ extension SessionStore {
         }
         // Each write of a row one generation on, bound into its sealing key (and covered by
         // the ledger): an older base put back no longer opens.
-        let generation =
-          (try Int64.fetchOne(
+        let previous =
+          try Int64.fetchOne(
             db, sql: "SELECT generation FROM sync_row WHERE id = ?", arguments: [agreed.id.hex])
-            ?? 0) + 1
+          ?? 0
+        // A generation out of range was planted: never counted on from.
+        guard StoredRange.isCounter(previous) else { throw StoreError.tampered(.rows) }
+        let generation = previous + 1
         let sealed = try cipher.seal(
           agreed.base.encoded(), id: agreed.id.bytes, column: .syncBase,
           revision: UInt64(generation))
