@@ -17,7 +17,7 @@ public final class JournalVault {
   private init(
     path: String, vault: Vault, keys: VaultKeys, context: AppContext,
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil,
-    accept: ((any Error) throws -> Bool)? = nil, forListing: Bool = false
+    accept: ((TrustQuestion) throws -> Bool)? = nil, forListing: Bool = false
   ) throws {
     self.path = path
     self.vault = vault
@@ -26,11 +26,16 @@ public final class JournalVault {
     self.witnesses = Witnesses(
       record: VaultWitness(vault: path, environment: context.environment, keys: keys),
       agent: agentWitness.map { ask in { stamp in ask(keys.vaultID, stamp) } })
-    // Asked at most once, with the first thing found: the ledger's, then this computer's.
+    // Asked at most once, with the first thing found (the ledger's, then this computer's)
+    // and everything trusting the vault as it is would accept, each named.
     var accepted = false
+    let witness = witnesses.record
     let asking = accept.map { accept in
       { (error: any Error) throws -> Bool in
-        if !accepted { accepted = try accept(error) }
+        if !accepted {
+          accepted = try accept(
+            TrustQuestion.asking(about: error, vault: vault, keys: keys, witness: witness))
+        }
         return accepted
       }
     }
@@ -194,7 +199,7 @@ public final class JournalVault {
     beforeUnlock: (Vault) -> Void = { _ in },
     agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil, tries: Int = 1,
-    tryAgain: () -> Void = {}, accept: ((any Error) throws -> Bool)? = nil,
+    tryAgain: () -> Void = {}, accept: ((TrustQuestion) throws -> Bool)? = nil,
     forListing: Bool = false, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try opened ?? Vault.open(at: path)

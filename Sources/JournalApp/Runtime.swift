@@ -68,7 +68,7 @@ public struct Runtime {
   /// `forListing`: the vault's check is made by the first `list`, from its own pass over the
   /// rows (the journal then reads them once).
   public func openVault(
-    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil,
+    prompt: String = "Passphrase: ", accept: ((TrustQuestion) throws -> Bool)? = nil,
     forListing: Bool = false
   ) throws -> JournalVault {
     try openVault(prompt: prompt, accept: accept, forListing: forListing, opened: nil)
@@ -82,7 +82,7 @@ public struct Runtime {
   /// `openVault`, on the vault file when the caller has it open already (`opened`), and with
   /// the agent's answer when the caller asked it already (`agent`), so neither is done twice.
   func openVault(
-    prompt: String = "Passphrase: ", accept: ((any Error) throws -> Bool)? = nil,
+    prompt: String = "Passphrase: ", accept: ((TrustQuestion) throws -> Bool)? = nil,
     forListing: Bool = false, opened: Vault?, agent: AgentAnswer? = nil
   ) throws -> JournalVault {
     let path = try vaultPath()

@@ -1,19 +1,75 @@
+import JournalCore
+import JournalCrypto
+import JournalStore
 import JournalTerminal
 
+/// What trusting a vault as it is would accept, each thing on its own line: what was found,
+/// the sessions that differ from what this computer last saw, what is changed to make the
+/// rows agree (a trashed copy dropped is named: it is a person's words), and a sync server
+/// address the journal did not set. Asked before anything is changed.
+public struct TrustQuestion: Sendable {
+  /// One line each, no content: ids, counts, the server's address.
+  public let lines: [String]
+
+  static func asking(
+    about found: any Error, vault: Vault, keys: VaultKeys, witness: VaultWitness?
+  ) -> TrustQuestion {
+    var named = found
+    if case StoreError.tampered(.rows) = found, let differences = witness?.differences(in: vault) {
+      named = StoreError.tampered(differences)
+    }
+    var lines = [Diagnosis(named).message]
+    let plan = (try? vault.repairPlan()) ?? RepairPlan()
+    for id in plan.trashDropped {
+      lines.append(
+        #"the copy of session "\#(id.short)" in the trash is dropped: a session with its id is "#
+          + "in the journal, and stays")
+    }
+    for id in plan.buriedKept {
+      lines.append(#"session "\#(id.short)", deleted for good, is in the journal again and stays"#)
+    }
+    for id in plan.purgesRecorded {
+      lines.append(#"session "\#(id.short)" stays deleted for good"#)
+    }
+    for id in plan.remindersRemoved {
+      lines.append(
+        #"the reminder of session "\#(id.short)" is removed: that session does not wait for "#
+          + "a reflection")
+    }
+    if let settings = try? vault.syncSettings(),
+      settings.serverTag.map({ tag in
+        (try? SessionStore.serverTag(settings.server, key: keys.fingerprintKey)).map {
+          KeyedHash.same($0, tag)
+        } ?? false
+      }) != true
+    {
+      lines.append(
+        "the sync server address was not set by this journal: "
+          + Quoted.data(settings.server) + "; journal sync would connect there")
+    }
+    return TrustQuestion(lines: lines)
+  }
+}
+
 /// `journal verify --accept`: trusts a vault that is not as journal last left it — a backup
-/// restored on purpose, or a loss already known — as it is now. Says what was found, asks
-/// (unless confirmed), then brings the ledger and this computer's record to the vault as it
-/// is. Nothing in the vault is deleted or restored; what is missing stays missing.
+/// restored on purpose, or a loss already known — as it is now. Says what it would accept,
+/// each thing on its own line, asks (unless confirmed), then brings the ledger and this
+/// computer's record to the vault as it is. No session is changed; what is missing stays
+/// missing.
 public enum TrustVault {
-  /// The opened vault, and whether anything needed trusting.
-  public static func open(confirmed: Bool, _ runtime: Runtime) throws -> (JournalVault, Bool) {
+  /// The opened vault, and whether anything needed trusting. `show` says each line of what
+  /// is accepted (before asking; with `confirmed`, as it is accepted).
+  public static func open(
+    confirmed: Bool, _ runtime: Runtime, show: @escaping (String) -> Void
+  ) throws -> (JournalVault, Bool) {
     if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded }
-    let journal = try runtime.openVault(accept: { error in
+    let journal = try runtime.openVault(accept: { question in
+      for line in question.lines { show(line) }
       if confirmed { return true }
       guard let terminal = runtime.terminal else { return false }
-      terminal.writeLine(Diagnosis(error).message)
       return try Forms(terminal: terminal, context: runtime.context).confirm(
-        "Trust this journal as it is now? What is missing from it stays missing.",
+        "Trust this journal as it is now, with all of the above? What is missing from it "
+          + "stays missing.",
         default: false)
     })
     return (journal, journal.acceptedChanges)

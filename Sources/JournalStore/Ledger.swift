@@ -101,6 +101,25 @@ public struct LedgerRows: Equatable, Sendable {
   }
 }
 
+/// What trusting a vault as it is (`journal verify --accept`) changes in it to make its rows
+/// agree with each other. No session row is ever changed; the one loss, a trashed copy of a
+/// session whose id is in the journal again, is named here so that it is asked about.
+public struct RepairPlan: Sendable, Equatable {
+  /// Sessions in the trash whose id is also a session in the journal: the trashed copy is
+  /// dropped (the one in the journal stays).
+  public var trashDropped: [SessionID] = []
+  /// Sessions deleted for good that are in the journal again: their tombstones are removed.
+  public var buriedKept: [SessionID] = []
+  /// Purges whose tombstone is missing: it is written.
+  public var purgesRecorded: [SessionID] = []
+  /// Reminders of sessions that do not wait for reflection: removed.
+  public var remindersRemoved: [SessionID] = []
+
+  public init() {}
+
+  public var isEmpty: Bool { self == RepairPlan() }
+}
+
 /// The vault's tamper evidence: one keyed tag over which sessions exist, at which revision,
 /// which wait in the trash and which were purged (SECURITY.md, "The ledger").
 ///
@@ -202,6 +221,32 @@ struct Ledger {
         """,
       arguments: [Int64(generation), Data(tag)])
     return Stamp(generation: generation, tag: tag, rows: view.kept)
+  }
+
+  /// What `repair` would change, read first so that each change can be named before anyone
+  /// is asked (`journal verify --accept`).
+  static func repairPlan(_ db: Database) throws -> RepairPlan {
+    func ids(_ sql: String) throws -> [SessionID] {
+      try String.fetchAll(db, sql: sql).compactMap(SessionID.init)
+    }
+    var plan = RepairPlan()
+    plan.trashDropped = try ids(
+      "SELECT id FROM trash WHERE outcome IS NULL AND id IN (SELECT id FROM session) ORDER BY id")
+    plan.buriedKept = try ids(
+      "SELECT id FROM tombstone WHERE id IN (SELECT id FROM session) ORDER BY id")
+    plan.purgesRecorded = try ids(
+      """
+      SELECT id FROM trash WHERE outcome = 'purged' AND id NOT IN (SELECT id FROM tombstone)
+      ORDER BY id
+      """)
+    plan.remindersRemoved = try ids(
+      """
+      SELECT id FROM reminder WHERE id NOT IN
+        (SELECT id FROM session WHERE status = 'needs_reflection')
+        AND id NOT IN (SELECT id FROM addition WHERE kind = 'new' AND status = 'needs_reflection')
+      ORDER BY id
+      """)
+    return plan
   }
 
   /// Brings rows that disagree with each other back into agreement, for trusting a vault as

@@ -44,6 +44,12 @@ public final class SessionStore {
       guard case .tampered = error, let accept, try accept(error) else { throw error }
       checked = try vault.write { db in
         try Ledger.repair(db)
+        // The sync server's address was named when it was asked about: trusted from now on.
+        if let server = try String.fetchOne(db, sql: "SELECT server FROM sync") {
+          try db.execute(
+            sql: "UPDATE sync SET server_tag = ?",
+            arguments: [Data(try Self.serverTag(server, key: fingerprintKey))])
+        }
         let stamp = try? Ledger.stamp(db)
         return try ledger.commit(db, after: stamp ?? nil)
       }

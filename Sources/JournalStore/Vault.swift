@@ -224,6 +224,11 @@ public final class Vault {
     try read { db in try Ledger.View.read(db).rows }
   }
 
+  /// What trusting the vault as it is would change in it (see `RepairPlan`). No key needed.
+  public func repairPlan() throws -> RepairPlan {
+    try read { db in try Ledger.repairPlan(db) }
+  }
+
   /// SQLite's own check of the file's structure; nil when it is sound, else its first report.
   public func structureProblem() throws -> String? {
     let report = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }

@@ -155,7 +155,9 @@ extension Journal {
       let runtime = try Runtime(options)
       let journal: JournalVault
       if accept {
-        let (opened, accepted) = try TrustVault.open(confirmed: yes, runtime)
+        let (opened, accepted) = try TrustVault.open(confirmed: yes, runtime) {
+          Report.note("found: " + $0)
+        }
         journal = opened
         Report.note(
           accepted

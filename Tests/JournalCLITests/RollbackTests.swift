@@ -108,4 +108,74 @@ struct GRDBQueue {
         db, sql: "SELECT body FROM session WHERE id LIKE ?", arguments: [prefix + "%"]) ?? Data()
     }
   }
+
+}
+
+/// What `verify --accept` says before it trusts a vault as it is (issue 31).
+struct AcceptTests {
+  /// `verify --accept` names each thing it accepts before asking (issue 31, item 2): a
+  /// session put in the journal under the id of one in the trash is accepted only with the
+  /// trashed copy named as dropped; answered no at a terminal, nothing changes.
+  @Test func acceptNamesWhatItDrops() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "1h"]).initialise()
+    let id = f.new()
+    _ = f.new()
+    #expect(f.run("delete", id, "--yes").status == 0)
+    try f.tamper(
+      "INSERT INTO session (id, status, summary, body, revision) "
+        + "SELECT id, status, summary, body, revision FROM trash")
+    #expect(f.run("list").status == 12)
+    // Asked at a terminal, and answered no: nothing changes.
+    let asked = f.cli.interactive(["verify", "--accept"])
+    #expect(asked.expect("Trust this journal as it is now"))
+    asked.write("n\r")
+    let declined = asked.wait()
+    #expect(declined.status != 0, "\(declined)")
+    #expect(
+      declined.stderr.contains(
+        #"found: the copy of session "\#(id)" in the trash is dropped: a session with its id "#
+          + "is in the journal, and stays"), "\(declined.stderr)")
+    #expect(f.run("list").status == 12)
+    // With --yes, the same lines are said as it is accepted.
+    let accepted = f.run("verify", "--accept", "--yes")
+    #expect(accepted.status == 0, "\(accepted)")
+    #expect(accepted.stderr.contains(#"the copy of session "\#(id)" in the trash is dropped"#))
+    #expect(f.run("list").status == 0)
+    #expect(f.run("undo").status == 6)
+  }
+
+  /// A sync server address edited into the file (issue 31, item 5) is named, escaped, by
+  /// `verify --accept`; only once accepted is it trusted (tagged) for `journal sync`.
+  @Test func acceptNamesAServerAddress() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    try f.tamper(
+      """
+      INSERT INTO sync (singleton, server, device, seq, clock_time, clock_counter, background)
+      VALUES (1, 'host=evil.example.net' || char(27) || ']0;owned' || char(7), zeroblob(16), 0,
+        0, 0, 0)
+      """)
+    #expect(f.run("list").status == 12)
+    let asked = f.cli.interactive(["verify", "--accept"])
+    #expect(asked.expect("Trust this journal as it is now"))
+    asked.write("n\r")
+    let declined = asked.wait()
+    #expect(
+      declined.stderr.contains(
+        #"found: the sync server address was not set by this journal: "#
+          + #""host=evil.example.net\u{1b}]0;owned\u{7}"; journal sync would connect there"#),
+      "\(declined.stderr)")
+    #expect(!declined.stderr.contains("\u{1B}"))
+    #expect(try Self.serverTag(f) == nil)
+    let accepted = f.run("verify", "--accept", "--yes")
+    #expect(accepted.status == 0, "\(accepted)")
+    #expect(accepted.stderr.contains("the sync server address was not set by this journal"))
+    #expect(try Self.serverTag(f)?.count == 32)
+  }
+
+  static func serverTag(_ f: CLIFixture) throws -> Data? {
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    defer { try? queue.close() }
+    return try queue.read { db in try Data.fetchOne(db, sql: "SELECT server_tag FROM sync") }
+  }
 }
