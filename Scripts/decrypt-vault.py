@@ -26,11 +26,16 @@ SUMMARY_TAGS = {1: "date", 2: "treatment", 3: "treatment_name", 4: "mood_before"
 BODY_TAGS = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 # Format 7: when a session was added, and its later fields last added, without the passphrase.
 MARK_TAGS = {21: "added_sealed", 22: "later_sealed"}
+# Format 11: the same marks in the summary (where list reads them); a session has each mark
+# in one place only.
+SUMMARY_MARK_TAGS = {9: "added_sealed", 10: "later_sealed"}
 # Format 10 (sync): texts another device wrote at the same time, kept in the body.
 CONFLICT_TAGS = {23: "conflicts"}
 FIELD_NAMES = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
 TIMES = {"date", "created", "updated", "added_sealed", "later_sealed"}
+# Years 0001 to 9999 (SECURITY.md, "Plaintexts"); anything else is damage.
+TIME_RANGE = (-62135596800000, 253402300799999)
 MOODS = {"mood_before", "mood_after"}
 # Tag 4 (mood before) may be absent: not recorded (a session imported from jrnl). A reader
 # gives an absent mood as null, never a number.
@@ -72,7 +77,15 @@ STORED = {"closed": "complete"}
 
 def ledger_problem(db, vault_id, ledger_key):
     """None when the vault adds up to its ledger (SECURITY.md, "The ledger"), else why not."""
-    row = db.execute("SELECT generation, tag FROM ledger").fetchone()
+    construction = 1
+    if db.execute("SELECT count(*) FROM pragma_table_info('ledger')"
+                  " WHERE name = 'construction'").fetchone()[0]:
+        row = db.execute("SELECT generation, tag, construction FROM ledger").fetchone()
+        if row is not None:
+            construction = row[2]
+            row = row[:2]
+    else:
+        row = db.execute("SELECT generation, tag FROM ledger").fetchone()
     revised = db.execute("SELECT EXISTS (SELECT 1 FROM session WHERE revision > 0)"
                          " OR EXISTS (SELECT 1 FROM trash WHERE revision > 0)").fetchone()[0]
     if row is None:
@@ -124,6 +137,14 @@ def ledger_problem(db, vault_id, ledger_key):
             for sid, revision, generation in db.execute(
                     "SELECT id, revision, generation FROM sync_row ORDER BY id"):
                 message += b"\x05" + bytes.fromhex(sid) + struct.pack("<qq", revision, generation)
+    # Format 11 (construction 2): whether sealed capture is on, and the recovery slot.
+    if construction == 2:
+        sealing, slot = db.execute("SELECT sealing_key, recovery_slot FROM vault").fetchone()
+        message += b"\x06" + bytes([0 if sealing is None else 1])
+        message += (nacl.hash.blake2b(bytes(slot), digest_size=32, encoder=RAW)
+                    if slot is not None else bytes(32))
+    elif construction != 1:
+        return "the ledger's construction is unknown"
     expected = nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
     if not b.sodium_memcmp(expected, bytes(tag)):
         return "the rows do not add up to the ledger: a session removed, added or put back"
@@ -148,6 +169,8 @@ def fields(plain, tags):
             if length != 8:
                 raise ValueError("a time is 8 bytes")
             ms = struct.unpack("<q", value)[0]
+            if not TIME_RANGE[0] <= ms <= TIME_RANGE[1]:
+                raise ValueError("a time out of range")
             out[name] = datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
         elif name == "conflicts":
             out[name] = conflicts(value)
@@ -254,7 +277,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 10 or alg != "argon2id13":
+    if version > 11 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -302,8 +325,12 @@ def main():
                     plain = None
             if plain is None:
                 raise ValueError("does not open")
-            s = fields(plain, SUMMARY_TAGS)
-            s.update(fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags))
+            s = fields(plain, {**SUMMARY_TAGS, **SUMMARY_MARK_TAGS} if version >= 11
+                       else SUMMARY_TAGS)
+            opened = fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags)
+            if s.keys() & opened.keys():
+                raise ValueError("a mark in both the summary and the body")
+            s.update(opened)
             check_session(s, status, version)
             sessions.append(dict(s, id=sid))
         except Exception:

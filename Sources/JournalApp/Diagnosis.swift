@@ -268,6 +268,12 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "this journal is not as this computer last saw it: " + Prose.list(parts),
         hint: hint, exitCode: .tampered)
+    case .settings:
+      return Diagnosis(
+        message:
+          "this journal's settings were changed in the file, not by journal: writing without "
+          + "the passphrase was turned on or off, or the recovery code was replaced",
+        hint: hint, exitCode: .tampered)
     case .olderVersion(let id):
       return Diagnosis(
         message:
@@ -292,6 +298,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: #""\#(path)" is not a journal vault, or its header is damaged"#,
         hint: "check --vault; restore the vault from a backup if it is damaged",
         exitCode: .damaged)
+    case .damagedStructure(let path):
+      return Diagnosis(
+        message: #"the structure of the vault "\#(path)" was changed outside journal: a table or "#
+          + "index is missing, or its format number was changed",
+        hint: "nothing was changed; restore the vault from a backup", exitCode: .damaged)
     case .newerFormat(let found, let supported):
       return Diagnosis(
         message: "the vault has format \(found); this journal reads up to \(supported)",

@@ -82,7 +82,7 @@ public final class JournalVault {
     let derived = keys.sealingPublicKey
     if let stored = try vault.sealing().publicKey {
       if !KeyedHash.same(stored, derived) {
-        try vault.setSealing(publicKey: derived)
+        try vault.repairSealing(publicKey: derived)
         sealingKeyRepaired = true
       }
       try? SealingPin(vaultID: keys.vaultID, environment: context.environment)?.record(derived)
@@ -100,7 +100,7 @@ public final class JournalVault {
   /// Turns sealed capture on or off for this vault (and pins its key here when on).
   public func setSealedCapture(_ on: Bool) throws {
     guard vault.readOnly == nil else { throw AppError.sealingUnavailable }
-    try vault.setSealing(publicKey: on ? keys.sealingPublicKey : nil)
+    try vaultStorage.setSealing(publicKey: on ? keys.sealingPublicKey : nil)
     if on {
       try SealingPin(vaultID: keys.vaultID, environment: context.environment)?.record(
         keys.sealingPublicKey)
@@ -564,14 +564,14 @@ public final class JournalVault {
   public func makeRecoveryCode(show: (RecoveryCode) throws -> Void) throws {
     let code = try RecoveryCode.generate(random: context.random)
     try show(code)
-    try vault.setRecoverySlot(try keys.wrapRecovery(code, random: context.random))
+    try vaultStorage.setRecoverySlot(try keys.wrapRecovery(code, random: context.random))
   }
 
   /// Removes the recovery slot; whether there was one.
   @discardableResult
   public func removeRecoveryCode() throws -> Bool {
     let had = try vault.recoverySlot() != nil
-    try vault.setRecoverySlot(nil)
+    try vaultStorage.setRecoverySlot(nil)
     return had
   }
 

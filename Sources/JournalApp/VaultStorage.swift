@@ -87,6 +87,12 @@ final class VaultStorage: SessionStorage {
 
   func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
 
+  /// Turns sealed capture on (its public key) or off (nil), in a keyed write.
+  func setSealing(publicKey: [UInt8]?) throws { try store.setSealing(publicKey: publicKey) }
+
+  /// Replaces or removes the recovery slot, in a keyed write.
+  func setRecoverySlot(_ slot: [UInt8]?) throws { try store.setRecoverySlot(slot) }
+
   func save(_ session: Session) throws { try store.upsert(session) }
 
   func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session {

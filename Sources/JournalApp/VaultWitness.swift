@@ -71,7 +71,11 @@ struct VaultWitness {
       let now = try? vault.ledgerRows()
     else { return nil }
     let (missing, added, changed) = now.differences(from: seenRows)
-    guard !(missing.isEmpty && added.isEmpty && changed.isEmpty) else { return nil }
+    guard !(missing.isEmpty && added.isEmpty && changed.isEmpty) else {
+      // No session differs: a setting the ledger covers may (format 11).
+      return now.settings != nil && seenRows.settings != nil && now.settings != seenRows.settings
+        ? .settings : nil
+    }
     return .sessions(
       missing: missing.map(\.short), added: added.map(\.short), changed: changed.map(\.short))
   }

@@ -14,9 +14,13 @@ public enum FieldCodec {
   public enum Tag: UInt8, Sendable {
     case date = 1, treatment = 2, treatmentName = 3, moodBefore = 4, moodAfter = 5
     case status = 6, created = 7, updated = 8
+    /// The same two marks as 21 and 22, in the summary since format 11, so that `list`
+    /// shows them from the summaries it reads.
+    case addedMark = 9, laterMark = 10
     case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
     /// When the session was added, and when later fields were last added, without the
-    /// passphrase (sealed additions, format 7): marks kept for good in the body.
+    /// passphrase (sealed additions, format 7): marks kept for good, in the body of rows
+    /// written before format 11 (read, never written).
     case addedSealed = 21, laterSealed = 22
     /// Texts another device wrote at the same time, kept by sync (format 10).
     case conflicts = 23

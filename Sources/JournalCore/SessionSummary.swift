@@ -11,10 +11,16 @@ public struct SessionSummary: Hashable, Sendable {
   public let status: SessionStatus
   public let created: Date
   public let updated: Date
+  /// When the session was added without the passphrase (a sealed addition), nil if it was
+  /// not: the mark travels wherever the session does.
+  public let addedSealed: Date?
+  /// When later fields were last added to it without the passphrase; nil if never.
+  public let laterSealed: Date?
 
   public init(
     id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood?, moodAfter: Mood?,
-    status: SessionStatus, created: Date, updated: Date
+    status: SessionStatus, created: Date, updated: Date, addedSealed: Date? = nil,
+    laterSealed: Date? = nil
   ) {
     self.id = id
     self.date = date
@@ -24,7 +30,12 @@ public struct SessionSummary: Hashable, Sendable {
     self.status = status
     self.created = created
     self.updated = updated
+    self.addedSealed = addedSealed
+    self.laterSealed = laterSealed
   }
+
+  /// Whether anything of the session was written without the passphrase.
+  public var isMarked: Bool { addedSealed != nil || laterSealed != nil }
 
   /// Newest first by session date; the id breaks ties so the order is stable.
   public static func newestFirst(_ a: SessionSummary, _ b: SessionSummary) -> Bool {
@@ -37,6 +48,7 @@ extension Session {
   public var summary: SessionSummary {
     SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: moodBefore, moodAfter: moodAfter,
-      status: status, created: created, updated: updated)
+      status: status, created: created, updated: updated, addedSealed: addedSealed,
+      laterSealed: laterSealed)
   }
 }

@@ -36,18 +36,22 @@ extension Vault {
     }
   }
 
-  /// Turns sealed capture on (with the vault's public key) or off (nil), and marks it offered,
-  /// under the key this process opened (see `replaceHeader`).
-  public func setSealing(publicKey: [UInt8]?) throws {
-    try write { db in
-      try db.execute(
-        sql: """
-          UPDATE vault SET sealing_key = ?, sealing_offered = 1
-          WHERE wrapped_key = ? AND rotation_key IS NULL
-          """,
-        arguments: [publicKey.map { Data($0) }, Data(header.wrappedKey)])
-      guard db.changesCount == 1 else { throw StoreError.keyChanged }
-    }
+  /// Puts back the public key sealed capture seals to (a key changed in the file; on stays
+  /// on, so the ledger's settings entry is as it was), under the key this process opened
+  /// (see `replaceHeader`). Turning it on or off is `SessionStore.setSealing`, a keyed write.
+  public func repairSealing(publicKey: [UInt8]) throws {
+    try write { db in try setSealing(publicKey: publicKey, db) }
+  }
+
+  /// Sets the sealing key (nil: off) and marks it offered, under the key this process opened.
+  func setSealing(publicKey: [UInt8]?, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        UPDATE vault SET sealing_key = ?, sealing_offered = 1
+        WHERE wrapped_key = ? AND rotation_key IS NULL
+        """,
+      arguments: [publicKey.map { Data($0) }, Data(header.wrappedKey)])
+    guard db.changesCount == 1 else { throw StoreError.keyChanged }
   }
 
   /// Remembers that sealed capture has been offered, so that it is offered once.
@@ -167,6 +171,24 @@ public struct OpenedAdditions: Sendable, Equatable {
 }
 
 extension SessionStore {
+  /// Turns sealed capture on (with the vault's public key) or off (nil): a keyed write,
+  /// stamped by the ledger, which covers the setting (format 11).
+  public func setSealing(publicKey: [UInt8]?) throws {
+    try write { db in try vault.setSealing(publicKey: publicKey, db) }
+  }
+
+  /// Replaces the recovery slot (nil removes it) in one keyed write: the old code stops
+  /// working as the new one starts, and the ledger covers the slot (format 11).
+  public func setRecoverySlot(_ slot: [UInt8]?) throws {
+    try write { db in
+      // Only under the key this process opened (see `Vault.replaceHeader`).
+      try db.execute(
+        sql: "UPDATE vault SET recovery_slot = ? WHERE wrapped_key = ? AND rotation_key IS NULL",
+        arguments: [slot.map { Data($0) }, Data(vault.header.wrappedKey)])
+      guard db.changesCount == 1 else { throw StoreError.keyChanged }
+    }
+  }
+
   /// Opens every sealed addition, oldest first, into ordinary sessions marked as added
   /// without the passphrase, in one keyed write with the ledger's stamp; removes them.
   ///

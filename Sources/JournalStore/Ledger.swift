@@ -10,6 +10,9 @@ import JournalCrypto
 public struct LedgerStamp: Equatable, Sendable {
   public let generation: UInt64
   public let tag: [UInt8]
+  /// How the tag was made: 1 before format 11, 2 since (the vault's settings covered too).
+  /// Only the vault's own row says; a record or an agent compares generation and tag.
+  var construction = Ledger.construction
   /// The entries the tag covers, when this stamp was just checked or written.
   public let rows: LedgerRows?
 
@@ -30,15 +33,25 @@ public struct LedgerRows: Equatable, Sendable {
   public internal(set) var sessions: [UInt8] = []
   public internal(set) var trash: [UInt8] = []
   public internal(set) var tombstones: [UInt8] = []
-  /// What sync agreed (format 10): empty for a vault that does not sync, whose tag is then
-  /// as before.
+  /// What sync agreed (format 10): empty for a vault that does not sync; then, since format
+  /// 11, the settings entry. The entries after the tombstones, in the tag's order.
   public internal(set) var sync: [UInt8] = []
 
   static let sessionBytes = 26
   static let trashBytes = 50
   static let tombstoneBytes = 17
+  /// The settings entry (format 11), last of `sync`'s entries.
+  static let settingsBytes = 34
 
   public init() {}
+
+  /// The settings entry (format 11), when the tag these rows were read for covers it.
+  public var settings: ArraySlice<UInt8>? {
+    guard sync.count >= Self.settingsBytes, sync[sync.count - Self.settingsBytes] == 6 else {
+      return nil
+    }
+    return sync[(sync.count - Self.settingsBytes)...]
+  }
 
   /// Rows from their three parts; nil when a part is not a whole number of its entries.
   public init?(sessions: [UInt8], trash: [UInt8], tombstones: [UInt8], sync: [UInt8] = []) {
@@ -139,28 +152,66 @@ struct Ledger {
   let vaultID: [UInt8]
   let key: SecureBytes
 
+  /// How every tag is made now (format 11): the rows, then the settings entry.
+  static let construction: Int64 = 2
+
   /// The stored stamp, or nil for a vault not yet protected.
   static func stamp(_ db: Database) throws -> Stamp? {
-    guard let row = try Row.fetchOne(db, sql: "SELECT generation, tag FROM ledger") else {
+    guard
+      let row = try Row.fetchOne(db, sql: "SELECT generation, tag, construction FROM ledger")
+    else {
       return nil
     }
     guard let generation = try? row.decode(Int64.self, atIndex: 0), generation >= 1,
       StoredRange.isCounter(generation),
-      let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes
+      let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes,
+      let construction = try? row.decode(Int64.self, atIndex: 2), [1, 2].contains(construction)
     else { throw StoreError.tampered(.ledger) }
-    return Stamp(generation: UInt64(generation), tag: Array(tag))
+    var stamp = Stamp(generation: UInt64(generation), tag: Array(tag))
+    stamp.construction = construction
+    return stamp
   }
 
   /// Checks the vault against its stamp; throws `tampered` when it does not add up. Returns
   /// the stamp with the rows it covers.
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
-    let (view, tag) = try tagged(db, generation: stamp.generation)
+    let (view, tag) = try tagged(
+      db, generation: stamp.generation, settings: stamp.construction >= 2)
     if !view.inconsistent.isEmpty {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
-    guard KeyedHash.same(tag, stamp.tag) else { throw StoreError.tampered(.rows) }
-    return Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.kept)
+    guard KeyedHash.same(tag, stamp.tag) else {
+      throw StoreError.tampered(settingsChanged(view, stamp) ? .settings : .rows)
+    }
+    var checked = Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.kept)
+    checked.construction = stamp.construction
+    return checked
+  }
+
+  /// Whether the rows add up to `stamp` once the settings entry is put back as it could
+  /// have been (writing without the passphrase the other way round, no recovery slot): then
+  /// only a setting was changed behind the ledger's back, and that is what is said.
+  private func settingsChanged(_ view: View, _ stamp: Stamp) -> Bool {
+    guard stamp.construction >= 2, var rows = view.kept,
+      rows.sync.count >= LedgerRows.settingsBytes
+    else { return false }
+    let start = rows.sync.count - LedgerRows.settingsBytes
+    let now = Array(rows.sync[start...])
+    var variants: [[UInt8]] = []
+    var flipped = now
+    flipped[1] ^= 1
+    variants.append(flipped)
+    let zeros = [UInt8](repeating: 0, count: 32)
+    if Array(now[2...]) != zeros {
+      variants.append([now[0], now[1]] + zeros)
+      variants.append([now[0], now[1] ^ 1] + zeros)
+    }
+    for variant in variants {
+      rows.sync.replaceSubrange(start..., with: variant)
+      if rows.authenticate(stamp, vaultID: vaultID, key: key) { return true }
+    }
+    return false
   }
 
   /// Up to this many sessions, a check or a write keeps the entries it hashed (3.4 MB), for
@@ -170,8 +221,10 @@ struct Ledger {
 
   /// The vault as it is now and its tag at `generation`: the sessions' entries hashed 64 KiB
   /// at a time as they are read, and kept only up to `keepEntries` sessions.
-  func tagged(_ db: Database, generation: UInt64) throws -> (View, [UInt8]) {
-    var view = try View.readAllButSessions(db)
+  func tagged(
+    _ db: Database, generation: UInt64, settings: Bool = true
+  ) throws -> (View, [UInt8]) {
+    var view = try View.readAllButSessions(db, settings: settings)
     let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0
     let keep = count <= Self.keepEntries
     let hash = try KeyedHash(key: key)
@@ -203,8 +256,12 @@ struct Ledger {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
     let tag = try view.tag(vaultID: vaultID, generation: stamp.generation, key: key)
-    guard KeyedHash.same(tag, stamp.tag) else { throw StoreError.tampered(.rows) }
-    return Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.rows)
+    guard KeyedHash.same(tag, stamp.tag) else {
+      throw StoreError.tampered(settingsChanged(view, stamp) ? .settings : .rows)
+    }
+    var checked = Stamp(generation: stamp.generation, tag: stamp.tag, rows: view.rows)
+    checked.construction = stamp.construction
+    return checked
   }
 
   /// After a keyed write: removes the trash rows undo and purge settled, and stamps the vault
@@ -216,10 +273,11 @@ struct Ledger {
     let (view, tag) = try tagged(db, generation: generation)
     try db.execute(
       sql: """
-        INSERT INTO ledger (singleton, generation, tag) VALUES (1, ?, ?)
-        ON CONFLICT (singleton) DO UPDATE SET generation = excluded.generation, tag = excluded.tag
+        INSERT INTO ledger (singleton, generation, tag, construction) VALUES (1, ?, ?, ?)
+        ON CONFLICT (singleton) DO UPDATE SET generation = excluded.generation,
+          tag = excluded.tag, construction = excluded.construction
         """,
-      arguments: [Int64(generation), Data(tag)])
+      arguments: [Int64(generation), Data(tag), Self.construction])
     return Stamp(generation: generation, tag: tag, rows: view.kept)
   }
 
@@ -315,7 +373,8 @@ struct Ledger {
     /// The whole view: the trash, tombstones and agreement (`readAllButSessions`), then every
     /// session, one range of the ledger's index per status.
     static func read(_ db: Database) throws -> View {
-      var view = try readAllButSessions(db)
+      let construction = try Ledger.stamp(db)?.construction ?? Ledger.construction
+      var view = try readAllButSessions(db, settings: construction >= 2)
       for status in [SessionStatus.complete, .needsReflection] {
         try scanSessions(db, status: status, skipping: view.undone, into: &view.rows.sessions)
       }
@@ -323,8 +382,9 @@ struct Ledger {
     }
 
     /// Everything but the sessions' entries, which `list` adds from its own pass over them
-    /// (SessionStore.summaries) instead of reading them twice.
-    static func readAllButSessions(_ db: Database) throws -> View {
+    /// (SessionStore.summaries) instead of reading them twice. With `settings` (a tag of
+    /// format 11), the settings entry last.
+    static func readAllButSessions(_ db: Database, settings: Bool) throws -> View {
       var view = View()
       // The trash first (a few rows at most): its outcomes decide how the session and
       // tombstone rows count.
@@ -390,7 +450,28 @@ struct Ledger {
         if let id = SessionID(text) { view.inconsistent.insert(id) }
       }
       try readSync(db, into: &view.rows.sync)
+      if settings { try readSettings(db, into: &view.rows.sync) }
       return view
+    }
+
+    /// The vault's settings a stranger must not change unnoticed (format 11): 0x06 ‖ whether
+    /// sealed capture is on (1 byte: 0 off, 1 on) ‖ BLAKE2b-256 of the recovery slot, or 32
+    /// zeros without one. The sealing key itself is not in it: it is derived from the data
+    /// key, so a swapped one is put right at the next keyed opening instead.
+    static func readSettings(_ db: Database, into entries: inout [UInt8]) throws {
+      guard let row = try Row.fetchOne(db, sql: "SELECT sealing_key, recovery_slot FROM vault")
+      else { throw StoreError.tampered(.settings) }
+      let sealing: Data?
+      let slot: Data?
+      do {
+        sealing = try row.decode(Data?.self, atIndex: 0)
+        slot = try row.decode(Data?.self, atIndex: 1)
+      } catch {
+        throw StoreError.tampered(.settings)
+      }
+      entries.append(6)
+      entries.append(sealing == nil ? 0 : 1)
+      entries += slot.map { KeyedHash.unkeyed(Array($0)) } ?? [UInt8](repeating: 0, count: 32)
     }
 
     /// What sync agreed (SECURITY.md, "The ledger"): 0x04 ‖ device (16) ‖ seq (8) ‖ head

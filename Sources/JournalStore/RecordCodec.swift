@@ -14,6 +14,7 @@ public enum RecordCodec {
 
   static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
+    .addedMark, .laterMark,
   ])
   static let bodyTags = Tags([
     .dose, .intention, .environment, .music, .reflection, .addedSealed, .laterSealed,
@@ -30,6 +31,8 @@ public enum RecordCodec {
     put(.status, text: s.status.rawValue, into: &out)
     put(.created, time: s.created, into: &out)
     put(.updated, time: s.updated, into: &out)
+    if let time = s.addedSealed { put(.addedMark, time: time, into: &out) }
+    if let time = s.laterSealed { put(.laterMark, time: time, into: &out) }
     return out
   }
 
@@ -41,8 +44,7 @@ public enum RecordCodec {
     if let text = s.environment { put(.environment, text: text, into: &out) }
     if let text = s.music { put(.music, text: text, into: &out) }
     if let text = s.reflection { put(.reflection, text: text, into: &out) }
-    if let time = s.addedSealed { put(.addedSealed, time: time, into: &out) }
-    if let time = s.laterSealed { put(.laterSealed, time: time, into: &out) }
+    // The marks are in the summary (format 11); tags 21 and 22 are only read.
     if !s.conflicts.isEmpty { FieldCodec.put(.conflicts, conflicts: s.conflicts, into: &out) }
     return out
   }
@@ -64,7 +66,8 @@ public enum RecordCodec {
     let after = try mood(fields[.moodAfter])
     return SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: before, moodAfter: after,
-      status: status, created: created, updated: updated)
+      status: status, created: created, updated: updated,
+      addedSealed: try time(fields[.addedMark]), laterSealed: try time(fields[.laterMark]))
   }
 
   /// The treatment from its key and custom name, matching the key's bytes: `list` reads one
@@ -107,7 +110,8 @@ public enum RecordCodec {
 
   public struct Body {
     public var dose, intention, environment, music, reflection: String?
-    /// The marks of what was added without the passphrase (format 7).
+    /// The marks of what was added without the passphrase (format 7), in a body written
+    /// before format 11.
     public var addedSealed, laterSealed: Date?
     /// Texts kept from another device's write at the same time (format 10).
     public var conflicts: [Conflict] = []
@@ -170,12 +174,17 @@ public enum RecordCodec {
     guard let intention = body.intention,
       (summary.status == .complete) == (body.reflection != nil)
     else { throw Malformed() }
+    // A mark in both places is one a reader could not choose between.
+    guard summary.addedSealed == nil || body.addedSealed == nil,
+      summary.laterSealed == nil || body.laterSealed == nil
+    else { throw Malformed() }
     return Session(
       id: summary.id, date: summary.date, treatment: summary.treatment, dose: body.dose,
       intention: intention, moodBefore: summary.moodBefore, environment: body.environment,
       music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
       created: summary.created, updated: summary.updated, status: summary.status,
-      addedSealed: body.addedSealed, laterSealed: body.laterSealed, conflicts: body.conflicts)
+      addedSealed: summary.addedSealed ?? body.addedSealed,
+      laterSealed: summary.laterSealed ?? body.laterSealed, conflicts: body.conflicts)
   }
 
   /// Later fields as one plaintext, with the time they were written.

@@ -89,11 +89,30 @@ public final class SessionStore {
     }
     if let stamp {
       checked = stamp
+      // A ledger of an earlier format is made again in today's at the first keyed opening
+      // that can write (the marks moved into the summaries with it).
+      if stamp.construction < Ledger.construction, vault.readOnly == nil { try upgrade() }
       return
     }
     // A vault that cannot be written stays as it is until it can.
     guard vault.readOnly == nil else { return }
     try protect()
+  }
+
+  /// Format 11, at the first keyed opening after the migration: every session marked as
+  /// written without the passphrase is written again, its marks now in its summary (where
+  /// `list` reads them), and the ledger is stamped in today's construction, which covers the
+  /// vault's settings. One keyed write; it reads each session once, once.
+  private func upgrade() throws {
+    try write { db in
+      let ids = try String.fetchAll(db, sql: "SELECT id FROM session ORDER BY id")
+      for text in ids {
+        guard let id = SessionID(text), let session = try? fetch(id, db),
+          session.addedSealed != nil || session.laterSealed != nil
+        else { continue }
+        try put(session, db)
+      }
+    }
   }
 
   /// Seals every row again at revision 1 and writes the ledger's first tag, in one
@@ -252,8 +271,12 @@ public final class SessionStore {
   public func summaries(
     status: SessionStatus? = nil
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    if checkWhenListing, try read({ db in try Ledger.stamp(db) }) == nil {
-      // Not protected yet (or its ledger lost): the whole check, which may protect it.
+    if checkWhenListing,
+      try read({ db in try Ledger.stamp(db) }).map({ $0.construction < Ledger.construction })
+        ?? true
+    {
+      // Not protected yet (or its ledger lost), or its ledger of an earlier format: the whole
+      // check, which may protect or upgrade it.
       checkWhenListing = false
       try checkLedger()
     }
@@ -300,7 +323,9 @@ public final class SessionStore {
     var stamp: LedgerStamp?
     if checking {
       stamp = try Ledger.stamp(db)
-      if stamp != nil { view = try Ledger.View.readAllButSessions(db) }
+      if let stamp {
+        view = try Ledger.View.readAllButSessions(db, settings: stamp.construction >= 2)
+      }
     }
     var listed: [UInt8] = []
     // In the order of the list index (status, then id): the ledger's order.

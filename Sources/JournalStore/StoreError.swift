@@ -10,6 +10,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case notAVault(path: String)
   /// A vault written by a newer version of journal.
   case newerFormat(found: Int, supported: Int)
+  /// The vault's schema was changed outside journal: a table or index missing, a migration's
+  /// record removed, or its format number lowered.
+  case damagedStructure(path: String)
   /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
   case damagedRecord(id: String)
   /// A reminder row holds a number out of range (an edited or damaged file): for the session
@@ -50,6 +53,9 @@ public enum Tampering: Equatable, Sendable {
   case inconsistent(ids: [String])
   /// A column of this session is an older version of itself.
   case olderVersion(id: String)
+  /// A setting the ledger covers (whether writing without the passphrase is on, the
+  /// recovery slot) was changed in the file, not by journal.
+  case settings
   /// The rows differ from what this computer last saw of them, session by session (short
   /// ids): sessions gone, sessions that were not there, sessions at another version.
   case sessions(missing: [String], added: [String], changed: [String])

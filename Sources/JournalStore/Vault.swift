@@ -16,7 +16,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 10
+  public static let formatVersion = 11
 
   public let path: String
   let database: DatabaseQueue
@@ -101,7 +101,15 @@ public final class Vault {
       let pending = try database.read { db in try !migrator.hasCompletedMigrations(db) }
       if pending {
         if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
-        try migrator.migrate(database)
+        do {
+          try migrator.migrate(database)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+          // A migration that cannot run again over what is there: its row was removed.
+          throw StoreError.damagedStructure(path: path)
+        }
+      }
+      if !pending || readOnly == nil {
+        try database.read { db in try checkStructure(db, path: path) }
       }
       return Vault(path: path, database: database, header: header, readOnly: readOnly)
     } catch {
@@ -148,19 +156,6 @@ public final class Vault {
     try read { db in
       let row = try Row.fetchOne(db, sql: "SELECT recovery_slot FROM vault")
       return try row?.decode(Data?.self, atIndex: 0).map { Array($0) }
-    }
-  }
-
-  /// Replaces the recovery slot (nil removes it) in one statement: the old code stops
-  /// working as the new one starts.
-  public func setRecoverySlot(_ slot: [UInt8]?) throws {
-    if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
-    try write { db in
-      // Only under the key this process opened (see `replaceHeader`).
-      try db.execute(
-        sql: "UPDATE vault SET recovery_slot = ? WHERE wrapped_key = ? AND rotation_key IS NULL",
-        arguments: [slot.map { Data($0) }, Data(header.wrappedKey)])
-      guard db.changesCount == 1 else { throw StoreError.keyChanged }
     }
   }
 
@@ -295,6 +290,25 @@ public final class Vault {
     allowed.insert(charactersIn: "/-._~")
     let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     return "file:\(escaped)?immutable=1"
+  }
+
+  /// What the vault's schema must hold at today's format: every table and index the
+  /// migrations make. Checked at every opening (one read of `sqlite_master`, a few hundred
+  /// microseconds): a table or index dropped, or a format number lowered (which would make an
+  /// older journal take the vault for one it understands), is damage of the file's structure.
+  static let requiredSchema: Set<String> = [
+    "vault", "session", "trash", "tombstone", "reminder", "ledger", "addition", "sync",
+    "sync_row", "trash_purge", "session_list", "session_ledger", "addition_id",
+    "sync_row_revision",
+  ]
+
+  private static func checkStructure(_ db: Database, path: String) throws {
+    let names = try Set(
+      String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"))
+    let version = try Int.fetchOne(db, sql: "SELECT format_version FROM vault")
+    guard requiredSchema.isSubset(of: names), version == formatVersion else {
+      throw StoreError.damagedStructure(path: path)
+    }
   }
 
   private static func checkCompanionFiles(_ path: String) throws {
@@ -515,6 +529,19 @@ public final class Vault {
           );
           CREATE INDEX sync_row_revision ON sync_row (id, revision, generation);
           UPDATE vault SET format_version = 10;
+          """)
+    }
+    migrator.registerMigration("v11: marks in the summary, settings in the ledger") { db in
+      // Keyless writes can never hurt (SECURITY.md, "The ledger" and "Plaintexts"): the
+      // ledger's tag also covers whether sealed capture is on and the recovery slot, and the
+      // marks of what was written without the passphrase are kept in the summary, where
+      // `list` reads them. Both need the key: a ledger of construction 1 is made again, and
+      // marked sessions written again, at the first keyed opening that can write.
+      try db.execute(
+        sql: """
+          ALTER TABLE ledger ADD COLUMN construction INTEGER NOT NULL DEFAULT 1
+            CHECK (construction IN (1, 2));
+          UPDATE vault SET format_version = 11;
           """)
     }
     return migrator

@@ -36,6 +36,7 @@ struct DiagnosisTests {
     StoreError.vaultMissing(path: "/v"), StoreError.vaultExists(path: "/v"),
     StoreError.notAVault(path: "/v"), StoreError.newerFormat(found: 9, supported: 4),
     StoreError.damagedRecord(id: "3f2a"), StoreError.damagedReminder(id: "3f2a"),
+    StoreError.damagedStructure(path: "/v"), StoreError.tampered(.settings),
     StoreError.noMatch(prefix: "ab"),
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
@@ -137,7 +138,7 @@ struct DiagnosisTests {
     #expect(names["ValidationError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 6)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 16)
+    #expect(names["StoreError"]?.count == 17)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
@@ -217,7 +218,7 @@ struct DiagnosisTests {
     switch error {
     case .vaultMissing: .noVault
     case .vaultExists, .keyChanged, .syncAlreadySetUp: .notAllowed
-    case .notAVault, .damagedRecord, .damagedReminder: .damaged
+    case .notAVault, .damagedRecord, .damagedReminder, .damagedStructure: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy, .diskFull, .readOnly: .ioError

@@ -173,6 +173,27 @@ struct IndependentReaderTests {
     #expect(try Self.read(f).status != 0)
   }
 
+  /// Format 11: a session written locked and opened has its mark in the summary, and the
+  /// ledger covers the settings; the reader, written from SECURITY.md, agrees.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderMarksAndSettings() throws {
+    let f = CLIFixture().initialise()
+    let sealed = CLI(home: f.home.path).run(["new", "--intention", "locked", "--mood-before", "3"])
+    #expect(sealed.status == 0, "\(sealed)")
+    #expect(f.run("recovery-code").status == 0)
+    #expect(f.run("list").status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    #expect(sessions.first?["added_sealed"] is String, "\(sessions)")
+    // And a setting changed in the file is refused by both
+    try f.tamper("UPDATE vault SET sealing_key = NULL")
+    let refused = f.run("list")
+    #expect(refused.status == 12, "\(refused)")
+    #expect(refused.stderr.contains("settings were changed in the file"), "\(refused.stderr)")
+    #expect(try Self.read(f).status != 0)
+  }
+
   static func read(
     _ f: CLIFixture, passphraseFile: String? = nil
   ) throws -> (status: Int32, stdout: Data, stderr: String) {

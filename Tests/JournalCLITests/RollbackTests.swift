@@ -179,3 +179,21 @@ struct AcceptTests {
     return try queue.read { db in try Data.fetchOne(db, sql: "SELECT server_tag FROM sync") }
   }
 }
+
+/// Settings a stranger could change to the person's harm (issue 31): a recovery slot
+/// replaced in the file is noticed at once, not when the code is needed, and said to be a
+/// setting; `verify --accept` can trust it on purpose.
+struct SettingsTamperTests {
+  @Test func replacedRecoverySlot() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    #expect(f.run("recovery-code").status == 0)
+    #expect(f.run("list").status == 0)
+    try f.tamper("UPDATE vault SET recovery_slot = randomblob(88)")
+    let refused = f.run("list")
+    #expect(refused.status == 12, "\(refused)")
+    #expect(refused.stderr.contains("the recovery code was replaced"), "\(refused.stderr)")
+    #expect(f.run("verify", "--accept", "--yes").status == 0)
+    #expect(f.run("list").status == 0)
+  }
+}

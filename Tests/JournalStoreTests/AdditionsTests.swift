@@ -14,7 +14,7 @@ struct AdditionsTests {
   @Test func openIntoSessionsMarked() throws {
     // Given a saved session, and additions written with only the public key
     let f = try StoreFixture()
-    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
     let saved = try f.session(seed: 1, reflection: nil)
     try f.store.upsert(saved)
     let fresh = try f.session(seed: 2, reflection: nil)
@@ -53,7 +53,7 @@ struct AdditionsTests {
   /// and removed; the others open.
   @Test func damagedAreNamedOthersOpen() throws {
     let f = try StoreFixture()
-    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
     let good = try f.session(seed: 3, reflection: nil)
     let bad = try f.session(seed: 4, reflection: nil)
     let forged = try f.session(seed: 5, reflection: nil)
@@ -94,7 +94,7 @@ struct AdditionsTests {
   /// session that is not there, are refused; the sealing setting reads and changes.
   @Test func keylessChecks() throws {
     let f = try StoreFixture()
-    try f.vault.setSealing(publicKey: f.keys.sealingPublicKey)
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
     let saved = try f.session(seed: 6)
     try f.store.upsert(saved)
     #expect(throws: StoreError.self) {
@@ -110,7 +110,7 @@ struct AdditionsTests {
     }
     #expect(try f.vault.sealing().publicKey == f.keys.sealingPublicKey)
     #expect(try f.vault.sealing().offered)
-    try f.vault.setSealing(publicKey: nil)
+    try f.store.setSealing(publicKey: nil)
     #expect(try f.vault.sealing().publicKey == nil)
     // A box sealed to a key the vault no longer asks for is refused, not kept unopenable.
     let fresh = try f.session(seed: 8, reflection: nil)

@@ -137,8 +137,13 @@ struct VaultTests {
   @Test func newerFormat() throws {
     let f = try StoreFixture()
     let queue = try DatabaseQueue(path: f.path)
-    try queue.write { try $0.execute(sql: "UPDATE vault SET format_version = 11") }
-    #expect(throws: StoreError.newerFormat(found: 11, supported: 10)) { try Vault.open(at: f.path) }
+    let newer = Vault.formatVersion + 1
+    try queue.write {
+      try $0.execute(sql: "UPDATE vault SET format_version = ?", arguments: [newer])
+    }
+    #expect(throws: StoreError.newerFormat(found: newer, supported: Vault.formatVersion)) {
+      try Vault.open(at: f.path)
+    }
   }
 
   /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only
