@@ -108,7 +108,13 @@ public enum Export {
   static let csvColumns = [
     "id", "date", "treatment", "treatment_name", "dose", "intention", "mood_before",
     "environment", "music", "mood_after", "reflection", "status", "created", "updated",
+    SessionDocument.Key.addedWithoutPassphrase.rawValue,
+    SessionDocument.Key.laterWithoutPassphrase.rawValue,
   ]
+
+  /// The columns of the marks of what was written without the passphrase: in every CSV,
+  /// whatever fields were chosen (the marks travel wherever the session does).
+  static let markColumns = Array(csvColumns.suffix(2))
 
   /// One session's CSV line, with its CRLF: every column, or only those of `fields`.
   static func csvRow(_ s: Session, fields: Set<Field>? = nil) -> String {
@@ -117,6 +123,7 @@ public enum Export {
       s.intention, s.moodBefore.map { String($0.value) }, s.environment, s.music,
       s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
       DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
+      s.addedSealed.map(DisplayFormat.iso8601), s.laterSealed.map(DisplayFormat.iso8601),
     ]
     let chosen = fields.map { fields in
       zip(csvColumns, cells).filter { column, _ in columns(for: fields).contains(column) }.map(
@@ -136,6 +143,7 @@ public enum Export {
     csvColumns.filter { column in
       switch column {
       case "treatment_name": fields.contains(.treatment)
+      case _ where markColumns.contains(column): true
       default: fields.contains { $0.jsonName == column || $0.rawValue == column }
       }
     }
@@ -161,6 +169,14 @@ public enum Export {
       case .moodAfter: values["mood_after"] = .number(s.moodAfter?.value)
       case .reflection: values["reflection"] = .text(s.reflection)
       }
+    }
+    // The marks go with the session whatever fields were chosen, when it has them.
+    typealias Key = SessionDocument.Key
+    if let time = s.addedSealed {
+      values[Key.addedWithoutPassphrase.rawValue] = .text(ISO8601.string(time))
+    }
+    if let time = s.laterSealed {
+      values[Key.laterWithoutPassphrase.rawValue] = .text(ISO8601.string(time))
     }
     json.beginObject()
     for (key, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -234,6 +250,7 @@ public enum Export {
     if has(.reflection), let reflection = s.reflection {
       blocks += ["### Reflection", reflection]
     }
+    blocks += Render.marks(s.summary, format).map { "*\($0).*" }
     return blocks.joined(separator: "\n\n")
   }
 }

@@ -312,6 +312,13 @@ public struct ImportParser {
     let updated = try time(.updated)
     guard created <= updated else { throw refuse(.updated, "is before created") }
     let conflicts = try keptConflicts(f[Key.conflicts.rawValue]) { refuse(.conflicts, $0) }
+    // The marks of what was written without the passphrase: kept as the file has them, and
+    // never made up (absent or null: not marked).
+    func mark(_ field: Key) throws -> Date? {
+      guard let text = try string(field, required: false) else { return nil }
+      guard let date = ISO8601.parse(text) else { throw refuse(field, "is not an ISO 8601 date") }
+      return date
+    }
     return Session(
       id: id, date: try time(.date), treatment: treatment,
       dose: try text(.dose, .dose, multiline: false), intention: intention,
@@ -321,7 +328,8 @@ public struct ImportParser {
       music: try text(.music, .music, multiline: true),
       moodAfter: try mood(.moodAfter, required: false),
       reflection: reflection, created: created, updated: updated, status: status,
-      conflicts: conflicts)
+      addedSealed: try mark(.addedWithoutPassphrase),
+      laterSealed: try mark(.laterWithoutPassphrase), conflicts: conflicts)
   }
 
   /// Kept conflicts as an export writes them: texts of intention, dose, environment, music

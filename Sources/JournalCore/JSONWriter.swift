@@ -137,6 +137,10 @@ extension SessionDocument {
   /// them, null where it writes null.
   public func write(to writer: inout JSONWriter) {
     writer.beginObject()
+    if let addedWithoutPassphrase {
+      writer.key(Key.addedWithoutPassphrase.rawValue)
+      writer.value(addedWithoutPassphrase)
+    }
     if let conflicts = body?.conflicts, !conflicts.isEmpty {
       writer.key(Key.conflicts.rawValue)
       writer.beginArray()
@@ -167,6 +171,10 @@ extension SessionDocument {
     if let body {
       writer.key(Key.intention.rawValue)
       writer.value(body.intention)
+    }
+    if let laterWithoutPassphrase {
+      writer.key(Key.laterWithoutPassphrase.rawValue)
+      writer.value(laterWithoutPassphrase)
     }
     writer.key(Key.moodAfter.rawValue)
     writer.value(moodAfter)

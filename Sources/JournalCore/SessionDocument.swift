@@ -14,6 +14,11 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     case treatmentName = "treatment_name"
     case moodBefore = "mood_before"
     case moodAfter = "mood_after"
+    /// The marks of what was written without the passphrase (sealed capture): when the
+    /// session was added, and when later fields were last added, that way. Present only on
+    /// a marked session; they travel wherever the session does, and an import keeps them.
+    case addedWithoutPassphrase = "added_without_passphrase"
+    case laterWithoutPassphrase = "later_fields_without_passphrase"
   }
 
   /// The long fields, which a summary does not carry.
@@ -51,6 +56,9 @@ public struct SessionDocument: Codable, Equatable, Sendable {
   public var status: String
   public var created: String
   public var updated: String
+  /// The marks (see `Key.addedWithoutPassphrase`), nil when unmarked.
+  public var addedWithoutPassphrase: String?
+  public var laterWithoutPassphrase: String?
   public var body: Body?
 
   /// A summary's document (`list --json`), with the short id when `shortID`.
@@ -65,6 +73,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     status = s.status.rawValue
     created = ISO8601.string(s.created)
     updated = ISO8601.string(s.updated)
+    addedWithoutPassphrase = s.addedSealed.map(ISO8601.string)
+    laterWithoutPassphrase = s.laterSealed.map(ISO8601.string)
   }
 
   /// A whole session's document (`show --json` with the short id, `export` without).
@@ -82,6 +92,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     var c = encoder.container(keyedBy: Key.self)
     try c.encode(id, forKey: .id)
     try c.encodeIfPresent(shortID, forKey: .shortID)
+    try c.encodeIfPresent(addedWithoutPassphrase, forKey: .addedWithoutPassphrase)
+    try c.encodeIfPresent(laterWithoutPassphrase, forKey: .laterWithoutPassphrase)
     if let conflicts = body?.conflicts, !conflicts.isEmpty {
       try c.encode(conflicts, forKey: .conflicts)
     }
@@ -114,6 +126,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     status = try c.decode(String.self, forKey: .status)
     created = try c.decode(String.self, forKey: .created)
     updated = try c.decode(String.self, forKey: .updated)
+    addedWithoutPassphrase = try c.decodeIfPresent(String.self, forKey: .addedWithoutPassphrase)
+    laterWithoutPassphrase = try c.decodeIfPresent(String.self, forKey: .laterWithoutPassphrase)
     if let intention = try c.decodeIfPresent(String.self, forKey: .intention) {
       body = Body(
         dose: try c.decodeIfPresent(String.self, forKey: .dose), intention: intention,

@@ -50,7 +50,8 @@ public struct Render: Sendable {
       Array("  \(treatment.displayName)".utf8)
         + [UInt8](repeating: 0x20, count: max(0, width - treatment.displayName.count) + 2)
     }
-    let badges = SessionStatus.allCases.map { Array(badge($0).utf8) + [0x0A] }
+    let badges = SessionStatus.allCases.map { Array(badge($0).utf8) }
+    let marked = Array(Self.markedInList.utf8)
     let mood = Array("  mood ".utf8)
     let arrow = Array(" → ".utf8)
     let noAfter = Array("     ".utf8)
@@ -80,6 +81,8 @@ public struct Render: Sendable {
       if let index = SessionStatus.allCases.firstIndex(of: s.status) {
         out.append(contentsOf: badges[index])
       }
+      if s.isMarked { out.append(contentsOf: marked) }
+      out.append(0x0A)
       if out.count >= chunk {
         try write(out)
         out.removeAll(keepingCapacity: true)
@@ -96,6 +99,7 @@ public struct Render: Sendable {
       var second = "  mood " + (s.moodBefore.map { String($0.value) } ?? "not recorded")
       if let after = s.moodAfter { second += " → \(after.value)" }
       second += ", " + s.treatment.displayName + ", " + badge(s.status)
+      if s.isMarked { second += "," + Self.markedInList }
       out += Wrap.lines(second, width: presentation.width ?? 80, indent: "    ").joined(
         separator: "\n")
       out += "\n"
@@ -146,17 +150,23 @@ public struct Render: Sendable {
         indent: "")
     }
     // Anyone who can write the vault file can seal an addition: what came that way says so.
-    if let added = s.addedSealed {
-      out += "\n" + wrap("Added without the passphrase on \(format.dateTime(added))", indent: "")
-    }
-    if let later = s.laterSealed {
-      out +=
-        "\n"
-        + wrap(
-          "Later fields added without the passphrase, last on \(format.dateTime(later))",
-          indent: "")
-    }
+    for mark in Self.marks(s.summary, format) { out += "\n" + wrap(mark, indent: "") }
     return out + "\n"
+  }
+
+  /// What `list` shows after the status of a session written (in part) without the
+  /// passphrase.
+  static let markedInList = "  (added without the passphrase)"
+
+  /// The marks of what was written without the passphrase, one sentence each, as `show` and
+  /// the Markdown export say them.
+  public static func marks(_ s: SessionSummary, _ format: DisplayFormat) -> [String] {
+    [
+      s.addedSealed.map { "Added without the passphrase on \(format.dateTime($0))" },
+      s.laterSealed.map {
+        "Later fields added without the passphrase, last on \(format.dateTime($0))"
+      },
+    ].compactMap { $0 }
   }
 
   private func badge(_ status: SessionStatus) -> String {

@@ -292,3 +292,56 @@ import Testing
     #expect(f.run("verify").status == 0)
   }
 }
+
+/// "Added without the passphrase" is for good (issue 31, item 4): the mark shows in `list`,
+/// is a named field of `list --json`, `show --json`, every export format and `share`, and an
+/// export imported into another journal keeps it; a file without it never gains one.
+@Suite struct MarksTravelTests {
+  @Test(.enabled(if: ShareTests.available, "needs age (apt-get install age)"))
+  func marksGoWhereTheSessionGoes() throws {
+    // Given a session written locked and opened, and one written with the key
+    let f = CLIFixture().initialise()
+    let locked = CLI(home: f.home.path)
+    let sealed = locked.run(["new", "--intention", "written locked", "--mood-before", "3"])
+    #expect(sealed.status == 0, "\(sealed)")
+    let marked = sealed.stdout.trimmingCharacters(in: .newlines)
+    let plain = f.new()
+    // Then list marks one of them
+    let listed = f.run("list")
+    #expect(listed.status == 0, "\(listed)")
+    let lines = listed.stdout.split(separator: "\n")
+    #expect(
+      lines.first { $0.hasPrefix(marked) }?.hasSuffix("(added without the passphrase)") == true,
+      "\(listed.stdout)")
+    #expect(lines.first { $0.hasPrefix(plain) }?.contains("without the passphrase") == false)
+    // And JSON names the mark, for the marked session only
+    let key = "added_without_passphrase"
+    let sessions = f.sessions()
+    #expect(sessions.first { ($0["short_id"] as? String) == marked }?[key] is String)
+    #expect(sessions.first { ($0["short_id"] as? String) == plain }?[key] == nil)
+    #expect(f.show(marked)[key] is String)
+    // And every export format carries it
+    let json = f.run("export").stdout
+    #expect(json.components(separatedBy: "\"\(key)\"").count == 2, "\(json)")
+    #expect(
+      f.run("export", "--format", "markdown").stdout.contains("*Added without the passphrase on "))
+    let csv = f.run("export", "--format", "csv").stdout
+    #expect(csv.hasPrefix("id,") && csv.split(separator: "\r\n").first?.contains(key) == true)
+    // (Shared with chosen fields too: the mark is not a field to leave out.)
+    let therapist = try ShareTests.keyPair(f, "therapist.txt")
+    let sharedFile = f.home.file("shared.age")
+    let shared = f.run(
+      "share", marked, "--to", therapist.recipient, "--fields", "intention", "--format", "json",
+      "--output", sharedFile)
+    #expect(shared.status == 0, "\(shared)")
+    #expect(try ShareTests.decrypt(sharedFile, identity: therapist.identity).contains(key))
+    // And an export imported into another journal keeps it, never inventing one
+    let file = f.home.file("export.json")
+    #expect(f.run("export", "--output", file).status == 0)
+    let other = CLIFixture().initialise()
+    #expect(other.run("import", file).status == 0)
+    #expect(other.show(marked)[key] as? String == f.show(marked)[key] as? String)
+    #expect(other.show(plain)[key] == nil)
+    #expect(other.run("list").stdout.contains("(added without the passphrase)"))
+  }
+}
