@@ -68,6 +68,17 @@ public enum AppError: Error, Equatable, Sendable {
   case importVersion(found: Int, supported: Int)
   /// An import file that is jrnl's own plain-text journal, not its JSON export.
   case importJrnlJournal
+  /// A session was saved (its short id), and then standard output, where its id was to go,
+  /// could not be written.
+  case savedNotShown(id: String, errno: Int32)
+  /// The passphrase file is not a regular file (a FIFO, a device, a directory).
+  case passphraseFileNotRegular(path: String)
+  /// The passphrase command printed no line within its time.
+  case passphraseCommandTimedOut(seconds: Int)
+  /// A new passphrase that is not valid UTF-8 (SECURITY.md, "Key header").
+  case passphraseNotUTF8
+  /// The recovery code's file has an empty first line.
+  case emptyRecoveryCode
   /// An export or backup target already exists.
   case outputExists(path: String)
   /// An output file could not be written (removed again, so no partial export is left).

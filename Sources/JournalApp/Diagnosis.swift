@@ -480,6 +480,25 @@ public struct Diagnosis: Equatable, Sendable {
         message:
           #"the file "\#(path)" cannot be read: \#(String(cString: strerror(code)))"#,
         hint: "check the path; nothing was changed", exitCode: .passphraseUnavailable)
+    case .passphraseFileNotRegular(let path):
+      return Diagnosis(
+        message: #"the passphrase file "\#(path)" is not a regular file"#,
+        hint: "give a file holding the passphrase; for a pipe, use --passphrase-fd",
+        exitCode: .passphraseUnavailable)
+    case .passphraseCommandTimedOut(let seconds):
+      return Diagnosis(
+        message: "the passphrase command printed no passphrase within \(seconds) s",
+        hint: "check JOURNAL_PASSPHRASE_COMMAND; it was stopped and nothing was changed",
+        exitCode: .passphraseUnavailable)
+    case .passphraseNotUTF8:
+      return Diagnosis(
+        message: "the new passphrase is not valid UTF-8 text",
+        hint: "choose one of letters, digits, spaces and punctuation; nothing was changed",
+        exitCode: .usage)
+    case .emptyRecoveryCode:
+      return Diagnosis(
+        message: "the recovery code's file has an empty first line",
+        hint: "write the code on the file's first line", exitCode: .passphraseUnavailable)
     case .passphraseFileUnsafe(let path, let mode):
       return Diagnosis(
         message: #"the file "\#(path)" is readable by others (mode \#(octal(mode)))"#,
@@ -569,6 +588,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: "nothing was imported: this is a jrnl journal file, not its export",
         hint: #"export it with "jrnl --export json > journal.json" and import that file"#,
         exitCode: .usage)
+    case .savedNotShown(let id, let code):
+      return Diagnosis(
+        message: #"session "\#(id)" was saved, but standard output could not be written: "#
+          + String(cString: strerror(code)),
+        hint: #"run "journal show \#(id)" to see it"#, exitCode: .ioError)
     case .outputExists(let path):
       return Diagnosis(
         message: #""\#(path)" already exists"#,

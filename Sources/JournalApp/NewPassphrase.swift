@@ -25,6 +25,11 @@ public enum NewPassphrase {
     case nil:
       throw noSource
     }
+    // UTF-8, as SECURITY.md says a passphrase is: another program (or a reader written from
+    // it) must be able to type the same bytes.
+    guard passphrase.withUnsafeBytes({ String(validating: $0, as: UTF8.self) != nil }) else {
+      throw AppError.passphraseNotUTF8
+    }
     let characters = passphrase.withUnsafeBytes { bytes in
       bytes.reduce(0) { count, byte in count + (byte & 0xC0 == 0x80 ? 0 : 1) }
     }

@@ -48,7 +48,12 @@ public enum PassphraseCommands {
       // asked again, like a passphrase.
       let tries = source == .terminal ? 3 : 1
       for attempt in 1...tries {
-        let typed = try source.read(prompt: "Recovery code: ", terminal: runtime.terminal)
+        let typed: SecureBytes
+        do {
+          typed = try source.read(prompt: "Recovery code: ", terminal: runtime.terminal)
+        } catch AppError.emptyPassphrase {
+          throw AppError.emptyRecoveryCode
+        }
         if let code = try RecoveryCode.parse(typed) { return code }
         if attempt < tries {
           runtime.terminal?.writeLine(

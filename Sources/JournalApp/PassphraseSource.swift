@@ -40,16 +40,22 @@ public enum PassphraseSource: Sendable, Equatable {
       guard let terminal else { throw AppError.noPassphraseSource }
       secret = try terminal.readSecret(prompt: prompt)
     case .file(let path):
-      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+      // Opened without blocking: a FIFO (or a device) in its place would otherwise wait for
+      // a writer for ever. Only a regular file is read; a pipe is what --passphrase-fd is for.
+      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
       guard fd >= 0 else { throw AppError.passphraseFileUnreadable(path: path, errno: errno) }
       defer { close(fd) }
       var info = stat()
       guard fstat(fd, &info) == 0 else {
         throw AppError.passphraseFileUnreadable(path: path, errno: errno)
       }
+      guard info.st_mode & S_IFMT == S_IFREG else {
+        throw AppError.passphraseFileNotRegular(path: path)
+      }
       guard info.st_mode & 0o077 == 0 else {
         throw AppError.passphraseFileUnsafe(path: path, mode: info.st_mode & 0o777)
       }
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
       secret = try Self.readFirstLine(fd)
     case .descriptor(let fd):
       guard fcntl(fd, F_GETFD) >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
@@ -57,19 +63,47 @@ public enum PassphraseSource: Sendable, Equatable {
       // Read: no program journal starts (an editor, the pager, age) inherits it.
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     case .command(let command):
-      secret = try Self.run(command)
+      secret = try Self.run(command, timeout: Self.commandTimeout)
     }
     guard secret.count > 0 else { throw AppError.emptyPassphrase }
     return secret
   }
 
-  /// Reads up to the first newline (or end of file) straight into guarded memory.
-  static func readFirstLine(_ fd: Int32) throws -> SecureBytes {
+  /// How long a passphrase command may take to print its line: long enough for a person to
+  /// answer the pinentry it may show, short enough that a command that never ends does not
+  /// hold journal (and a timer's run) for ever. Debug builds take
+  /// JOURNAL_DEBUG_PASSPHRASE_TIMEOUT (seconds), for the tests.
+  static var commandTimeout: Double {
+    #if DEBUG
+      if let text = getenv("JOURNAL_DEBUG_PASSPHRASE_TIMEOUT"),
+        let seconds = Double(String(cString: text))
+      {
+        return seconds
+      }
+    #endif
+    return 120
+  }
+
+  /// Reads up to the first newline (or end of file) straight into guarded memory; with a
+  /// `timeout` (seconds, on the monotonic clock), gives up when nothing more came by then.
+  static func readFirstLine(_ fd: Int32, timeout: Double? = nil) throws -> SecureBytes {
     let buffer = try SecureBytes(count: TTY.maximumSecretBytes + 2)
     var length = 0
     var sawNewline = false
+    let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
     try buffer.withUnsafeMutableBytes { bytes in
       while length < bytes.count {
+        if let deadline {
+          let left = ContinuousClock.now.duration(to: deadline)
+          let milliseconds = max(
+            0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+          var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+          let ready = poll(&poller, 1, Int32(clamping: milliseconds))
+          if ready < 0 && errno == EINTR { continue }
+          guard ready > 0 else {
+            throw AppError.passphraseCommandTimedOut(seconds: Int(timeout ?? 0))
+          }
+        }
         let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[length...])
         let count = Glibc.read(fd, rest.baseAddress, rest.count)
         if count < 0 && errno == EINTR { continue }
@@ -95,7 +129,7 @@ public enum PassphraseSource: Sendable, Equatable {
 
   /// Runs `/bin/sh -c command` with its stdout on a pipe read into guarded memory. Its stdin
   /// and stderr are ours, so a pinentry or an error message reaches the person.
-  static func run(_ command: String) throws -> SecureBytes {
+  static func run(_ command: String, timeout: Double) throws -> SecureBytes {
     var pipeFDs: [Int32] = [0, 0]
     guard pipe(&pipeFDs) == 0 else { throw AppError.passphraseCommandFailed(status: -1) }
     for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -106,10 +140,10 @@ public enum PassphraseSource: Sendable, Equatable {
     guard let pid = started else { throw AppError.passphraseCommandFailed(status: -1) }
     let secret: SecureBytes
     do {
-      secret = try readFirstLine(pipeFDs[0])
+      secret = try readFirstLine(pipeFDs[0], timeout: timeout)
     } catch {
       kill(pid, SIGTERM)
-      _ = Subprocess.wait(pid)
+      _ = Subprocess.wait(pid, timeout: 2)
       throw error
     }
     // Drain anything after the first line so the command can finish writing.

@@ -284,6 +284,16 @@ public struct Runtime {
     try StandardStreams.output(text)
   }
 
+  /// Writes what a command prints after it saved session `saved`: a failed write says the
+  /// session was saved (and how to see it), never that nothing was changed.
+  public static func output(_ text: String, saved id: String) throws {
+    do {
+      try StandardStreams.output(text)
+    } catch .standardOutput(let code) {
+      throw AppError.savedNotShown(id: id, errno: code)
+    }
+  }
+
   /// Writes UTF-8 bytes to stdout; a failed write (a full disk) throws.
   public static func output(_ bytes: [UInt8]) throws {
     try StandardStreams.output(bytes)

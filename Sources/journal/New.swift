@@ -40,11 +40,8 @@ extension Journal {
       let saved = try NewSession.run(
         runtime, changes: try fields.changes(runtime.context.fields),
         given: Set(fields.given.map(\.0)), reminder: reminder, editor: editor)
-      if json {
-        try Runtime.output(Render.json(session: saved.session))
-      } else {
-        try Runtime.output(saved.shownID + "\n")
-      }
+      try Runtime.output(
+        json ? Render.json(session: saved.session) : saved.shownID + "\n", saved: saved.shownID)
     }
 
   }

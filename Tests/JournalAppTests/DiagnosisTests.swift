@@ -83,7 +83,9 @@ struct DiagnosisTests {
     AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
-    AppError.outputExists(path: "/o"),
+    AppError.outputExists(path: "/o"), AppError.savedNotShown(id: "3f2a", errno: ENOSPC),
+    AppError.passphraseFileNotRegular(path: "/p"), AppError.passphraseCommandTimedOut(seconds: 120),
+    AppError.passphraseNotUTF8, AppError.emptyRecoveryCode,
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
@@ -143,7 +145,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 60)
+    #expect(names["AppError"]?.count == 65)
     #expect(names["SyncError"]?.count == 4)
   }
 
@@ -260,10 +262,12 @@ struct DiagnosisTests {
   static func expected(_ error: AppError) -> ExitCode {
     switch error {
     case .noPassphraseSource, .passphraseFileUnreadable, .passphraseDescriptorUnreadable,
-      .passphraseCommandFailed, .emptyPassphrase, .passphraseTooLong, .noNewPassphraseSource:
+      .passphraseCommandFailed, .emptyPassphrase, .passphraseTooLong, .noNewPassphraseSource,
+      .passphraseFileNotRegular, .passphraseCommandTimedOut, .emptyRecoveryCode:
       .passphraseUnavailable
     case .passphraseFileUnsafe, .configUnsafe: .unsafeFiles
-    case .passphraseTooShort, .passphraseMismatch, .missingFlags, .nothingToChange,
+    case .passphraseTooShort, .passphraseMismatch, .passphraseNotUTF8, .missingFlags,
+      .nothingToChange,
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
       .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage
@@ -276,7 +280,7 @@ struct DiagnosisTests {
     case .ageMissing: .notAllowed
     case .ageRecipientRefused, .shareNeedsRecipients: .usage
     case .ageFailed: .ioError
-    case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
+    case .editorFailed, .outputUnwritable, .configUnreadable, .savedNotShown: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage
     case .nothingToUndo: .notFound

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import JournalTestSupport
+import Testing
+
+/// The smaller doors of issue 31, each tried as an attacker or an accident would: an output
+/// that fails after a save, a FIFO or a never-ending command as the passphrase's source, a
+/// passphrase that is not UTF-8, a recovery code's file with an empty first line.
+struct DoorTests {
+  /// `new` whose standard output cannot be written: the session was saved, and it says so
+  /// (exit 11) with how to see it, never "nothing in the journal was changed".
+  @Test func savedThenOutputFails() {
+    let f = CLIFixture().initialise()
+    let result = f.cli.runProgram([
+      "/bin/sh", "-c", #"exec "$0" new --intention "x y" --mood-before 5 > /dev/full"#,
+      CLI.binary,
+    ])
+    #expect(result.status == 11, "\(result)")
+    #expect(result.stderr.contains("was saved, but standard output could not be written"))
+    #expect(!result.stderr.contains("nothing in the journal was changed"))
+    #expect(f.sessions().count == 1)
+  }
+
+  /// A FIFO named as the passphrase file is refused at once (it would wait for a writer for
+  /// ever); so is a directory.
+  @Test func fifoAsPassphraseFile() {
+    let f = CLIFixture().initialise()
+    let fifo = f.home.file("fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for path in [fifo, f.home.path] {
+      let result = f.run("list", "--passphrase-file", path)
+      #expect(result.status == 9, "\(result)")
+      #expect(result.stderr.contains("is not a regular file"), "\(result.stderr)")
+    }
+  }
+
+  /// A passphrase command that never prints is stopped after its time, with exit 9 and a
+  /// line saying so (the tests' time is a second; a person's is two minutes).
+  @Test func passphraseCommandThatNeverEnds() {
+    let f = CLIFixture().initialise()
+    let result = f.run(
+      "list",
+      extra: [
+        "JOURNAL_PASSPHRASE_FILE": "", "JOURNAL_PASSPHRASE_COMMAND": "exec sleep 100",
+        "JOURNAL_DEBUG_PASSPHRASE_TIMEOUT": "1",
+      ])
+    #expect(result.status == 9, "\(result)")
+    #expect(result.stderr.contains("printed no passphrase within 1 s"), "\(result.stderr)")
+  }
+
+  /// A new passphrase that is not UTF-8 is refused (SECURITY.md says a passphrase is UTF-8):
+  /// no vault is made.
+  @Test func passphraseNotUTF8() throws {
+    let home = TemporaryDirectory()
+    let file = home.file("pass")
+    try Data([0xFF, 0xFE, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x0A]).write(
+      to: URL(fileURLWithPath: file))
+    chmod(file, 0o600)
+    let cli = CLI(home: home.path, extra: ["JOURNAL_PASSPHRASE_FILE": file])
+    let result = cli.run(["init", "--kdf", "interactive"])
+    #expect(result.status == 2, "\(result)")
+    #expect(result.stderr.contains("not valid UTF-8"))
+    #expect(!FileManager.default.fileExists(atPath: home.path + "/.local/share/journal/vault.db"))
+  }
+
+  /// A recovery code's file whose first line is empty is said to be that, not "the
+  /// passphrase is empty".
+  @Test func emptyRecoveryCodeFile() {
+    let f = CLIFixture().initialise()
+    #expect(f.run("recovery-code").status == 0)
+    let code = f.home.write("code", "\nABCD\n")
+    chmod(code, 0o600)
+    let result = f.run(
+      "passwd", "--recovery-code", extra: ["JOURNAL_RECOVERY_CODE_FILE": code])
+    #expect(result.status == 9, "\(result)")
+    #expect(result.stderr.contains("the recovery code's file has an empty first line"))
+  }
+}
