@@ -52,7 +52,7 @@ public enum ReminderCommands {
     let path = try runtime.vaultPath()
     let notifier = Notifier(environment: runtime.context.environment, report: note)
     // New and cancelled reminders are noticed at the next look, at most this far apart.
-    let poll = Duration.parse(runtime.context.environment["JOURNAL_DAEMON_POLL"] ?? "") ?? 30
+    let poll = try Self.poll(runtime.context.environment)
     StopSignal.install()
     note("delivering reminders; stop with Ctrl-C or SIGTERM")
     try ReminderDaemon(
@@ -68,10 +68,24 @@ public enum ReminderCommands {
     note("stopped")
   }
 
+  /// How often the daemon looks for new and cancelled reminders: JOURNAL_DAEMON_POLL, 30 s
+  /// unless set; under a second is refused (0 s would spin a core).
+  static func poll(_ environment: [String: String]) throws(AppError) -> TimeInterval {
+    guard let text = environment["JOURNAL_DAEMON_POLL"], !text.isEmpty else { return 30 }
+    guard let value = Duration.parse(text), value >= 1 else {
+      throw .badSetting(name: "JOURNAL_DAEMON_POLL", expected: #"a second or more, such as "30s""#)
+    }
+    return value
+  }
+
   /// How many sessions wait for reflection, from the clear status column (no key, nothing
   /// decrypted, no purge: fast enough for a shell prompt).
   public static func waitingCount(_ runtime: Runtime) throws -> Int {
-    try Vault.open(at: try runtime.vaultPath()).waitingCount()
+    let vault = try Vault.open(at: try runtime.vaultPath())
+    // As every command does: a deletion whose window has closed is purged first (one read
+    // when there is none, so a shell prompt stays fast).
+    try vault.purgeExpired(now: runtime.context.now())
+    return try vault.waitingCount()
   }
 
   /// `journal reminders answer` (started by a delivery, not by people): shows the reminder

@@ -271,11 +271,27 @@ public struct Runtime {
   /// dumps, no ptrace (see Hardening).
   public static func hardenProcess() { Hardening.apply() }
 
-  /// Reads all of standard input as UTF-8 text (for a field given as "-").
-  public static func readStandardInput() throws -> String {
-    guard let data = try? FileHandle.standardInput.readToEnd() ?? Data(),
-      let text = String(data: data, encoding: .utf8)
-    else { throw AppError.stdinUnreadable }
+  /// Reads standard input as UTF-8 text for `field` (given as "-"): at most what the field
+  /// holds, and a little for the spaces and newlines trimmed from its ends. Reading stops
+  /// there: `yes | journal new --intention -` is refused after a megabyte, not after memory
+  /// runs out.
+  public static func readStandardInput(for field: Field) throws -> String {
+    let limit = field.maximumBytes + 4096
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw AppError.stdinUnreadable }
+      if count == 0 { break }
+      bytes += chunk[0..<count]
+      guard bytes.count <= limit else {
+        throw ValidationError.textTooLong(field: field, maximumBytes: field.maximumBytes)
+      }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw AppError.stdinUnreadable
+    }
     return text
   }
 

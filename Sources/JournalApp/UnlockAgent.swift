@@ -70,7 +70,9 @@ public enum UnlockAgent {
   /// What the named vault's agent says of its time left; nil when that vault is locked.
   /// Reads the vault's id from its file: no passphrase, nothing decrypted.
   public static func status(_ runtime: Runtime) throws -> Times? {
-    let vaultID = try JournalVault.id(at: try runtime.vaultPath())
+    let vault = try Vault.open(at: try runtime.vaultPath())
+    try vault.purgeExpired(now: runtime.context.now())
+    let vaultID = vault.header.vaultID
     return AgentClient(environment: runtime.context.environment, vaultID: vaultID)?.status().map {
       Times(idle: $0.idle, lifetime: $0.lifetime)
     }

@@ -47,7 +47,7 @@ struct FieldFlags: ParsableArguments {
   {
     guard given.filter({ $0.1 == "-" }).count <= 1 else { throw AppError.stdinUsedTwice }
     return try given.map { field, text in
-      let value = text == "-" ? try Runtime.readStandardInput() : text
+      let value = text == "-" ? try Runtime.readStandardInput(for: field) : text
       return try parser.change(field, value)
     }
   }

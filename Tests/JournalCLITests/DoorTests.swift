@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Glibc
 import JournalTestSupport
 import Testing
@@ -74,5 +75,43 @@ struct DoorTests {
       "passwd", "--recovery-code", extra: ["JOURNAL_RECOVERY_CODE_FILE": code])
     #expect(result.status == 9, "\(result)")
     #expect(result.stderr.contains("the recovery code's file has an empty first line"))
+  }
+
+  /// `reminders daemon` with a poll of 0 s is refused (it spun a core), with what to set.
+  @Test func daemonPollOfZero() {
+    let f = CLIFixture().initialise()
+    let result = f.run("reminders", "daemon", extra: ["JOURNAL_DAEMON_POLL": "0s"])
+    #expect(result.status == 2, "\(result)")
+    #expect(result.stderr.contains("JOURNAL_DAEMON_POLL"))
+  }
+
+  /// An endless standard input for a field (`yes | journal new --intention -`) is refused
+  /// once past the field's limit, instead of being read until memory runs out.
+  @Test func endlessStandardInput() {
+    let f = CLIFixture().initialise()
+    let result = f.cli.runProgram([
+      "/bin/sh", "-c", #"yes | exec "$0" new --intention - --mood-before 5"#, CLI.binary,
+    ])
+    #expect(result.status == 2, "\(result)")
+    #expect(result.stderr.contains("intention"), "\(result.stderr)")
+    #expect(f.sessions().isEmpty)
+  }
+
+  /// `status` and `unlock --status` purge a deletion whose window has closed, as every
+  /// other command does.
+  @Test(arguments: [["status"], ["unlock", "--status"]])
+  func statusPurges(command: [String]) throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "10s"]).initialise()
+    let id = f.new()
+    #expect(
+      f.run("delete", id, "--yes", extra: ["JOURNAL_DEBUG_NOW": "2026-11-26T10:00:00Z"]).status == 0
+    )
+    _ = f.cli.run(command, extra: ["JOURNAL_DEBUG_NOW": "2026-11-26T10:01:00Z"])
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    defer { try? queue.close() }
+    let tombstones = try queue.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM tombstone")
+    }
+    #expect(tombstones == 1)
   }
 }
