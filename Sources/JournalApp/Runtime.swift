@@ -140,6 +140,11 @@ public struct Runtime {
 
   /// What opening the vault did with what was written without the passphrase.
   func reportOpened(_ journal: JournalVault) {
+    if SecureBytes.someUnlocked {
+      Report.note(
+        "the key could not be locked in memory (the locked-memory limit, \"ulimit -l\", is "
+          + "reached), so it may be written to swap; raise the limit, or use encrypted swap")
+    }
     if journal.finishedKeyChange {
       Report.note(
         "a change of the journal's key was interrupted; it is finished now, every session "

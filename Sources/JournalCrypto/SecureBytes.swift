@@ -1,4 +1,5 @@
 import CSodium
+import Synchronization
 
 /// Bytes in libsodium-guarded memory: `sodium_malloc` places them between guard pages,
 /// locks them out of swap (mlock), and excludes them from core dumps (MADV_DONTDUMP);
@@ -21,9 +22,21 @@ public final class SecureBytes: @unchecked Sendable {
       throw .secureMemoryUnavailable(bytes: count)
     }
     sodium_memzero(pointer, max(count, 1))
+    // sodium_malloc locks the pages but does not say when it could not (the locked-memory
+    // limit, RLIMIT_MEMLOCK, reached): asked again here, where a failure can be known.
+    if sodium_mlock(pointer, max(count, 1)) != 0 {
+      Self.unlockedSeen.store(true, ordering: .relaxed)
+    }
     self.pointer = pointer
     self.count = count
   }
+
+  private static let unlockedSeen = Atomic(false)
+
+  /// Whether any guarded memory of this process could not be locked out of swap: a key or a
+  /// passphrase may then be written to a swap device. The command line says so (SECURITY.md,
+  /// "Memory"); journal goes on, as refusing would lock a person out over a system limit.
+  public static var someUnlocked: Bool { unlockedSeen.load(ordering: .relaxed) }
 
   /// Copies `bytes` into guarded memory. The caller should wipe its own copy.
   public convenience init(copying bytes: some Collection<UInt8>) throws(CryptoError) {

@@ -19,5 +19,13 @@ public enum Hardening {
     // and without a word; ignored, the write fails with EFBIG and is reported like a full
     // disk, with nothing half-saved.
     signal(SIGXFSZ, SIG_IGN)
+    // The Swift runtime's crash reporter handles these signals by reading this process's
+    // memory and registers and printing them (with SWIFT_BACKTRACE's defaults): of a process
+    // holding a key and a person's words, on their terminal or in a log. Back to the kernel's
+    // default, a crash ends the process with only the runtime's one-line reason; with core
+    // dumps off and the process not dumpable, nothing of its memory is written anywhere.
+    for number in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS] {
+      signal(number, SIG_DFL)
+    }
   }
 }

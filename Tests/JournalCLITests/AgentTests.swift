@@ -111,6 +111,18 @@ import Testing
     #expect(f.run("unlock", "--status").stdout == "locked\n")
   }
 
+  /// One SIGSEGV stops the agent (the Swift runtime's crash reporter no longer catches it to
+  /// print the agent's memory and go on): the key goes with the process.
+  @Test func sigsegvStopsIt() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock", "--for", "778s").status == 0)
+    let pid = try #require(agentPID(marker: "778.0"))
+    kill(pid, SIGSEGV)
+    #expect(eventually { kill(pid, 0) != 0 })
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+  }
+
   /// Malformed requests are answered and never kill the agent.
   @Test func malformedRequests() {
     let runtime = Runtime()

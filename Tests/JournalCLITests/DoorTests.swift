@@ -114,4 +114,35 @@ struct DoorTests {
     }
     #expect(tombstones == 1)
   }
+
+  /// A crash (here a SIGSEGV sent to a form waiting for its first answer) ends journal with
+  /// the signal and prints none of its memory or registers: the runtime's crash reporter is
+  /// off.
+  @Test func crashPrintsNoMemory() {
+    let f = CLIFixture().initialise()
+    let form = f.cli.interactive(["new"])
+    #expect(form.expect("When was it?"))
+    form.signal(SIGSEGV)
+    let result = form.wait()
+    #expect(result.status == 128 + SIGSEGV, "\(result)")
+    #expect(!result.stderr.contains("Registers") && !result.stderr.contains("Backtrac"))
+    #expect(!form.screenText.contains("Registers"))
+  }
+
+  /// Guarded memory that cannot be locked (the locked-memory limit at 0, and for root no
+  /// CAP_IPC_LOCK) is said, once, and journal goes on.
+  @Test func unlockedMemoryIsSaid() {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let limit = ["/usr/bin/prlimit", "--memlock=0:0", CLI.binary, "list"]
+    let dropped =
+      getuid() == 0
+      ? ["/usr/bin/setpriv", "--bounding-set=-ipc_lock", "--inh-caps=-ipc_lock"] + limit : limit
+    let result = f.cli.runProgram(dropped)
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      result.stderr.components(separatedBy: "could not be locked in memory").count == 2,
+      "\(result.stderr)")
+    #expect(!f.run("list").stderr.contains("could not be locked"))
+  }
 }
