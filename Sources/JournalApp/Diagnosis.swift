@@ -150,27 +150,38 @@ public struct Diagnosis: Equatable, Sendable {
   }
 
   static func sync(_ error: SyncError) -> Diagnosis {
+    let again = #"nothing here was lost; run "journal sync" again"#
     switch error {
     case .clientLibraryMissing:
       return Diagnosis(
         message: "the PostgreSQL client library (libpq5) is not installed",
         hint: "install it (sudo apt-get install libpq5); everything else works without it",
         exitCode: .syncUnavailable)
-    case .connection(let message):
+    case .connection(let problem):
+      return syncConnection(problem)
+    case .cut(let said):
       return Diagnosis(
-        message: "the sync server could not be reached: " + message,
-        hint: "nothing here was lost; check the address and the server, then try again",
-        exitCode: .syncUnavailable)
-    case .statement("42501", let message):
+        message: "the connection to the sync server was cut; libpq said \(said.quoted)",
+        hint: again, exitCode: .syncUnavailable)
+    case .waited(let wait, let milliseconds):
+      return syncWaited(wait, seconds: seconds(milliseconds))
+    case .statement("42501", let said):
       // insufficient_privilege: the role may not make or use journal's tables.
       return Diagnosis(
-        message: "the sync server refused (42501): " + message,
+        message: "the sync server refused this role (42501); it said \(said.quoted)",
         hint: #"whoever runs the server can make the tables: "journal sync setup --print-schema""#,
         exitCode: .syncUnavailable)
-    case .statement(let state, let message):
+    case .statement("42P01", _), .statement("42883", _):
+      // undefined_table, undefined_function: the tables, or part of them, were dropped.
       return Diagnosis(
-        message: "the sync server refused (\(state)): " + message,
-        hint: #"nothing here was lost; run "journal sync" again later"#,
+        message: "the sync server no longer has journal's tables for this database",
+        hint: #"this journal is whole here; once the server has them again ("journal sync "#
+          + #"setup --print-schema"), run "journal sync leave", then "journal sync setup URL""#,
+        exitCode: .syncUnavailable)
+    case .statement(let state, let said):
+      return Diagnosis(
+        message: "the sync server refused a statement (\(state)); it said \(said.quoted)",
+        hint: again + "; if it keeps refusing, whoever runs the server can read its log",
         exitCode: .syncUnavailable)
     case .badAddress(.unreadable):
       return Diagnosis(
@@ -186,6 +197,84 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "use sslmode=verify-full (TLS with the certificate checked), or leave it out",
         exitCode: .usage)
     }
+  }
+
+  /// A connection the server or the network did not let happen.
+  static func syncConnection(_ problem: SyncError.ConnectionProblem) -> Diagnosis {
+    let lost = "nothing here was lost"
+    switch problem {
+    case .unreachable(let said):
+      return Diagnosis(
+        message: "the sync server could not be reached; libpq said \(said.quoted)",
+        hint: #"\#(lost); check the address and the network, then run "journal sync" again"#,
+        exitCode: .syncUnavailable)
+    case .noPassword(let role):
+      return Diagnosis(
+        message: "the sync server asks for a password, and ~/.pgpass has none for role "
+          + ServerText(role).quoted + " there",
+        hint: "add the line host:port:database:role:password to ~/.pgpass (chmod 600), "
+          + "or name a file with PGPASSFILE",
+        exitCode: .syncUnavailable)
+    case .passwordRefused(let role):
+      return Diagnosis(
+        message: "the sync server refused the password for role \(ServerText(role).quoted)",
+        hint: "\(lost); correct that role's line in ~/.pgpass (or the file PGPASSFILE names)",
+        exitCode: .syncUnavailable)
+    case .roleRefused(let role, let said):
+      return Diagnosis(
+        message: "the sync server does not let role \(ServerText(role).quoted) in; "
+          + "it said \(said.quoted)",
+        hint: "\(lost); check the role in the address, or ask whoever runs the server",
+        exitCode: .syncUnavailable)
+    case .noDatabase(let name):
+      return Diagnosis(
+        message: "the sync server has no database \(ServerText(name).quoted)",
+        hint: "\(lost); check the database in the address", exitCode: .syncUnavailable)
+    case .refused(let state, let said):
+      return Diagnosis(
+        message: "the sync server refused the connection (\(state)); it said \(said.quoted)",
+        hint: #"\#(lost); run "journal sync" again later"#, exitCode: .syncUnavailable)
+    }
+  }
+
+  /// A wait of a sync that reached its bound: what it waited for.
+  static func syncWaited(_ wait: SyncError.SyncWait, seconds: String) -> Diagnosis {
+    let again = #"nothing here was lost; run "journal sync" again"#
+    switch wait {
+    case .connecting:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to take the connection",
+        hint: "nothing here was lost; check the address and the network, then try again",
+        exitCode: .syncUnavailable)
+    case .answer:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to answer; it took the connection, "
+          + "then went silent",
+        hint: again + " once the server answers", exitCode: .syncUnavailable)
+    case .lock:
+      return Diagnosis(
+        message: "waited \(seconds) for another device's sync to let go of the journal on "
+          + "the server",
+        hint: again + #"; a device that went away mid-sync is let go by the server (see "#
+          + #""Hosting a sync server" in the guide)"#,
+        exitCode: .syncUnavailable)
+    case .statement:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to finish a statement",
+        hint: again + "; if it keeps happening, the server is overloaded",
+        exitCode: .syncUnavailable)
+    case .quietHere:
+      return Diagnosis(
+        message: "the sync server ended this sync after this device was silent for "
+          + "\(seconds) in the middle of it (was it asleep?)",
+        hint: again, exitCode: .syncUnavailable)
+    }
+  }
+
+  /// Milliseconds as a person reads a wait: "15 s", "1.5 s".
+  static func seconds(_ milliseconds: Int) -> String {
+    milliseconds % 1000 == 0
+      ? "\(milliseconds / 1000) s" : "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
   }
 
   static func crypto(_ error: CryptoError) -> Diagnosis {

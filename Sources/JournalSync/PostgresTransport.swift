@@ -5,11 +5,13 @@ public final class PostgresTransport: SyncTransport {
   /// holds more than a batch of them.
   private let batch: Int
 
-  /// Connects with a connection string or URL already checked by `ServerAddress`.
+  /// Connects with a connection string or URL already checked by `ServerAddress`; every
+  /// wait is bounded by `bounds`.
   public init(
-    _ conninfo: String, library: String = "libpq.so.5", batch: Int = 500
+    _ conninfo: String, library: String = "libpq.so.5", batch: Int = 500,
+    bounds: SyncBounds = .standard
   ) throws(SyncError) {
-    connection = try PostgresConnection(conninfo, library: library)
+    connection = try PostgresConnection(conninfo, library: library, bounds: bounds)
     self.batch = max(batch, 1)
   }
 

@@ -96,8 +96,20 @@ struct DiagnosisTests {
     AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
     AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
-    SyncError.connection(message: "connection to server at \"db\" failed: timeout expired"),
-    SyncError.statement(sqlState: "42501", message: "permission denied for table journal_row"),
+    SyncError.connection(.unreachable(said: ServerText("could not translate host name"))),
+    SyncError.connection(.noPassword(role: "me")),
+    SyncError.connection(.passwordRefused(role: "me")),
+    SyncError.connection(.roleRefused(role: "me", said: ServerText("no pg_hba.conf entry"))),
+    SyncError.connection(.noDatabase(name: "journal")),
+    SyncError.connection(.refused(sqlState: "53300", said: ServerText("too many clients"))),
+    SyncError.statement(sqlState: "42501", said: ServerText("permission denied")),
+    SyncError.statement(sqlState: "42P01", said: ServerText("relation does not exist")),
+    SyncError.statement(sqlState: "XX000", said: ServerText("internal error")),
+    SyncError.cut(said: ServerText("server closed the connection unexpectedly")),
+    SyncError.waited(.connecting, milliseconds: 10_000),
+    SyncError.waited(.answer, milliseconds: 45_000), SyncError.waited(.lock, milliseconds: 1500),
+    SyncError.waited(.statement, milliseconds: 30_000),
+    SyncError.waited(.quietHere, milliseconds: 30_000),
     SyncError.badAddress(reason: .unreadable), SyncError.badAddress(reason: .password),
     SyncError.badAddress(reason: .weakTLS(mode: "require")),
     AppError.notSavedDraftKept(
@@ -143,7 +155,7 @@ struct DiagnosisTests {
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 60)
-    #expect(names["SyncError"]?.count == 4)
+    #expect(names["SyncError"]?.count == 6)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -294,7 +306,7 @@ struct DiagnosisTests {
 
   static func expected(_ error: SyncError) -> ExitCode {
     switch error {
-    case .clientLibraryMissing, .connection, .statement: .syncUnavailable
+    case .clientLibraryMissing, .connection, .statement, .cut, .waited: .syncUnavailable
     case .badAddress: .usage
     }
   }

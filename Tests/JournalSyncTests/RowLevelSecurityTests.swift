@@ -88,12 +88,12 @@ struct RowLevelSecurityTests {
     #expect {
       try PostgresConnection(wrong)
     } throws: { error in
-      guard case SyncError.connection(let message) = error else { return false }
-      return message.contains("password authentication failed") && !message.contains("\n")
+      error as? SyncError == .connection(.passwordRefused(role: "journal_admin"))
     }
     let admin = try PostgresConnection(base)
     #expect(
-      throws: SyncError.statement(sqlState: "42P01", message: #"relation "nowhere" does not exist"#)
+      throws: SyncError.statement(
+        sqlState: "42P01", said: ServerText(#"relation "nowhere" does not exist"#))
     ) {
       try admin.execute("SELECT * FROM nowhere")
     }
