@@ -13,8 +13,7 @@ public enum SyncCommands {
     let address = try JournalSync.address(text, context: runtime.context)
     let journal = try runtime.openVault()
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
-    let transport = try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime))
+    let transport = try connect(address, runtime)
     return try JournalSync.setup(journal, address: address, transport: transport)
   }
 
@@ -24,8 +23,7 @@ public enum SyncCommands {
     let address = try JournalSync.address(text, context: runtime.context)
     let path = try runtime.vaultPath()
     try JournalVault.refuseExisting(path)
-    let transport = try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime))
+    let transport = try connect(address, runtime)
     let header = try JournalSync.serverHeader(transport)
     let journal = try JournalVault.join(
       at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
@@ -62,8 +60,7 @@ public enum SyncCommands {
       KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
     {
       connecting = Connecting(
-        try JournalSync.address(early.server, context: runtime.context),
-        library: library(runtime), batch: pullBatch(runtime))
+        try JournalSync.address(early.server, context: runtime.context), runtime)
     }
     let journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
@@ -71,9 +68,8 @@ public enum SyncCommands {
     if let connecting, settings.server == early.server {
       transport = try connecting.transport()
     } else {
-      transport = try JournalSync.connect(
-        try JournalSync.address(settings.server, context: runtime.context),
-        library: library(runtime), batch: pullBatch(runtime))
+      transport = try connect(
+        try JournalSync.address(settings.server, context: runtime.context), runtime)
     }
     return try JournalSync(journal: journal, transport: transport).sync(waiting: !background)
   }
@@ -85,9 +81,14 @@ public enum SyncCommands {
     private var result: Result<any SyncTransport, any Error>?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ address: ServerAddress, library: String, batch: Int) {
+    init(_ address: ServerAddress, _ runtime: Runtime) {
+      let library = SyncCommands.library(runtime)
+      let batch = SyncCommands.pullBatch(runtime)
+      let bounds = SyncCommands.bounds(runtime, address: address)
       DispatchQueue.global(qos: .userInitiated).async {
-        self.result = Result { try JournalSync.connect(address, library: library, batch: batch) }
+        self.result = Result {
+          try JournalSync.connect(address, library: library, batch: batch, bounds: bounds)
+        }
         self.done.signal()
       }
     }
@@ -146,6 +147,48 @@ public enum SyncCommands {
 
   /// The schema, for a hosting admin (`journal sync setup --print-schema`).
   public static var schemaSQL: String { SyncSchema.sql }
+
+  /// Connects to `address` as the runtime says (libpq's name, the pull batch, the bounds).
+  static func connect(_ address: ServerAddress, _ runtime: Runtime) throws -> any SyncTransport {
+    try JournalSync.connect(
+      address, library: library(runtime), batch: pullBatch(runtime),
+      bounds: bounds(runtime, address: address))
+  }
+
+  /// How long a sync waits for each thing (SyncBounds), connecting as long as the address
+  /// says. A debug build lets a test make them short (JOURNAL_DEBUG_SYNC_BOUNDS, as
+  /// `lock=500,answer=1500`, in milliseconds), so that no test waits out a real timeout.
+  static func bounds(_ runtime: Runtime, address: ServerAddress) -> SyncBounds {
+    var bounds = SyncBounds.standard
+    bounds.connect = address.connectTimeout
+    #if DEBUG
+      for (key, value) in debugBounds(runtime) {
+        switch key {
+        case "connect": bounds.connect = value
+        case "lock": bounds.lock = value
+        case "statement": bounds.statement = value
+        case "idle": bounds.idle = value
+        case "answer": bounds.answer = value
+        default: break
+        }
+      }
+    #endif
+    return bounds
+  }
+
+  #if DEBUG
+    private static func debugBounds(_ runtime: Runtime) -> [String: Int] {
+      var bounds: [String: Int] = [:]
+      let text = runtime.context.environment["JOURNAL_DEBUG_SYNC_BOUNDS"] ?? ""
+      for pair in text.split(separator: ",") {
+        let parts = pair.split(separator: "=")
+        if parts.count == 2, let value = Int(parts[1]), value > 0 {
+          bounds[String(parts[0])] = value
+        }
+      }
+      return bounds
+    }
+  #endif
 
   /// How many rows a pull reads at a time; a debug build lets a test choose
   /// (JOURNAL_DEBUG_PULL_BATCH), so that a few sessions take many batches.

@@ -67,11 +67,13 @@ public final class JournalSync {
 
   // MARK: - Connecting
 
-  /// Connects to the server at `address` (checked first) through libpq.
+  /// Connects to the server at `address` (checked first) through libpq, every wait bounded
+  /// by `bounds`.
   public static func connect(
-    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500
+    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500,
+    bounds: SyncBounds = .standard
   ) throws -> any SyncTransport {
-    try PostgresTransport(address.conninfo, library: library, batch: batch)
+    try PostgresTransport(address.conninfo, library: library, batch: batch, bounds: bounds)
   }
 
   /// The address as given, checked.
