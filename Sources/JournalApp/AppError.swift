@@ -121,6 +121,9 @@ public enum AppError: Error, Equatable, Sendable {
   case syncKeptMoving
   /// `passwd --new-key` on a vault that syncs: the other devices could not follow.
   case syncNewKey
+  /// Another foreground sync of this vault on this computer holds its lock and has made no
+  /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
+  case syncLockStuck(pid: Int32, seconds: Int)
   /// `journal resolve` on a session with no conflicts.
   case noConflicts(id: String)
   /// A bug: something that should not happen did. The text is for the report.

@@ -803,6 +803,13 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "other devices kept syncing at the same time",
         hint: #"nothing was lost; run "journal sync" again"#, exitCode: .syncUnavailable)
+    case .syncLockStuck(let pid, let seconds):
+      return Diagnosis(
+        message: "another journal sync on this device (process \(pid)) has made no progress "
+          + "for \(counted(max(seconds, 1), "second"))",
+        hint: "it may be stopped (Ctrl-Z in another terminal?): resume or end it, then run "
+          + #""journal sync" again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
     case .syncNewKey:
       return Diagnosis(
         message: "a new key cannot reach the other devices of a journal that syncs",

@@ -14,7 +14,8 @@ public enum SyncCommands {
     let journal = try runtime.openVault()
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
     let transport = try connect(address, runtime)
-    return try JournalSync.setup(journal, address: address, transport: transport)
+    return try JournalSync.setup(
+      journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
   }
 
   /// `journal sync join URL`: a new vault here, from the server, opened with the journal's
@@ -34,7 +35,8 @@ public enum SyncCommands {
       return passphrase
     }
     do {
-      return try JournalSync.join(journal, address: address, transport: transport)
+      return try JournalSync.join(
+        journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
     } catch {
       // The vault is here already: the next step is a sync, not another join.
       Report.note(#"the journal was made at "\#(path)"; run "journal sync" to finish fetching it"#)
@@ -71,7 +73,8 @@ public enum SyncCommands {
       transport = try connect(
         try JournalSync.address(settings.server, context: runtime.context), runtime)
     }
-    return try JournalSync(journal: journal, transport: transport).sync(waiting: !background)
+    return try JournalSync(journal: journal, transport: transport).sync(
+      waiting: !background, stuckAfter: stuckAfter(runtime))
   }
 
   /// A connection made on another thread, waited for when needed.
@@ -119,6 +122,12 @@ public enum SyncCommands {
   public static func status(_ runtime: Runtime) throws -> SyncStatus {
     let vault = try runtime.openLocked()
     guard var status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
+    if let holder = SyncLock.holder(try runtime.vaultPath() + ".sync-lock") {
+      let quiet = runtime.context.now().timeIntervalSince(holder.progress)
+      status.running = SyncStatus.Running(
+        pid: holder.pid, background: holder.background, started: holder.started,
+        quiet: max(Int(quiet), 0), stuck: Int(quiet * 1000) > stuckAfter(runtime))
+    }
     let id = vault.header.vaultID
     let environment = runtime.context.environment
     if let keys = AgentClient(environment: environment, vaultID: id)?.keys(vaultID: id),
@@ -174,6 +183,15 @@ public enum SyncCommands {
       }
     #endif
     return bounds
+  }
+
+  /// How long a sync holding the lock may go without progress before it is taken for stuck
+  /// (debug builds: `stuck=` in JOURNAL_DEBUG_SYNC_BOUNDS).
+  static func stuckAfter(_ runtime: Runtime) -> Int {
+    #if DEBUG
+      if let value = debugBounds(runtime)["stuck"] { return value }
+    #endif
+    return JournalSync.stuckAfter
   }
 
   #if DEBUG

@@ -35,6 +35,19 @@ public struct SyncStatus: Sendable, Equatable {
   /// The sessions holding a text kept from another device's write at the same time; nil
   /// when they cannot be counted without asking for the passphrase (no agent holds the key).
   public var conflicted: [SessionID]?
+  /// A sync of this journal running on this computer now, if one is.
+  public var running: Running?
+
+  /// A sync running on this computer, as its lock tells it.
+  public struct Running: Sendable, Equatable {
+    public let pid: Int32
+    public let background: Bool
+    public let started: Date?
+    /// How long it has gone without progress, in seconds.
+    public let quiet: Int
+    /// Whether that is longer than any of its waits: it is stuck.
+    public let stuck: Bool
+  }
 }
 
 /// Sync through PostgreSQL (issue 19; SECURITY.md, "Sync"): setup, join, and one sync, over
@@ -55,6 +68,14 @@ public final class JournalSync {
 
   /// How often a sync pulls again when other devices push in between.
   static let attempts = 5
+
+  /// How long a sync holding this vault's lock may go without progress before another takes
+  /// it for stuck, in milliseconds: longer than any wait of a sync (SyncBounds.answer) by a
+  /// margin for the work in between.
+  public static let stuckAfter = SyncBounds.standard.answer + 15_000
+
+  /// The lock this sync holds, touched at every answer from the server.
+  private var lock: SyncLock?
 
   public init(journal: JournalVault, transport: any SyncTransport) {
     self.journal = journal
@@ -86,7 +107,8 @@ public final class JournalSync {
   /// Makes this vault the first on the server (creating the schema if the role may), and
   /// sends every session.
   public static func setup(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
+    stuckAfter: Int = JournalSync.stuckAfter
   ) throws -> SyncReport {
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
     try prepareSchema(transport)
@@ -97,7 +119,7 @@ public final class JournalSync {
     let settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     try journal.syncStore.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync()
+    return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
   }
 
   static func prepareSchema(_ transport: any SyncTransport) throws {
@@ -129,13 +151,14 @@ public final class JournalSync {
 
   /// A new device: with the vault just made from the server's header, fetches everything.
   public static func join(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
+    stuckAfter: Int = JournalSync.stuckAfter
   ) throws -> SyncReport {
     var settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     settings.headerHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
     try journal.syncStore.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync()
+    return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
   }
 
   /// What `sync status` shows, without the key; nil when the vault does not sync.
@@ -150,11 +173,18 @@ public final class JournalSync {
   // MARK: - One sync
 
   /// Pulls, merges, pushes; what it did. A second sync of the vault on this computer waits
-  /// for the first, unless `waiting` is false (a background sync): then it does nothing.
-  public func sync(waiting: Bool = true) throws -> SyncReport {
-    guard let lock = try FileSafety.exclusiveLock(journal.path + ".sync-lock", wait: waiting)
+  /// for the first while it makes progress, unless `waiting` is false (a background sync):
+  /// then it does nothing. A holder with no progress for `stuckAfter` milliseconds is stuck
+  /// (SyncLock): a background one is ended and this sync takes over; another is reported.
+  public func sync(waiting: Bool = true, stuckAfter: Int = JournalSync.stuckAfter)
+    throws -> SyncReport
+  {
+    guard
+      let lock = try SyncLock.take(
+        journal.path + ".sync-lock", background: !waiting, stuckAfter: stuckAfter)
     else { return SyncReport() }
-    defer { close(lock) }
+    self.lock = lock
+    defer { self.lock = nil }
     var report = SyncReport()
     var attempts = 0
     while attempts < Self.attempts {
@@ -242,8 +272,12 @@ public final class JournalSync {
     guard
       let state = try transport.pull(
         keys.vaultID, links: max(start.seq, 1), rowsAfter: start.seq, passes: 2,
-        begin: { verified = try verifyChain($0, from: start) },
+        begin: {
+          lock?.beat()
+          verified = try verifyChain($0, from: start)
+        },
         rows: { pass, batch in
+          lock?.beat()
           guard let checked = verified, !refused else { return }
           if pass == 0 {
             for row in batch { seen.insert(try check(row, against: checked)) }
@@ -517,8 +551,10 @@ public final class JournalSync {
       removed: outbox.removed.map(\.bytes), header: headerChanged ? headerBytes : nil)
     CrashPoint.reached("sync-before-push", environment: context.environment)
     guard try transport.push(keys.vaultID, expecting: pulled.counter, change) else {
+      lock?.beat()
       return .moved
     }
+    lock?.beat()
     CrashPoint.reached("sync-after-push", environment: context.environment)
     settings.seq = seq
     settings.head = tag

@@ -151,11 +151,9 @@ extension Journal {
       func run() throws {
         let runtime = try Runtime(options)
         let status = try SyncCommands.status(runtime)
+        let format = DisplayFormat(timeZone: runtime.context.timeZone)
         var out = "server: \(status.server)\n"
-        out +=
-          "last sync: "
-          + (status.lastSync.map { DisplayFormat(timeZone: runtime.context.timeZone).dateTime($0) }
-            ?? "not yet") + "\n"
+        out += "last sync: " + (status.lastSync.map { format.dateTime($0) } ?? "not yet") + "\n"
         out +=
           "waiting to be sent: \(counted(status.pendingSessions, "session"))"
           + (status.pendingRemovals > 0 ? ", \(counted(status.pendingRemovals, "deletion"))" : "")
@@ -172,6 +170,21 @@ extension Journal {
           out += "texts kept from another device: unlock (journal unlock) to count them\n"
         }
         out += "background sync: \(status.background ? "on" : "off")\n"
+        if let running = status.running {
+          out +=
+            "running here: "
+            + (running.background ? "a background sync" : "another journal sync")
+            + " (process \(running.pid))"
+            + (running.started.map { ", started " + format.dateTime($0) } ?? "")
+        }
+        if let running = status.running, running.stuck {
+          out +=
+            ", no progress for \(counted(running.quiet, "second")): "
+            + (running.background
+              ? #"the next "journal sync" ends it and takes over"#
+              : "stopped (Ctrl-Z?) or stuck")
+        }
+        if status.running != nil { out += "\n" }
         try Runtime.output(out)
       }
     }

@@ -94,6 +94,7 @@ struct DiagnosisTests {
     AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
     AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
     AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
+    AppError.syncLockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
     SyncError.connection(.unreachable(said: ServerText("could not translate host name"))),
@@ -154,7 +155,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 60)
+    #expect(names["AppError"]?.count == 61)
     #expect(names["SyncError"]?.count == 6)
   }
 
@@ -300,7 +301,7 @@ struct DiagnosisTests {
     case .syncServerEmpty, .noConflicts: .notFound
     case .syncServerNewer, .syncNewerData: .newerFormat
     case .syncTampered: .tampered
-    case .syncKeptMoving: .syncUnavailable
+    case .syncKeptMoving, .syncLockStuck: .syncUnavailable
     }
   }
 

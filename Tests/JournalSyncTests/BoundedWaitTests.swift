@@ -121,6 +121,60 @@ struct BoundedWaitTests {
     #expect(a.export() == b.export())
   }
 
+  /// A background sync on this device that makes no progress (stopped half way) holds the
+  /// sync lock: a foreground `journal sync` says so, ends it, and takes over.
+  @Test(SyncTests.needsServer) func stuckBackgroundSyncIsTakenOver() throws {
+    // Given a change, and a background sync stopped before sending it
+    let (server, a, _, ids) = try SyncTests.pair("takeover", sessions: 1)
+    a.ok("edit", ids[0], "--dose", "TAKEN-OVER")
+    let pause = a.home.file("pause")
+    let background = a.start(
+      "sync", "now", "--background",
+      extra: ["JOURNAL_DEBUG_PAUSE_AT": "sync-before-push", "JOURNAL_DEBUG_PAUSE_FILE": pause])
+    #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
+    // Then `sync status` shows it
+    let status = a.ok("sync", "status").stdout
+    #expect(
+      status.contains("running here: a background sync (process \(background.pid))"), "\(status)")
+    // When a foreground sync starts
+    let foreground = a.run("sync", timeout: 30, extra: ["JOURNAL_DEBUG_SYNC_BOUNDS": "stuck=1000"])
+    // Then it says what it found, ends the background one, and sends the change once
+    #expect(foreground.status == 0, "\(foreground)")
+    #expect(foreground.stdout == "sent 1 session\n")
+    #expect(
+      foreground.stderr.contains(
+        "journal: a background sync on this device (process \(background.pid)) made no progress "
+          + "for 1 second; it was stopped, and this sync takes over"),
+      "\(foreground)")
+    #expect(background.wait(timeout: 10).status == 128 + SIGKILL)
+    #expect(try server.count("SELECT count(*) FROM journal_link") == 2)
+    #expect(!a.ok("sync", "status").stdout.contains("running here"))
+  }
+
+  /// A foreground sync stopped half way (Ctrl-Z in another terminal) is a person's own
+  /// process: another sync leaves it alone, and says which it is (exit 13).
+  @Test(SyncTests.needsServer) func stuckForegroundSyncIsNamed() throws {
+    let (_, a, _, ids) = try SyncTests.pair("stuckfg", sessions: 1)
+    a.ok("edit", ids[0], "--dose", "STOPPED")
+    let pause = a.home.file("pause")
+    let first = a.start(
+      "sync",
+      extra: ["JOURNAL_DEBUG_PAUSE_AT": "sync-before-push", "JOURNAL_DEBUG_PAUSE_FILE": pause])
+    #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
+    let second = a.run("sync", timeout: 30, extra: ["JOURNAL_DEBUG_SYNC_BOUNDS": "stuck=1000"])
+    #expect(second.status == 13, "\(second)")
+    #expect(
+      second.stderr.contains(
+        Self.error + "another journal sync on this device (process \(first.pid)) has made no "
+          + "progress for 1 second"),
+      "\(second)")
+    // And the first, resumed, goes on to send the change
+    _ = a.home.write("pause", "")
+    let resumed = first.wait(timeout: 30)
+    #expect(resumed.status == 0, "\(resumed)")
+    #expect(resumed.stdout == "sent 1 session\n")
+  }
+
   /// The client sets its own bounds on its session, and asks the kernel for keepalives:
   /// whatever the server's settings, a lock, a statement and a quiet transaction end.
   @Test(SyncTests.needsServer) func sessionCarriesItsBounds() throws {
