@@ -22,6 +22,9 @@ public struct SyncReport: Sendable, Equatable {
   public var passphraseChanged = false
   /// Whether this device's new passphrase was sent.
   public var passphraseSent = false
+  /// Whether the server's tables are of an earlier version that this role may not bring up
+  /// to date (their admin can): they let other roles stop this journal's sync.
+  public var serverOutdated = false
 }
 
 /// What `journal sync status` shows; read without the key.
@@ -111,7 +114,7 @@ public final class JournalSync {
     stuckAfter: Int = JournalSync.stuckAfter
   ) throws -> SyncReport {
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
-    try prepareSchema(transport)
+    let current = try prepareSchema(transport)
     let vaultID = journal.unlockedKeys.vaultID
     let held = try transport.vaults()
     if held.contains(where: { $0 != vaultID }) { throw AppError.syncServerHasOther }
@@ -119,16 +122,25 @@ public final class JournalSync {
     let settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     try journal.syncStore.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
+    var report = try JournalSync(journal: journal, transport: transport).sync(
+      stuckAfter: stuckAfter)
+    report.serverOutdated = report.serverOutdated || !current
+    return report
   }
 
-  static func prepareSchema(_ transport: any SyncTransport) throws {
+  /// Makes the schema, or brings an earlier one up to date; false when it is of an earlier
+  /// version this role may not bring up to date.
+  @discardableResult
+  static func prepareSchema(_ transport: any SyncTransport) throws -> Bool {
     switch try transport.schemaVersion() {
     case nil: try transport.createSchema()
     case let version? where version > SyncSchema.version:
       throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
+    case let version? where version < SyncSchema.version:
+      return try transport.upgradeSchema()
     default: break
     }
+    return true
   }
 
   /// The key header of the one journal this role holds on the server (for `join`).
@@ -187,6 +199,7 @@ public final class JournalSync {
     defer { self.lock = nil }
     var report = SyncReport()
     var attempts = 0
+    var upgraded = false
     while attempts < Self.attempts {
       guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
       // Fields changed here are stamped from the clock as it was before this sync read
@@ -196,6 +209,12 @@ public final class JournalSync {
         // Another journal changed a session meanwhile: merged again.
         attempts += 1
         continue
+      }
+      // A server of an earlier schema is brought up to date by a role that owns its tables,
+      // once, before this device writes to it.
+      if pulled.schema < SyncSchema.version && !upgraded {
+        upgraded = true
+        report.serverOutdated = try !transport.upgradeSchema()
       }
       switch try push(pulled, into: &report) {
       case .done: return report
@@ -237,6 +256,8 @@ public final class JournalSync {
   private struct Pulled {
     var settings: SyncSettings
     var counter: Int64
+    /// The server's schema version.
+    var schema: Int
   }
 
   // MARK: Pull
@@ -322,7 +343,7 @@ public final class JournalSync {
       }
     }
     guard state.counter != start.seq || newHeader != nil else {
-      return Pulled(settings: start, counter: state.counter)
+      return Pulled(settings: start, counter: state.counter, schema: state.schema)
     }
     // Last, in one transaction: the deletions, the header, and where this device now is.
     let removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
@@ -349,7 +370,7 @@ public final class JournalSync {
     total.conflicted += report.conflicted
     total.removedWithChanges += report.removedWithChanges
     total.passphraseChanged = total.passphraseChanged || report.passphraseChanged
-    return Pulled(settings: commit.settings, counter: state.counter)
+    return Pulled(settings: commit.settings, counter: state.counter, schema: state.schema)
   }
 
   /// Opens and merges one batch of checked rows into the sessions here, and writes it in one

@@ -6,6 +6,9 @@ public protocol SyncTransport: AnyObject {
   func schemaVersion() throws(SyncError) -> Int?
   /// Creates the schema (SyncSchema.sql).
   func createSchema() throws(SyncError)
+  /// Brings a schema of an earlier version up to this one (SyncSchema.upgrade); false when
+  /// this role may not (it does not own the tables: their admin does it).
+  func upgradeSchema() throws(SyncError) -> Bool
   /// The vaults this person's role holds on the server: their ids.
   func vaults() throws(SyncError) -> [[UInt8]]
   /// Adds a vault with its key header and no changes; false when it is there already.
@@ -57,11 +60,16 @@ public struct ServerState: Sendable, Equatable {
   public let counter: Int64
   public let header: [UInt8]
   public let links: [ServerLink]
+  /// The server's schema version, read with the rest.
+  public let schema: Int
 
-  public init(counter: Int64, header: [UInt8], links: [ServerLink]) {
+  public init(
+    counter: Int64, header: [UInt8], links: [ServerLink], schema: Int = SyncSchema.version
+  ) {
     self.counter = counter
     self.header = header
     self.links = links
+    self.schema = schema
   }
 }
 

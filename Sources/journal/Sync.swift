@@ -267,6 +267,12 @@ enum SyncLines {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }
     if report.passphraseSent { out += "the new passphrase now opens the journal on every device\n" }
+    if report.serverOutdated {
+      Report.note(
+        "the server's tables are of an earlier version, which lets other roles there stop "
+          + #"this journal's sync; whoever runs the server can update them with "journal sync "#
+          + #"setup --print-schema""#)
+    }
     try Runtime.output(out)
   }
 }

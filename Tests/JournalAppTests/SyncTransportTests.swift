@@ -21,6 +21,7 @@ struct SyncTransportTests {
 
     func schemaVersion() throws(SyncError) -> Int? { SyncSchema.version }
     func createSchema() throws(SyncError) {}
+    func upgradeSchema() throws(SyncError) -> Bool { true }
     func vaults() throws(SyncError) -> [[UInt8]] { vault.map { [$0] } ?? [] }
 
     func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool {

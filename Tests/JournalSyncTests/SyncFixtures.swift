@@ -53,6 +53,25 @@ final class TestServer {
     "postgres://\(role)@127.0.0.1:\(other)/\(database)?sslmode=disable&gssencmode=disable"
   }
 
+  /// The person's role's own connection string for this test's database.
+  var roleConninfo: String {
+    "host=\(host) port=\(port) dbname=\(database) user=\(role) password=\(password)"
+  }
+
+  /// Another role on this server, with a connection of its own to this test's database.
+  func otherRole(_ name: String) throws -> PostgresConnection {
+    let admin = try PostgresConnection(adminConninfo)
+    let other = "journal_\(name)_other"
+    let secret = UUID().uuidString
+    try admin.execute("DROP ROLE IF EXISTS \(other)")
+    try admin.execute("CREATE ROLE \(other) LOGIN PASSWORD '\(secret)'")
+    return try PostgresConnection(
+      "host=\(host) port=\(port) dbname=\(database) user=\(other) password=\(secret)")
+  }
+
+  /// The server's schema version.
+  func schemaVersion() throws -> Int64 { try count("SELECT version::bigint FROM journal_schema") }
+
   /// A pgpass file with the role's password for this server and for `port` too.
   func pgpass(alsoFor other: UInt16) -> String {
     home.write(
