@@ -109,7 +109,7 @@ public enum AppError: Error, Equatable, Sendable {
   /// `sync setup`: the server holds another journal for this role.
   case syncServerHasOther
   /// `sync join`: the server holds no journal for this role, or several.
-  case syncServerEmpty
+  case syncServerEmpty(role: String)
   case syncServerSeveral(count: Int)
   /// The server's schema is newer than this journal reads.
   case syncServerNewer(found: Int, supported: Int)
@@ -121,6 +121,13 @@ public enum AppError: Error, Equatable, Sendable {
   case syncKeptMoving
   /// `passwd --new-key` on a vault that syncs: the other devices could not follow.
   case syncNewKey
+  /// `journal sync`: the server holds no copy of this journal for the role this device
+  /// connected as, though this device has read `read` changes of it: another role than
+  /// before, or the server lost it.
+  case syncJournalNotOnServer(role: String, read: Int64)
+  /// The sync server's address in the vault file is not the one journal wrote there (its
+  /// tag under the key, or this computer's record, says so); it was not contacted.
+  case syncAddressChanged
   /// Another foreground sync of this vault on this computer holds its lock and has made no
   /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
   case syncLockStuck(pid: Int32, seconds: Int)
@@ -149,6 +156,4 @@ public enum SyncTamper: Equatable, Sendable {
   case droppedChange(id: String)
   /// The key header is not the one the last change that set it wrote.
   case changedHeader
-  /// The server no longer holds this journal at all.
-  case vaultGone
 }

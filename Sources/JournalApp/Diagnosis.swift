@@ -145,7 +145,6 @@ public struct Diagnosis: Equatable, Sendable {
     case .changedRow(let id): "session \(id) is not as its change wrote it"
     case .droppedChange(let id): "the change to session \(id) is missing"
     case .changedHeader: "the key header was changed"
-    case .vaultGone: "it no longer holds this journal"
     }
   }
 
@@ -775,11 +774,27 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the server already holds another journal for this role",
         hint: #"join it with "journal sync join URL" on a new device, or use another role"#,
         exitCode: .notAllowed)
-    case .syncServerEmpty:
+    case .syncServerEmpty(let role):
       return Diagnosis(
-        message: "the server holds no journal for this role",
-        hint: #"run "journal sync setup URL" on the device that has the journal first"#,
-        exitCode: .notFound)
+        message: "the server holds no journal for role \(ServerText(role).quoted)",
+        hint: #"run "journal sync setup URL" on the device that has the journal first, or "#
+          + "check the role in the address",
+        exitCode: .notAllowed)
+    case .syncJournalNotOnServer(let role, let read):
+      return Diagnosis(
+        message: "the server holds no copy of this journal for role "
+          + "\(ServerText(role).quoted); this device has read \(counted(Int(read), "change")) of it",
+        hint: "if the address or PGUSER names another role than before, use the one this "
+          + #"journal syncs with; if the server lost it, "journal sync leave", then "journal "#
+          + #"sync setup URL" sends it again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
+    case .syncAddressChanged:
+      return Diagnosis(
+        message: "the sync server's address in this journal's file was changed outside "
+          + "journal; that server was not contacted",
+        hint: #"nothing was changed; if you moved servers, run "journal sync leave", then "#
+          + #""journal sync setup URL""#,
+        exitCode: .tampered)
     case .syncServerSeveral(let count):
       return Diagnosis(
         message: "the server holds \(count) journals for this role",

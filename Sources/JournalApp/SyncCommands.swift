@@ -58,13 +58,27 @@ public enum SyncCommands {
     let keys = AgentClient(environment: runtime.context.environment, vaultID: id)?.keys(
       vaultID: id)
     var connecting: Connecting?
-    if let keys, let tag = early.serverTag,
-      KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
-    {
+    if let keys, let tag = early.serverTag {
+      // An address whose tag the key does not confirm was put there by someone else.
+      guard KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
+      else { throw AppError.syncAddressChanged }
       connecting = Connecting(
         try JournalSync.address(early.server, context: runtime.context), runtime)
     }
-    let journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
+    let journal: JournalVault
+    do {
+      journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
+    } catch StoreError.tampered(.rows) {
+      // The ledger covers the address: said as what it is when this computer's record says
+      // the address is what changed.
+      if let seen = VaultWitness.recordedServer(
+        vault: try runtime.vaultPath(), vaultID: id, environment: runtime.context.environment),
+        seen != KeyedHash.unkeyed(Array(early.server.utf8))
+      {
+        throw AppError.syncAddressChanged
+      }
+      throw StoreError.tampered(.rows)
+    }
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
     let transport: any SyncTransport
     if let connecting, settings.server == early.server {

@@ -154,7 +154,7 @@ public final class JournalSync {
     guard let vaultID = vaults.first,
       let state = try transport.pull(
         vaultID, links: .max, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
-    else { throw AppError.syncServerEmpty }
+    else { throw AppError.syncServerEmpty(role: transport.role) }
     guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
       throw AppError.syncTampered(.changedHeader)
     }
@@ -316,7 +316,7 @@ public final class JournalSync {
               batch, start: start, cipher: cipher, clock: &clock, report: &report)
           }
         })
-    else { throw AppError.syncTampered(.vaultGone) }
+    else { throw AppError.syncJournalNotOnServer(role: transport.role, read: start.seq) }
     guard let verified else { throw AppError.internalError("a pull without its chain") }
     if refused { return nil }
     try checkComplete(verified)

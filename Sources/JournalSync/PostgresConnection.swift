@@ -55,6 +55,9 @@ public final class PostgresConnection {
 
   deinit { library.finish(connection) }
 
+  /// The role this connection logged in as.
+  public var role: String { library.user(connection).map { String(cString: $0) } ?? "" }
+
   /// The socket, for a test that checks its options.
   var socketDescriptor: Int32 { library.socket(connection) }
 

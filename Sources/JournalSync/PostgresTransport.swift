@@ -18,6 +18,8 @@ public final class PostgresTransport: SyncTransport {
     self.batch = max(batch, 1)
   }
 
+  public var role: String { connection.role }
+
   public func schemaVersion() throws(SyncError) -> Int? {
     let exists = try connection.execute("SELECT to_regclass('journal_schema') IS NOT NULL")
     guard exists.values.first?.first??.first == 1 else { return nil }

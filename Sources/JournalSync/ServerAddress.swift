@@ -81,7 +81,8 @@ public struct ServerAddress: Sendable, Equatable {
   /// Loopback addresses (`localhost`, 127.0.0.0/8 written as an address, ::1) and Unix-socket
   /// directories. A name that only starts like one (`127.example.org`) is not.
   static func isLocal(_ host: String) -> Bool {
-    let host = host.removingPercentEncoding ?? host
+    // Host names are case-insensitive: LOCALHOST is localhost, as the resolver takes it.
+    let host = (host.removingPercentEncoding ?? host).lowercased()
     if host.isEmpty || host.hasPrefix("/") || host.hasPrefix("@") || host == "localhost"
       || host == "::1" || host == "[::1]"
     {

@@ -2,6 +2,8 @@
 /// types stay in this module). Everything handed over is ciphertext or authenticated
 /// bytes made on the devices; a transport adds no meaning to them.
 public protocol SyncTransport: AnyObject {
+  /// The role the server knows this device as (for messages).
+  var role: String { get }
   /// Whether the server has journal's schema, and its version (nil: none yet).
   func schemaVersion() throws(SyncError) -> Int?
   /// Creates the schema (SyncSchema.sql).

@@ -88,12 +88,13 @@ struct DiagnosisTests {
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
     AppError.internalError("test"), AppError.wrongPassphrases(tries: 3),
-    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty,
+    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty(role: "me"),
     AppError.syncServerSeveral(count: 2), AppError.syncServerNewer(found: 2, supported: 1),
     AppError.syncTampered(.rolledBack(seen: 9, shown: 7)), AppError.syncTampered(.forked(seq: 3)),
     AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
     AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
-    AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
+    AppError.syncJournalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
+    AppError.syncKeptMoving, AppError.syncNewKey,
     AppError.syncLockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
@@ -155,7 +156,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 61)
+    #expect(names["AppError"]?.count == 63)
     #expect(names["SyncError"]?.count == 6)
   }
 
@@ -298,7 +299,10 @@ struct DiagnosisTests {
     case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _): cause.exitCode
     case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
-    case .syncServerEmpty, .noConflicts: .notFound
+    case .noConflicts: .notFound
+    case .syncServerEmpty: .notAllowed
+    case .syncJournalNotOnServer: .syncUnavailable
+    case .syncAddressChanged: .tampered
     case .syncServerNewer, .syncNewerData: .newerFormat
     case .syncTampered: .tampered
     case .syncKeptMoving, .syncLockStuck: .syncUnavailable

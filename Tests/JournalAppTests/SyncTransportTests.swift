@@ -20,6 +20,7 @@ struct SyncTransportTests {
     var secondPass: (([ServerRow]) -> [ServerRow])?
 
     func schemaVersion() throws(SyncError) -> Int? { SyncSchema.version }
+    let role = "memory"
     func createSchema() throws(SyncError) {}
     func upgradeSchema() throws(SyncError) -> Bool { true }
     func vaults() throws(SyncError) -> [[UInt8]] { vault.map { [$0] } ?? [] }

@@ -58,16 +58,31 @@ final class TestServer {
     "host=\(host) port=\(port) dbname=\(database) user=\(role) password=\(password)"
   }
 
-  /// Another role on this server, with a connection of its own to this test's database.
-  func otherRole(_ name: String) throws -> PostgresConnection {
+  /// Another login role on this server: its name and password.
+  func addRole(_ name: String) throws -> (name: String, password: String) {
     let admin = try PostgresConnection(adminConninfo)
     let other = "journal_\(name)_other"
     let secret = UUID().uuidString
     try admin.execute("DROP ROLE IF EXISTS \(other)")
     try admin.execute("CREATE ROLE \(other) LOGIN PASSWORD '\(secret)'")
+    return (other, secret)
+  }
+
+  /// Another role on this server, with a connection of its own to this test's database.
+  func otherRole(_ name: String) throws -> PostgresConnection {
+    let (other, secret) = try addRole(name)
     return try PostgresConnection(
       "host=\(host) port=\(port) dbname=\(database) user=\(other) password=\(secret)")
   }
+
+  /// A pgpass file with these lines for this server's database, one per role.
+  func pgpass(_ name: String, roles: [(name: String, password: String)]) -> String {
+    home.write(
+      name, roles.map { "\(host):\(port):\(database):\($0.name):\($0.password)\n" }.joined())
+  }
+
+  /// The role's own line, as `pgpass(_:roles:)` takes it.
+  var login: (name: String, password: String) { (role, password) }
 
   /// The server's schema version.
   func schemaVersion() throws -> Int64 { try count("SELECT version::bigint FROM journal_schema") }
