@@ -128,6 +128,11 @@ public enum AppError: Error, Equatable, Sendable {
   /// The sync server's address in the vault file is not the one journal wrote there (its
   /// tag under the key, or this computer's record, says so); it was not contacted.
   case syncAddressChanged
+  /// `sync join` refused what the server holds (`cause`); nothing was kept on this device.
+  case syncJoinRefused(cause: Diagnosis)
+  /// `sync join` was cut short (`cause`, exit 13); what arrived is kept in the journal made
+  /// at `path`, for `journal sync` to finish.
+  case syncJoinUnfinished(cause: Diagnosis, path: String)
   /// Another foreground sync of this vault on this computer holds its lock and has made no
   /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
   case syncLockStuck(pid: Int32, seconds: Int)

@@ -788,6 +788,22 @@ public struct Diagnosis: Equatable, Sendable {
           + #"journal syncs with; if the server lost it, "journal sync leave", then "journal "#
           + #"sync setup URL" sends it again; nothing here was lost"#,
         exitCode: .syncUnavailable)
+    case .syncJoinRefused(let cause):
+      return Diagnosis(
+        message: cause.message,
+        hint: cause.exitCode == .tampered
+          ? "nothing was kept on this device; a device that has the journal can send it to a "
+            + #"server you trust ("journal sync leave", then "journal sync setup URL"), and "#
+            + "this one join it there"
+          : cause.hint.map { "nothing was kept on this device; " + $0 }
+            ?? "nothing was kept on this device",
+        exitCode: cause.exitCode)
+    case .syncJoinUnfinished(let cause, let path):
+      return Diagnosis(
+        message: cause.message,
+        hint: #"what arrived is kept in the journal made at "\#(path)"; run "journal sync" "#
+          + "to fetch the rest",
+        exitCode: cause.exitCode)
     case .syncAddressChanged:
       return Diagnosis(
         message: "the sync server's address in this journal's file was changed outside "

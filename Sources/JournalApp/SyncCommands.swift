@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import JournalAgent
 import JournalCore
 import JournalCrypto
@@ -19,29 +20,45 @@ public enum SyncCommands {
   }
 
   /// `journal sync join URL`: a new vault here, from the server, opened with the journal's
-  /// passphrase.
+  /// passphrase. A join the server's copy refused leaves nothing behind, so that `join` can
+  /// be run again; one cut short (exit 13) keeps what arrived, for `journal sync` to finish.
   public static func join(_ runtime: Runtime, address text: String) throws -> SyncReport {
     let address = try JournalSync.address(text, context: runtime.context)
     let path = try runtime.vaultPath()
     try JournalVault.refuseExisting(path)
     let transport = try connect(address, runtime)
     let header = try JournalSync.serverHeader(transport)
-    let journal = try JournalVault.join(
-      at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
-      tryAgain: runtime.passphraseTryAgain
-    ) {
-      let passphrase = try runtime.askPassphrase(prompt: "The journal's passphrase: ")
-      runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
-      return passphrase
-    }
+    let failure: any Error
     do {
-      return try JournalSync.join(
-        journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
-    } catch {
-      // The vault is here already: the next step is a sync, not another join.
-      Report.note(#"the journal was made at "\#(path)"; run "journal sync" to finish fetching it"#)
-      throw error
+      // Scoped, so that the vault is closed before anything is removed.
+      let journal = try JournalVault.join(
+        at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
+        tryAgain: runtime.passphraseTryAgain
+      ) {
+        let passphrase = try runtime.askPassphrase(prompt: "The journal's passphrase: ")
+        runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+        return passphrase
+      }
+      do {
+        return try JournalSync.join(
+          journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
+      } catch {
+        failure = error
+      }
     }
+    let cause = Diagnosis(failure)
+    guard cause.exitCode != .syncUnavailable else {
+      // The vault is here already: the next step is a sync, not another join.
+      throw AppError.syncJoinUnfinished(cause: cause, path: path)
+    }
+    // Nothing in it is the person's own: what the server's refused copy gave, if anything.
+    for file in [path, path + "-wal", path + "-shm", path + ".sync-lock"] { unlink(file) }
+    if let record = VaultWitness.path(
+      vault: path, vaultID: header.vaultID, environment: runtime.context.environment)
+    {
+      unlink(record)
+    }
+    throw AppError.syncJoinRefused(cause: cause)
   }
 
   /// `journal sync`: push and pull now. The server's address is trusted only once checked:

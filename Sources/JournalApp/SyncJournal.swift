@@ -153,9 +153,17 @@ public final class JournalSync {
     guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
     guard let vaultID = vaults.first,
       let state = try transport.pull(
-        vaultID, links: .max, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
+        vaultID, links: 1, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
     else { throw AppError.syncServerEmpty(role: transport.role) }
     guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
+      throw AppError.syncTampered(.changedHeader)
+    }
+    // Before any passphrase: the header must be the one the last link that set it names.
+    // (Not authenticated yet, as the key comes from the header; the chain is checked with it
+    // once joined. But a header the server damaged is named as such, not as a passphrase
+    // that does not open it.)
+    let named = state.links.compactMap { SyncLink(entry: $0.entry)?.header }.last
+    if let named, named != SyncLink.hash(state.header) {
       throw AppError.syncTampered(.changedHeader)
     }
     return header
@@ -295,6 +303,10 @@ public final class JournalSync {
         keys.vaultID, links: max(start.seq, 1), rowsAfter: start.seq, passes: 2,
         begin: {
           lock?.beat()
+          // A server whose schema is newer than this journal knows is not written to.
+          if $0.schema > SyncSchema.version {
+            throw AppError.syncServerNewer(found: $0.schema, supported: SyncSchema.version)
+          }
           verified = try verifyChain($0, from: start)
         },
         rows: { pass, batch in
@@ -506,7 +518,16 @@ public final class JournalSync {
     guard expected == state.counter + 1 else {
       throw AppError.syncTampered(.brokenChain(seq: expected))
     }
-    if let header = verified.header, !KeyedHash.same(SyncLink.hash(state.header), header) {
+    // The header is the one the last link that set it names; with none among the links read,
+    // the one this device agreed last. (Not when this device's passphrase changed since: it
+    // sends its own header next, and may have read another's without taking it. A device set
+    // up again has agreed none yet.)
+    let agreed =
+      SyncLink.hash(ServerHeader.encode(journal.file.header)) == start.headerHash
+      ? start.headerHash : nil
+    if let header = verified.header ?? agreed,
+      !KeyedHash.same(SyncLink.hash(state.header), header)
+    {
       throw AppError.syncTampered(.changedHeader)
     }
     return verified

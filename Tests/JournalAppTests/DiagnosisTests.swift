@@ -94,6 +94,9 @@ struct DiagnosisTests {
     AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
     AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
     AppError.syncJournalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
+    AppError.syncJoinRefused(cause: Diagnosis(AppError.syncTampered(.changedHeader))),
+    AppError.syncJoinUnfinished(
+      cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
     AppError.syncKeptMoving, AppError.syncNewKey,
     AppError.syncLockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
@@ -156,7 +159,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 63)
+    #expect(names["AppError"]?.count == 65)
     #expect(names["SyncError"]?.count == 6)
   }
 
@@ -297,7 +300,9 @@ struct DiagnosisTests {
     case .outputExists: .notAllowed
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
-    case .notSavedDraftKept(let cause, _): cause.exitCode
+    case .notSavedDraftKept(let cause, _), .syncJoinRefused(let cause),
+      .syncJoinUnfinished(let cause, _):
+      cause.exitCode
     case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
     case .noConflicts: .notFound
     case .syncServerEmpty: .notAllowed
