@@ -439,7 +439,10 @@ public final class JournalSync {
       // Fields unchanged here since the last agreement simply take the server's value.
       let merged = SyncMerge.merge(
         local: try version(of: mine), base: mine.base?.base, incoming: theirs)
-      let clean = try record(merged) == base
+      // Agreed with the server only when it holds exactly this: a merge that took anything of
+      // this device's own (its later `updated` alone, say) is sent, or the devices would each
+      // keep their own while saying they are up to date.
+      let clean = try record(merged) == base && merged.session == theirs.session
       let changed = merged.session != mine.session
       if changed { counts.received += 1 }
       if Set(merged.session.conflicts) != Set(mine.session.conflicts),
