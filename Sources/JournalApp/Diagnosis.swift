@@ -844,7 +844,9 @@ public struct Diagnosis: Equatable, Sendable {
     case .syncNewKey:
       return Diagnosis(
         message: "a new key cannot reach the other devices of a journal that syncs",
-        hint: #""journal passwd" without --new-key changes the passphrase everywhere"#,
+        hint: #"after a leak, first send everything ("journal sync" on each device), "#
+          + #"then "journal sync leave --delete-server-copy"; the guide's "A passphrase that "#
+          + #"leaked" gives each step"#,
         exitCode: .notAllowed)
     case .noConflicts(let id):
       return Diagnosis(

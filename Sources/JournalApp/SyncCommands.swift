@@ -28,6 +28,12 @@ public enum SyncCommands {
     try JournalVault.refuseExisting(path)
     let transport = try connect(address, runtime)
     let header = try JournalSync.serverHeader(transport)
+    // This computer's record of a journal that was at this path before (set aside after its
+    // key changed on another device, say) does not apply to the one made now: under another
+    // key, it would read as damaged.
+    let record = VaultWitness.path(
+      vault: path, vaultID: header.vaultID, environment: runtime.context.environment)
+    if let record { unlink(record) }
     let failure: any Error
     do {
       // Scoped, so that the vault is closed before anything is removed.
@@ -53,11 +59,7 @@ public enum SyncCommands {
     }
     // Nothing in it is the person's own: what the server's refused copy gave, if anything.
     for file in [path, path + "-wal", path + "-shm", path + ".sync-lock"] { unlink(file) }
-    if let record = VaultWitness.path(
-      vault: path, vaultID: header.vaultID, environment: runtime.context.environment)
-    {
-      unlink(record)
-    }
+    if let record { unlink(record) }
     throw AppError.syncJoinRefused(cause: cause)
   }
 
@@ -137,14 +139,33 @@ public enum SyncCommands {
   /// `journal sync leave`: this vault stops syncing; what it agreed with the server is
   /// forgotten, so that `sync setup` (to this server or another) sends everything again.
   /// The server's copy stays. A keyed write: the ledger covers what sync agreed.
-  public static func leave(_ runtime: Runtime) throws -> String {
+  ///
+  /// With `deleting`, the server's copy is deleted first (every row and link of it, for every
+  /// device): for a passphrase that leaked, whose old key sealed all of it, or a server left
+  /// for good. Nothing here changes unless that succeeded. The address is trusted as any
+  /// sync trusts it: read after the vault's whole check.
+  public static func leave(_ runtime: Runtime, deleting: Bool = false) throws -> Left {
     // Said before any passphrase is asked; the file opened once for both.
     let file = try Vault.open(at: try runtime.vaultPath())
     guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
     let journal = try runtime.openVault(opened: file)
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    var deleted: Bool?
+    if deleting {
+      let transport = try connect(
+        try JournalSync.address(settings.server, context: runtime.context), runtime)
+      deleted = try JournalSync.deleteServerCopy(journal, transport: transport)
+    }
     try journal.syncStore.leaveSync()
-    return settings.server
+    return Left(server: settings.server, deleted: deleted)
+  }
+
+  /// What `sync leave` did.
+  public struct Left: Sendable, Equatable {
+    /// The server this journal synced with.
+    public let server: String
+    /// Whether the server's copy was deleted (false: it held none); nil when not asked.
+    public let deleted: Bool?
   }
 
   /// `journal sync status`, without the passphrase.

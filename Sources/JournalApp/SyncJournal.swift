@@ -169,6 +169,18 @@ public final class JournalSync {
     return header
   }
 
+  /// Deletes this journal's copy on the server; false when it held none. A server of a newer
+  /// schema is left alone.
+  static func deleteServerCopy(_ journal: JournalVault, transport: any SyncTransport) throws
+    -> Bool
+  {
+    guard let schema = try transport.schemaVersion() else { return false }
+    guard schema <= SyncSchema.version else {
+      throw AppError.syncServerNewer(found: schema, supported: SyncSchema.version)
+    }
+    return try transport.removeVault(journal.unlockedKeys.vaultID)
+  }
+
   /// A new device: with the vault just made from the server's header, fetches everything.
   public static func join(
     _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,

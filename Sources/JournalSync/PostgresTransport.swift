@@ -70,6 +70,16 @@ public final class PostgresTransport: SyncTransport {
     ).affected == 1
   }
 
+  public func removeVault(_ vault: [UInt8]) throws(SyncError) -> Bool {
+    if (schema ?? 0) >= 2 {
+      let removed = try connection.execute("SELECT journal_remove_vault($1::bytea)", [vault])
+      return removed.values.first?.first??.first == 1
+    }
+    return try connection.execute(
+      "DELETE FROM journal_vault WHERE vault_id = $1::bytea", [vault]
+    ).affected == 1
+  }
+
   public func pull(
     _ vault: [UInt8], links fromSeq: Int64, rowsAfter afterSeq: Int64, passes: Int,
     begin: (ServerState) throws -> Void, rows: (_ pass: Int, [ServerRow]) throws -> Void

@@ -6,7 +6,7 @@
 /// by the client), and row-level security (forced, so the tables' owner is fenced too) lets a
 /// role see only its own rows: one server can hold many people's journals. Keys begin with
 /// the owner, so one role's ids never collide with, or block, another's. Other roles may only
-/// read (their own rows) and call two functions that write as the tables' owner, each for
+/// read (their own rows) and call three functions that write as the tables' owner, each for
 /// the calling role only (version 2): with UPDATE or DELETE a role could `LOCK TABLE` and stop
 /// everyone's sync, which row-level security does not cover.
 ///
@@ -76,7 +76,8 @@ public enum SyncSchema {
     """
 
   /// Version 2 (issue 33): no role but the tables' owner may write to them, lock them, or
-  /// see another's rows; writes go through `journal_add_vault` and `journal_push`,
+  /// see another's rows; writes go through `journal_add_vault`, `journal_push` and
+  /// `journal_remove_vault`,
   /// SECURITY DEFINER, each writing only rows whose owner is the calling login role
   /// (`session_user`, which a role cannot change: `current_user` inside such a function is
   /// its owner, so the policies and the owner column's default use `session_user` now, and
@@ -142,8 +143,17 @@ public enum SyncSchema {
       RETURN true;
     END
     $journal$;
+    CREATE OR REPLACE FUNCTION journal_remove_vault(p_vault bytea)
+    RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER AS $journal$
+    BEGIN
+      DELETE FROM journal_vault WHERE owner = session_user AND vault_id = p_vault;
+      RETURN FOUND;
+    END
+    $journal$;
     DO $journal$
     BEGIN
+      EXECUTE format('ALTER FUNCTION journal_remove_vault(bytea) '
+        || 'SET search_path = pg_catalog, %I, pg_temp', current_schema());
       EXECUTE format('ALTER FUNCTION journal_add_vault(bytea, bytea) '
         || 'SET search_path = pg_catalog, %I, pg_temp', current_schema());
       EXECUTE format('ALTER FUNCTION journal_push(bytea, bigint, bigint, bytea, bytea, bytea, '
@@ -152,9 +162,11 @@ public enum SyncSchema {
     END
     $journal$;
     REVOKE ALL ON FUNCTION journal_add_vault(bytea, bytea) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION journal_remove_vault(bytea) FROM PUBLIC;
     REVOKE ALL ON FUNCTION journal_push(bytea, bigint, bigint, bytea, bytea, bytea, bytea,
       bytea[], bytea[], bytea[]) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION journal_add_vault(bytea, bytea) TO PUBLIC;
+    GRANT EXECUTE ON FUNCTION journal_remove_vault(bytea) TO PUBLIC;
     GRANT EXECUTE ON FUNCTION journal_push(bytea, bigint, bigint, bytea, bytea, bytea, bytea,
       bytea[], bytea[], bytea[]) TO PUBLIC;
     UPDATE journal_schema SET version = 2 WHERE version < 2;

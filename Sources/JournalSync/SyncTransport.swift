@@ -15,6 +15,8 @@ public protocol SyncTransport: AnyObject {
   func vaults() throws(SyncError) -> [[UInt8]]
   /// Adds a vault with its key header and no changes; false when it is there already.
   func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool
+  /// Deletes the vault with every row and link of it; false when the server held none.
+  func removeVault(_ vault: [UInt8]) throws(SyncError) -> Bool
   /// Reads the vault's state and every link from `fromSeq` on (handed to `begin` first),
   /// then hands over every row written after `afterSeq` in batches, `passes` times over (the
   /// pass from 0), all as of one moment (one snapshot): a reader can check every row before

@@ -51,10 +51,27 @@ extension Journal {
 
       @OptionGroup var options: GlobalOptions
 
+      @Flag(
+        help: """
+          Also delete this journal from the server, for every device: before "journal passwd \
+          --new-key", or when leaving the server for good.
+          """)
+      var deleteServerCopy = false
+
       func run() throws {
         let runtime = try Runtime(options)
-        let server = try SyncCommands.leave(runtime)
-        Report.note("this journal no longer syncs here; \(server) keeps its copy")
+        let left = try SyncCommands.leave(runtime, deleting: deleteServerCopy)
+        switch left.deleted {
+        case nil:
+          Report.note("this journal no longer syncs here; \(left.server) keeps its copy")
+        case true?:
+          Report.note(
+            "this journal no longer syncs here, and its copy on \(left.server) was deleted; "
+              + "your other devices find it gone at their next sync")
+        case false?:
+          Report.note(
+            "this journal no longer syncs here; \(left.server) held no copy of it to delete")
+        }
       }
     }
 
@@ -266,7 +283,11 @@ enum SyncLines {
     if report.passphraseChanged {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }
-    if report.passphraseSent { out += "the new passphrase now opens the journal on every device\n" }
+    if report.passphraseSent {
+      out +=
+        "the new passphrase was sent: each other device takes it at its next sync, "
+        + "and opens with the old one until then\n"
+    }
     if report.serverOutdated {
       Report.note(
         "the server's tables are of an earlier version, which lets other roles there stop "
