@@ -120,7 +120,7 @@ public enum AppError: Error, Equatable, Sendable {
   /// `sync setup`: the server holds another journal for this role.
   case syncServerHasOther
   /// `sync join`: the server holds no journal for this role, or several.
-  case syncServerEmpty
+  case syncServerEmpty(role: String)
   case syncServerSeveral(count: Int)
   /// The server's schema is newer than this journal reads.
   case syncServerNewer(found: Int, supported: Int)
@@ -132,6 +132,21 @@ public enum AppError: Error, Equatable, Sendable {
   case syncKeptMoving
   /// `passwd --new-key` on a vault that syncs: the other devices could not follow.
   case syncNewKey
+  /// `journal sync`: the server holds no copy of this journal for the role this device
+  /// connected as, though this device has read `read` changes of it: another role than
+  /// before, or the server lost it.
+  case syncJournalNotOnServer(role: String, read: Int64)
+  /// The sync server's address in the vault file is not the one journal wrote there (its
+  /// tag under the key, or this computer's record, says so); it was not contacted.
+  case syncAddressChanged
+  /// `sync join` refused what the server holds (`cause`); nothing was kept on this device.
+  case syncJoinRefused(cause: Diagnosis)
+  /// `sync join` was cut short (`cause`, exit 13); what arrived is kept in the journal made
+  /// at `path`, for `journal sync` to finish.
+  case syncJoinUnfinished(cause: Diagnosis, path: String)
+  /// Another foreground sync of this vault on this computer holds its lock and has made no
+  /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
+  case syncLockStuck(pid: Int32, seconds: Int)
   /// `journal resolve` on a session with no conflicts.
   case noConflicts(id: String)
   /// A bug: something that should not happen did. The text is for the report.
@@ -157,6 +172,4 @@ public enum SyncTamper: Equatable, Sendable {
   case droppedChange(id: String)
   /// The key header is not the one the last change that set it wrote.
   case changedHeader
-  /// The server no longer holds this journal at all.
-  case vaultGone
 }

@@ -145,32 +145,42 @@ public struct Diagnosis: Equatable, Sendable {
     case .changedRow(let id): "session \(id) is not as its change wrote it"
     case .droppedChange(let id): "the change to session \(id) is missing"
     case .changedHeader: "the key header was changed"
-    case .vaultGone: "it no longer holds this journal"
     }
   }
 
   static func sync(_ error: SyncError) -> Diagnosis {
+    let again = #"nothing here was lost; run "journal sync" again"#
     switch error {
     case .clientLibraryMissing:
       return Diagnosis(
         message: "the PostgreSQL client library (libpq5) is not installed",
         hint: "install it (sudo apt-get install libpq5); everything else works without it",
         exitCode: .syncUnavailable)
-    case .connection(let message):
+    case .connection(let problem):
+      return syncConnection(problem)
+    case .cut(let said):
       return Diagnosis(
-        message: "the sync server could not be reached: " + message,
-        hint: "nothing here was lost; check the address and the server, then try again",
-        exitCode: .syncUnavailable)
-    case .statement("42501", let message):
+        message: "the connection to the sync server was cut; libpq said \(said.quoted)",
+        hint: again, exitCode: .syncUnavailable)
+    case .waited(let wait, let milliseconds):
+      return syncWaited(wait, seconds: seconds(milliseconds))
+    case .statement("42501", let said):
       // insufficient_privilege: the role may not make or use journal's tables.
       return Diagnosis(
-        message: "the sync server refused (42501): " + message,
+        message: "the sync server refused this role (42501); it said \(said.quoted)",
         hint: #"whoever runs the server can make the tables: "journal sync setup --print-schema""#,
         exitCode: .syncUnavailable)
-    case .statement(let state, let message):
+    case .statement("42P01", _), .statement("42883", _):
+      // undefined_table, undefined_function: the tables, or part of them, were dropped.
       return Diagnosis(
-        message: "the sync server refused (\(state)): " + message,
-        hint: #"nothing here was lost; run "journal sync" again later"#,
+        message: "the sync server no longer has journal's tables for this database",
+        hint: #"this journal is whole here; once the server has them again ("journal sync "#
+          + #"setup --print-schema"), run "journal sync leave", then "journal sync setup URL""#,
+        exitCode: .syncUnavailable)
+    case .statement(let state, let said):
+      return Diagnosis(
+        message: "the sync server refused a statement (\(state)); it said \(said.quoted)",
+        hint: again + "; if it keeps refusing, whoever runs the server can read its log",
         exitCode: .syncUnavailable)
     case .badAddress(.unreadable):
       return Diagnosis(
@@ -186,6 +196,84 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "use sslmode=verify-full (TLS with the certificate checked), or leave it out",
         exitCode: .usage)
     }
+  }
+
+  /// A connection the server or the network did not let happen.
+  static func syncConnection(_ problem: SyncError.ConnectionProblem) -> Diagnosis {
+    let lost = "nothing here was lost"
+    switch problem {
+    case .unreachable(let said):
+      return Diagnosis(
+        message: "the sync server could not be reached; libpq said \(said.quoted)",
+        hint: #"\#(lost); check the address and the network, then run "journal sync" again"#,
+        exitCode: .syncUnavailable)
+    case .noPassword(let role):
+      return Diagnosis(
+        message: "the sync server asks for a password, and ~/.pgpass has none for role "
+          + ServerText(role).quoted + " there",
+        hint: "add the line host:port:database:role:password to ~/.pgpass (chmod 600), "
+          + "or name a file with PGPASSFILE",
+        exitCode: .syncUnavailable)
+    case .passwordRefused(let role):
+      return Diagnosis(
+        message: "the sync server refused the password for role \(ServerText(role).quoted)",
+        hint: "\(lost); correct that role's line in ~/.pgpass (or the file PGPASSFILE names)",
+        exitCode: .syncUnavailable)
+    case .roleRefused(let role, let said):
+      return Diagnosis(
+        message: "the sync server does not let role \(ServerText(role).quoted) in; "
+          + "it said \(said.quoted)",
+        hint: "\(lost); check the role in the address, or ask whoever runs the server",
+        exitCode: .syncUnavailable)
+    case .noDatabase(let name):
+      return Diagnosis(
+        message: "the sync server has no database \(ServerText(name).quoted)",
+        hint: "\(lost); check the database in the address", exitCode: .syncUnavailable)
+    case .refused(let state, let said):
+      return Diagnosis(
+        message: "the sync server refused the connection (\(state)); it said \(said.quoted)",
+        hint: #"\#(lost); run "journal sync" again later"#, exitCode: .syncUnavailable)
+    }
+  }
+
+  /// A wait of a sync that reached its bound: what it waited for.
+  static func syncWaited(_ wait: SyncError.SyncWait, seconds: String) -> Diagnosis {
+    let again = #"nothing here was lost; run "journal sync" again"#
+    switch wait {
+    case .connecting:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to take the connection",
+        hint: "nothing here was lost; check the address and the network, then try again",
+        exitCode: .syncUnavailable)
+    case .answer:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to answer; it took the connection, "
+          + "then went silent",
+        hint: again + " once the server answers", exitCode: .syncUnavailable)
+    case .lock:
+      return Diagnosis(
+        message: "waited \(seconds) for another device's sync to let go of the journal on "
+          + "the server",
+        hint: again + #"; a device that went away mid-sync is let go by the server (see "#
+          + #""Hosting a sync server" in the guide)"#,
+        exitCode: .syncUnavailable)
+    case .statement:
+      return Diagnosis(
+        message: "waited \(seconds) for the sync server to finish a statement",
+        hint: again + "; if it keeps happening, the server is overloaded",
+        exitCode: .syncUnavailable)
+    case .quietHere:
+      return Diagnosis(
+        message: "the sync server ended this sync after this device was silent for "
+          + "\(seconds) in the middle of it (was it asleep?)",
+        hint: again, exitCode: .syncUnavailable)
+    }
+  }
+
+  /// Milliseconds as a person reads a wait: "15 s", "1.5 s".
+  static func seconds(_ milliseconds: Int) -> String {
+    milliseconds % 1000 == 0
+      ? "\(milliseconds / 1000) s" : "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
   }
 
   static func crypto(_ error: CryptoError) -> Diagnosis {
@@ -721,11 +809,43 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the server already holds another journal for this role",
         hint: #"join it with "journal sync join URL" on a new device, or use another role"#,
         exitCode: .notAllowed)
-    case .syncServerEmpty:
+    case .syncServerEmpty(let role):
       return Diagnosis(
-        message: "the server holds no journal for this role",
-        hint: #"run "journal sync setup URL" on the device that has the journal first"#,
-        exitCode: .notFound)
+        message: "the server holds no journal for role \(ServerText(role).quoted)",
+        hint: #"run "journal sync setup URL" on the device that has the journal first, or "#
+          + "check the role in the address",
+        exitCode: .notAllowed)
+    case .syncJournalNotOnServer(let role, let read):
+      return Diagnosis(
+        message: "the server holds no copy of this journal for role "
+          + "\(ServerText(role).quoted); this device has read \(counted(Int(read), "change")) of it",
+        hint: "if the address or PGUSER names another role than before, use the one this "
+          + #"journal syncs with; if the server lost it, "journal sync leave", then "journal "#
+          + #"sync setup URL" sends it again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
+    case .syncJoinRefused(let cause):
+      return Diagnosis(
+        message: cause.message,
+        hint: cause.exitCode == .tampered
+          ? "nothing was kept on this device; a device that has the journal can send it to a "
+            + #"server you trust ("journal sync leave", then "journal sync setup URL"), and "#
+            + "this one join it there"
+          : cause.hint.map { "nothing was kept on this device; " + $0 }
+            ?? "nothing was kept on this device",
+        exitCode: cause.exitCode)
+    case .syncJoinUnfinished(let cause, let path):
+      return Diagnosis(
+        message: cause.message,
+        hint: #"what arrived is kept in the journal made at "\#(path)"; run "journal sync" "#
+          + "to fetch the rest",
+        exitCode: cause.exitCode)
+    case .syncAddressChanged:
+      return Diagnosis(
+        message: "the sync server's address in this journal's file was changed outside "
+          + "journal; that server was not contacted",
+        hint: #"nothing was changed; if you moved servers, run "journal sync leave", then "#
+          + #""journal sync setup URL""#,
+        exitCode: .tampered)
     case .syncServerSeveral(let count):
       return Diagnosis(
         message: "the server holds \(count) journals for this role",
@@ -749,10 +869,19 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "other devices kept syncing at the same time",
         hint: #"nothing was lost; run "journal sync" again"#, exitCode: .syncUnavailable)
+    case .syncLockStuck(let pid, let seconds):
+      return Diagnosis(
+        message: "another journal sync on this device (process \(pid)) has made no progress "
+          + "for \(counted(max(seconds, 1), "second"))",
+        hint: "it may be stopped (Ctrl-Z in another terminal?): resume or end it, then run "
+          + #""journal sync" again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
     case .syncNewKey:
       return Diagnosis(
         message: "a new key cannot reach the other devices of a journal that syncs",
-        hint: #""journal passwd" without --new-key changes the passphrase everywhere"#,
+        hint: #"after a leak, first send everything ("journal sync" on each device), "#
+          + #"then "journal sync leave --delete-server-copy"; the guide's "A passphrase that "#
+          + #"leaked" gives each step"#,
         exitCode: .notAllowed)
     case .noConflicts(let id):
       return Diagnosis(

@@ -26,11 +26,15 @@ public enum PassphraseCommands {
   /// Opens the vault with the current passphrase ("Current passphrase: " at a terminal),
   /// then re-wraps its key under a new one ("New passphrase: ", twice; or from `newFile`,
   /// else JOURNAL_NEW_PASSPHRASE_FILE), with new limits if `strength` is given.
+  /// Whether the journal syncs: the other devices then take the new passphrase at their next
+  /// sync after this one's.
+  @discardableResult
   public static func change(_ runtime: Runtime, newFile: String?, strength: KDFStrength?)
-    throws
+    throws -> Bool
   {
     let journal = try runtime.openVault(prompt: "Current passphrase: ")
     try setNew(journal, runtime, newFile: newFile, strength: strength)
+    return try journal.file.syncSettings() != nil
   }
 
   /// `passwd --recovery-code`: opens the vault with its recovery code (asked at the terminal,

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import JournalAgent
 import JournalCore
 import JournalCrypto
@@ -13,35 +14,53 @@ public enum SyncCommands {
     let address = try JournalSync.address(text, context: runtime.context)
     let journal = try runtime.openVault()
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
-    let transport = try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime))
-    return try JournalSync.setup(journal, address: address, transport: transport)
+    let transport = try connect(address, runtime)
+    return try JournalSync.setup(
+      journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
   }
 
   /// `journal sync join URL`: a new vault here, from the server, opened with the journal's
-  /// passphrase.
+  /// passphrase. A join the server's copy refused leaves nothing behind, so that `join` can
+  /// be run again; one cut short (exit 13) keeps what arrived, for `journal sync` to finish.
   public static func join(_ runtime: Runtime, address text: String) throws -> SyncReport {
     let address = try JournalSync.address(text, context: runtime.context)
     let path = try runtime.vaultPath()
     try JournalVault.refuseExisting(path)
-    let transport = try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime))
+    let transport = try connect(address, runtime)
     let header = try JournalSync.serverHeader(transport)
-    let journal = try JournalVault.join(
-      at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
-      tryAgain: runtime.passphraseTryAgain
-    ) {
-      let passphrase = try runtime.askPassphrase(prompt: "The journal's passphrase: ")
-      runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
-      return passphrase
-    }
+    // This computer's record of a journal that was at this path before (set aside after its
+    // key changed on another device, say) does not apply to the one made now: under another
+    // key, it would read as damaged.
+    let record = VaultWitness.path(
+      vault: path, vaultID: header.vaultID, environment: runtime.context.environment)
+    if let record { unlink(record) }
+    let failure: any Error
     do {
-      return try JournalSync.join(journal, address: address, transport: transport)
-    } catch {
-      // The vault is here already: the next step is a sync, not another join.
-      Report.note(#"the journal was made at "\#(path)"; run "journal sync" to finish fetching it"#)
-      throw error
+      // Scoped, so that the vault is closed before anything is removed.
+      let journal = try JournalVault.join(
+        at: path, header: header, context: runtime.context, tries: runtime.passphraseTries,
+        tryAgain: runtime.passphraseTryAgain
+      ) {
+        let passphrase = try runtime.askPassphrase(prompt: "The journal's passphrase: ")
+        runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+        return passphrase
+      }
+      do {
+        return try JournalSync.join(
+          journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
+      } catch {
+        failure = error
+      }
     }
+    let cause = Diagnosis(failure)
+    guard cause.exitCode != .syncUnavailable else {
+      // The vault is here already: the next step is a sync, not another join.
+      throw AppError.syncJoinUnfinished(cause: cause, path: path)
+    }
+    // Nothing in it is the person's own: what the server's refused copy gave, if anything.
+    for file in [path, path + "-wal", path + "-shm", path + ".sync-lock"] { unlink(file) }
+    if let record { unlink(record) }
+    throw AppError.syncJoinRefused(cause: cause)
   }
 
   /// `journal sync`: push and pull now. The server's address is trusted only once checked:
@@ -58,24 +77,37 @@ public enum SyncCommands {
     let keys = AgentClient(environment: runtime.context.environment, vaultID: id)?.keys(
       vaultID: id)
     var connecting: Connecting?
-    if let keys, let tag = early.serverTag,
-      KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
-    {
+    if let keys, let tag = early.serverTag {
+      // An address whose tag the key does not confirm was put there by someone else.
+      guard KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
+      else { throw AppError.syncAddressChanged }
       connecting = Connecting(
-        try JournalSync.address(early.server, context: runtime.context),
-        library: library(runtime), batch: pullBatch(runtime))
+        try JournalSync.address(early.server, context: runtime.context), runtime)
     }
-    let journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
+    let journal: JournalVault
+    do {
+      journal = try runtime.openVault(opened: file, agent: .init(keys: keys))
+    } catch StoreError.tampered(.rows) {
+      // The ledger covers the address: said as what it is when this computer's record says
+      // the address is what changed.
+      if let seen = VaultWitness.recordedServer(
+        vault: try runtime.vaultPath(), vaultID: id, environment: runtime.context.environment),
+        seen != KeyedHash.unkeyed(Array(early.server.utf8))
+      {
+        throw AppError.syncAddressChanged
+      }
+      throw StoreError.tampered(.rows)
+    }
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
     let transport: any SyncTransport
     if let connecting, settings.server == early.server {
       transport = try connecting.transport()
     } else {
-      transport = try JournalSync.connect(
-        try JournalSync.address(settings.server, context: runtime.context),
-        library: library(runtime), batch: pullBatch(runtime))
+      transport = try connect(
+        try JournalSync.address(settings.server, context: runtime.context), runtime)
     }
-    return try JournalSync(journal: journal, transport: transport).sync(waiting: !background)
+    return try JournalSync(journal: journal, transport: transport).sync(
+      waiting: !background, stuckAfter: stuckAfter(runtime))
   }
 
   /// A connection made on another thread, waited for when needed.
@@ -85,9 +117,14 @@ public enum SyncCommands {
     private var result: Result<any SyncTransport, any Error>?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ address: ServerAddress, library: String, batch: Int) {
+    init(_ address: ServerAddress, _ runtime: Runtime) {
+      let library = SyncCommands.library(runtime)
+      let batch = SyncCommands.pullBatch(runtime)
+      let bounds = SyncCommands.bounds(runtime, address: address)
       DispatchQueue.global(qos: .userInitiated).async {
-        self.result = Result { try JournalSync.connect(address, library: library, batch: batch) }
+        self.result = Result {
+          try JournalSync.connect(address, library: library, batch: batch, bounds: bounds)
+        }
         self.done.signal()
       }
     }
@@ -102,14 +139,33 @@ public enum SyncCommands {
   /// `journal sync leave`: this vault stops syncing; what it agreed with the server is
   /// forgotten, so that `sync setup` (to this server or another) sends everything again.
   /// The server's copy stays. A keyed write: the ledger covers what sync agreed.
-  public static func leave(_ runtime: Runtime) throws -> String {
+  ///
+  /// With `deleting`, the server's copy is deleted first (every row and link of it, for every
+  /// device): for a passphrase that leaked, whose old key sealed all of it, or a server left
+  /// for good. Nothing here changes unless that succeeded. The address is trusted as any
+  /// sync trusts it: read after the vault's whole check.
+  public static func leave(_ runtime: Runtime, deleting: Bool = false) throws -> Left {
     // Said before any passphrase is asked; the file opened once for both.
     let file = try Vault.open(at: try runtime.vaultPath())
     guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
     let journal = try runtime.openVault(opened: file)
     guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    var deleted: Bool?
+    if deleting {
+      let transport = try connect(
+        try JournalSync.address(settings.server, context: runtime.context), runtime)
+      deleted = try JournalSync.deleteServerCopy(journal, transport: transport)
+    }
     try journal.syncStore.leaveSync()
-    return settings.server
+    return Left(server: settings.server, deleted: deleted)
+  }
+
+  /// What `sync leave` did.
+  public struct Left: Sendable, Equatable {
+    /// The server this journal synced with.
+    public let server: String
+    /// Whether the server's copy was deleted (false: it held none); nil when not asked.
+    public let deleted: Bool?
   }
 
   /// `journal sync status`, without the passphrase.
@@ -118,6 +174,12 @@ public enum SyncCommands {
   public static func status(_ runtime: Runtime) throws -> SyncStatus {
     let vault = try runtime.openLocked()
     guard var status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
+    if let holder = SyncLock.holder(try runtime.vaultPath() + ".sync-lock") {
+      let quiet = runtime.context.now().timeIntervalSince(holder.progress)
+      status.running = SyncStatus.Running(
+        pid: holder.pid, background: holder.background, started: holder.started,
+        quiet: max(Int(quiet), 0), stuck: Int(quiet * 1000) > stuckAfter(runtime))
+    }
     let id = vault.header.vaultID
     let environment = runtime.context.environment
     if let keys = AgentClient(environment: environment, vaultID: id)?.keys(vaultID: id),
@@ -146,6 +208,57 @@ public enum SyncCommands {
 
   /// The schema, for a hosting admin (`journal sync setup --print-schema`).
   public static var schemaSQL: String { SyncSchema.sql }
+
+  /// Connects to `address` as the runtime says (libpq's name, the pull batch, the bounds).
+  static func connect(_ address: ServerAddress, _ runtime: Runtime) throws -> any SyncTransport {
+    try JournalSync.connect(
+      address, library: library(runtime), batch: pullBatch(runtime),
+      bounds: bounds(runtime, address: address))
+  }
+
+  /// How long a sync waits for each thing (SyncBounds), connecting as long as the address
+  /// says. A debug build lets a test make them short (JOURNAL_DEBUG_SYNC_BOUNDS, as
+  /// `lock=500,answer=1500`, in milliseconds), so that no test waits out a real timeout.
+  static func bounds(_ runtime: Runtime, address: ServerAddress) -> SyncBounds {
+    var bounds = SyncBounds.standard
+    bounds.connect = address.connectTimeout
+    #if DEBUG
+      for (key, value) in debugBounds(runtime) {
+        switch key {
+        case "connect": bounds.connect = value
+        case "lock": bounds.lock = value
+        case "statement": bounds.statement = value
+        case "idle": bounds.idle = value
+        case "answer": bounds.answer = value
+        default: break
+        }
+      }
+    #endif
+    return bounds
+  }
+
+  /// How long a sync holding the lock may go without progress before it is taken for stuck
+  /// (debug builds: `stuck=` in JOURNAL_DEBUG_SYNC_BOUNDS).
+  static func stuckAfter(_ runtime: Runtime) -> Int {
+    #if DEBUG
+      if let value = debugBounds(runtime)["stuck"] { return value }
+    #endif
+    return JournalSync.stuckAfter
+  }
+
+  #if DEBUG
+    private static func debugBounds(_ runtime: Runtime) -> [String: Int] {
+      var bounds: [String: Int] = [:]
+      let text = runtime.context.environment["JOURNAL_DEBUG_SYNC_BOUNDS"] ?? ""
+      for pair in text.split(separator: ",") {
+        let parts = pair.split(separator: "=")
+        if parts.count == 2, let value = Int(parts[1]), value > 0 {
+          bounds[String(parts[0])] = value
+        }
+      }
+      return bounds
+    }
+  #endif
 
   /// How many rows a pull reads at a time; a debug build lets a test choose
   /// (JOURNAL_DEBUG_PULL_BATCH), so that a few sessions take many batches.

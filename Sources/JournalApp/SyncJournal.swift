@@ -22,6 +22,9 @@ public struct SyncReport: Sendable, Equatable {
   public var passphraseChanged = false
   /// Whether this device's new passphrase was sent.
   public var passphraseSent = false
+  /// Whether the server's tables are of an earlier version that this role may not bring up
+  /// to date (their admin can): they let other roles stop this journal's sync.
+  public var serverOutdated = false
 }
 
 /// What `journal sync status` shows; read without the key.
@@ -35,6 +38,19 @@ public struct SyncStatus: Sendable, Equatable {
   /// The sessions holding a text kept from another device's write at the same time; nil
   /// when they cannot be counted without asking for the passphrase (no agent holds the key).
   public var conflicted: [SessionID]?
+  /// A sync of this journal running on this computer now, if one is.
+  public var running: Running?
+
+  /// A sync running on this computer, as its lock tells it.
+  public struct Running: Sendable, Equatable {
+    public let pid: Int32
+    public let background: Bool
+    public let started: Date?
+    /// How long it has gone without progress, in seconds.
+    public let quiet: Int
+    /// Whether that is longer than any of its waits: it is stuck.
+    public let stuck: Bool
+  }
 }
 
 /// Sync through PostgreSQL (issue 19; SECURITY.md, "Sync"): setup, join, and one sync, over
@@ -56,6 +72,14 @@ public final class JournalSync {
   /// How often a sync pulls again when other devices push in between.
   static let attempts = 5
 
+  /// How long a sync holding this vault's lock may go without progress before another takes
+  /// it for stuck, in milliseconds: longer than any wait of a sync (SyncBounds.answer) by a
+  /// margin for the work in between.
+  public static let stuckAfter = SyncBounds.standard.answer + 15_000
+
+  /// The lock this sync holds, touched at every answer from the server.
+  private var lock: SyncLock?
+
   public init(journal: JournalVault, transport: any SyncTransport) {
     self.journal = journal
     self.transport = transport
@@ -67,11 +91,13 @@ public final class JournalSync {
 
   // MARK: - Connecting
 
-  /// Connects to the server at `address` (checked first) through libpq.
+  /// Connects to the server at `address` (checked first) through libpq, every wait bounded
+  /// by `bounds`.
   public static func connect(
-    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500
+    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500,
+    bounds: SyncBounds = .standard
   ) throws -> any SyncTransport {
-    try PostgresTransport(address.conninfo, library: library, batch: batch)
+    try PostgresTransport(address.conninfo, library: library, batch: batch, bounds: bounds)
   }
 
   /// The address as given, checked.
@@ -84,10 +110,11 @@ public final class JournalSync {
   /// Makes this vault the first on the server (creating the schema if the role may), and
   /// sends every session.
   public static func setup(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
+    stuckAfter: Int = JournalSync.stuckAfter
   ) throws -> SyncReport {
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
-    try prepareSchema(transport)
+    let current = try prepareSchema(transport)
     let vaultID = journal.unlockedKeys.vaultID
     let held = try transport.vaults()
     if held.contains(where: { $0 != vaultID }) { throw AppError.syncServerHasOther }
@@ -95,16 +122,25 @@ public final class JournalSync {
     let settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     try journal.syncStore.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync()
+    var report = try JournalSync(journal: journal, transport: transport).sync(
+      stuckAfter: stuckAfter)
+    report.serverOutdated = report.serverOutdated || !current
+    return report
   }
 
-  static func prepareSchema(_ transport: any SyncTransport) throws {
+  /// Makes the schema, or brings an earlier one up to date; false when it is of an earlier
+  /// version this role may not bring up to date.
+  @discardableResult
+  static func prepareSchema(_ transport: any SyncTransport) throws -> Bool {
     switch try transport.schemaVersion() {
     case nil: try transport.createSchema()
     case let version? where version > SyncSchema.version:
       throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
+    case let version? where version < SyncSchema.version:
+      return try transport.upgradeSchema()
     default: break
     }
+    return true
   }
 
   /// The key header of the one journal this role holds on the server (for `join`).
@@ -117,23 +153,44 @@ public final class JournalSync {
     guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
     guard let vaultID = vaults.first,
       let state = try transport.pull(
-        vaultID, links: .max, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
-    else { throw AppError.syncServerEmpty }
+        vaultID, links: 1, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
+    else { throw AppError.syncServerEmpty(role: transport.role) }
     guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
+      throw AppError.syncTampered(.changedHeader)
+    }
+    // Before any passphrase: the header must be the one the last link that set it names.
+    // (Not authenticated yet, as the key comes from the header; the chain is checked with it
+    // once joined. But a header the server damaged is named as such, not as a passphrase
+    // that does not open it.)
+    let named = state.links.compactMap { SyncLink(entry: $0.entry)?.header }.last
+    if let named, named != SyncLink.hash(state.header) {
       throw AppError.syncTampered(.changedHeader)
     }
     return header
   }
 
+  /// Deletes this journal's copy on the server; false when it held none. A server of a newer
+  /// schema is left alone.
+  static func deleteServerCopy(_ journal: JournalVault, transport: any SyncTransport) throws
+    -> Bool
+  {
+    guard let schema = try transport.schemaVersion() else { return false }
+    guard schema <= SyncSchema.version else {
+      throw AppError.syncServerNewer(found: schema, supported: SyncSchema.version)
+    }
+    return try transport.removeVault(journal.unlockedKeys.vaultID)
+  }
+
   /// A new device: with the vault just made from the server's header, fetches everything.
   public static func join(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport
+    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
+    stuckAfter: Int = JournalSync.stuckAfter
   ) throws -> SyncReport {
     var settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     settings.headerHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
     try journal.syncStore.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync()
+    return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
   }
 
   /// What `sync status` shows, without the key; nil when the vault does not sync.
@@ -148,13 +205,21 @@ public final class JournalSync {
   // MARK: - One sync
 
   /// Pulls, merges, pushes; what it did. A second sync of the vault on this computer waits
-  /// for the first, unless `waiting` is false (a background sync): then it does nothing.
-  public func sync(waiting: Bool = true) throws -> SyncReport {
-    guard let lock = try FileSafety.exclusiveLock(journal.path + ".sync-lock", wait: waiting)
+  /// for the first while it makes progress, unless `waiting` is false (a background sync):
+  /// then it does nothing. A holder with no progress for `stuckAfter` milliseconds is stuck
+  /// (SyncLock): a background one is ended and this sync takes over; another is reported.
+  public func sync(waiting: Bool = true, stuckAfter: Int = JournalSync.stuckAfter)
+    throws -> SyncReport
+  {
+    guard
+      let lock = try SyncLock.take(
+        journal.path + ".sync-lock", background: !waiting, stuckAfter: stuckAfter)
     else { return SyncReport() }
-    defer { close(lock) }
+    self.lock = lock
+    defer { self.lock = nil }
     var report = SyncReport()
     var attempts = 0
+    var upgraded = false
     while attempts < Self.attempts {
       guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
       // Fields changed here are stamped from the clock as it was before this sync read
@@ -164,6 +229,12 @@ public final class JournalSync {
         // Another journal changed a session meanwhile: merged again.
         attempts += 1
         continue
+      }
+      // A server of an earlier schema is brought up to date by a role that owns its tables,
+      // once, before this device writes to it.
+      if pulled.schema < SyncSchema.version && !upgraded {
+        upgraded = true
+        report.serverOutdated = try !transport.upgradeSchema()
       }
       switch try push(pulled, into: &report) {
       case .done: return report
@@ -205,6 +276,8 @@ public final class JournalSync {
   private struct Pulled {
     var settings: SyncSettings
     var counter: Int64
+    /// The server's schema version.
+    var schema: Int
   }
 
   // MARK: Pull
@@ -240,8 +313,16 @@ public final class JournalSync {
     guard
       let state = try transport.pull(
         keys.vaultID, links: max(start.seq, 1), rowsAfter: start.seq, passes: 2,
-        begin: { verified = try verifyChain($0, from: start) },
+        begin: {
+          lock?.beat()
+          // A server whose schema is newer than this journal knows is not written to.
+          if $0.schema > SyncSchema.version {
+            throw AppError.syncServerNewer(found: $0.schema, supported: SyncSchema.version)
+          }
+          verified = try verifyChain($0, from: start)
+        },
         rows: { pass, batch in
+          lock?.beat()
           guard let checked = verified, !refused else { return }
           if pass == 0 {
             for row in batch { seen.insert(try check(row, against: checked)) }
@@ -259,7 +340,7 @@ public final class JournalSync {
               batch, start: start, cipher: cipher, clock: &clock, report: &report)
           }
         })
-    else { throw AppError.syncTampered(.vaultGone) }
+    else { throw AppError.syncJournalNotOnServer(role: transport.role, read: start.seq) }
     guard let verified else { throw AppError.internalError("a pull without its chain") }
     if refused { return nil }
     try checkComplete(verified)
@@ -286,7 +367,7 @@ public final class JournalSync {
       }
     }
     guard state.counter != start.seq || newHeader != nil else {
-      return Pulled(settings: start, counter: state.counter)
+      return Pulled(settings: start, counter: state.counter, schema: state.schema)
     }
     // Last, in one transaction: the deletions, the header, and where this device now is.
     let removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
@@ -313,7 +394,7 @@ public final class JournalSync {
     total.conflicted += report.conflicted
     total.removedWithChanges += report.removedWithChanges
     total.passphraseChanged = total.passphraseChanged || report.passphraseChanged
-    return Pulled(settings: commit.settings, counter: state.counter)
+    return Pulled(settings: commit.settings, counter: state.counter, schema: state.schema)
   }
 
   /// Opens and merges one batch of checked rows into the sessions here, and writes it in one
@@ -370,7 +451,10 @@ public final class JournalSync {
       // Fields unchanged here since the last agreement simply take the server's value.
       let merged = SyncMerge.merge(
         local: try version(of: mine), base: mine.base?.base, incoming: theirs)
-      let clean = try record(merged) == base
+      // Agreed with the server only when it holds exactly this: a merge that took anything of
+      // this device's own (its later `updated` alone, say) is sent, or the devices would each
+      // keep their own while saying they are up to date.
+      let clean = try record(merged) == base && merged.session == theirs.session
       let changed = merged.session != mine.session
       if changed { counts.received += 1 }
       if Set(merged.session.conflicts) != Set(mine.session.conflicts),
@@ -449,7 +533,16 @@ public final class JournalSync {
     guard expected == state.counter + 1 else {
       throw AppError.syncTampered(.brokenChain(seq: expected))
     }
-    if let header = verified.header, !KeyedHash.same(SyncLink.hash(state.header), header) {
+    // The header is the one the last link that set it names; with none among the links read,
+    // the one this device agreed last. (Not when this device's passphrase changed since: it
+    // sends its own header next, and may have read another's without taking it. A device set
+    // up again has agreed none yet.)
+    let agreed =
+      SyncLink.hash(ServerHeader.encode(journal.file.header)) == start.headerHash
+      ? start.headerHash : nil
+    if let header = verified.header ?? agreed,
+      !KeyedHash.same(SyncLink.hash(state.header), header)
+    {
       throw AppError.syncTampered(.changedHeader)
     }
     return verified
@@ -515,8 +608,10 @@ public final class JournalSync {
       removed: outbox.removed.map(\.bytes), header: headerChanged ? headerBytes : nil)
     CrashPoint.reached("sync-before-push", environment: context.environment)
     guard try transport.push(keys.vaultID, expecting: pulled.counter, change) else {
+      lock?.beat()
       return .moved
     }
+    lock?.beat()
     CrashPoint.reached("sync-after-push", environment: context.environment)
     settings.seq = seq
     settings.head = tag

@@ -32,15 +32,41 @@ struct VaultWitness {
 
   /// The record of the vault file at `vault`; nil where there is no home to keep it in.
   init?(vault: String, environment: [String: String], keys: VaultKeys) {
+    guard let path = Self.path(vault: vault, vaultID: keys.vaultID, environment: environment)
+    else { return nil }
+    self.path = path
+    self.vaultID = keys.vaultID
+    self.key = keys.ledgerKey
+  }
+
+  /// Where the record of the vault file at `vault` is kept.
+  static func path(vault: String, vaultID: [UInt8], environment: [String: String]) -> String? {
     guard let directory = Self.directory(environment: environment) else { return nil }
     let real = realpath(vault, nil).map { pointer in
       defer { free(pointer) }
       return String(cString: pointer)
     }
     let place = Self.hex(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16)
-    self.path = directory + "/" + Self.hex(keys.vaultID) + "-" + place
-    self.vaultID = keys.vaultID
-    self.key = keys.ledgerKey
+    return directory + "/" + Self.hex(vaultID) + "-" + place
+  }
+
+  /// The BLAKE2b-256 of the sync server's address as this computer last saw it in the vault
+  /// (from the sync entries of its record), nil when it has none. Not authenticated: it only
+  /// chooses the words after the keyed check has refused the vault.
+  static func recordedServer(vault: String, vaultID: [UInt8], environment: [String: String])
+    -> [UInt8]?
+  {
+    guard let path = path(vault: vault, vaultID: vaultID, environment: environment),
+      let data = FileManager.default.contents(atPath: path), data.count >= size + 12
+    else { return nil }
+    let bytes = Array(data)
+    let counts = (0..<3).map { Int(number(bytes[size + 4 * $0..<size + 4 * $0 + 4])) }
+    let offset = size + 12 + counts[0] * 26 + counts[1] * 50 + counts[2] * 17
+    guard offset >= size + 12, offset + 4 <= bytes.count else { return nil }
+    let sync = bytes[(offset + 4)...]
+    // 0x04 ‖ device (16) ‖ seq (8) ‖ head (32) ‖ header hash (32) ‖ server's hash (32) ‖ …
+    guard sync.count >= 121, sync.first == 4 else { return nil }
+    return Array(sync.dropFirst(89).prefix(32))
   }
 
   static func directory(environment: [String: String]) -> String? {

@@ -1,30 +1,54 @@
 /// `SyncTransport` over PostgreSQL with libpq (SyncSchema's tables).
 public final class PostgresTransport: SyncTransport {
   private let connection: PostgresConnection
+  /// The server's schema version, as last read: a push of version 2 or later goes through
+  /// `journal_push`; one of version 1 (a server not brought up to date yet) writes itself.
+  private var schema: Int?
   /// Rows are read this many at a time (by id), so that a join of a large journal never
   /// holds more than a batch of them.
   private let batch: Int
 
-  /// Connects with a connection string or URL already checked by `ServerAddress`.
+  /// Connects with a connection string or URL already checked by `ServerAddress`; every
+  /// wait is bounded by `bounds`.
   public init(
-    _ conninfo: String, library: String = "libpq.so.5", batch: Int = 500
+    _ conninfo: String, library: String = "libpq.so.5", batch: Int = 500,
+    bounds: SyncBounds = .standard
   ) throws(SyncError) {
-    connection = try PostgresConnection(conninfo, library: library)
+    connection = try PostgresConnection(conninfo, library: library, bounds: bounds)
     self.batch = max(batch, 1)
   }
+
+  public var role: String { connection.role }
 
   public func schemaVersion() throws(SyncError) -> Int? {
     let exists = try connection.execute("SELECT to_regclass('journal_schema') IS NOT NULL")
     guard exists.values.first?.first??.first == 1 else { return nil }
     let rows = try connection.execute("SELECT version FROM journal_schema")
     guard let bytes = rows.values.first?.first ?? nil else { return nil }
-    return Int(Self.integer(bytes))
+    schema = Int(Self.integer(bytes))
+    return schema
   }
 
   public func createSchema() throws(SyncError) {
     // PostgreSQL's notices ("policy … does not exist, skipping") are not for the person.
     try connection.executeScript("SET client_min_messages TO warning")
     try connection.executeScript(SyncSchema.sql)
+    schema = SyncSchema.version
+  }
+
+  public func upgradeSchema() throws(SyncError) -> Bool {
+    try connection.executeScript("SET client_min_messages TO warning")
+    do {
+      try connection.executeScript(SyncSchema.upgrade)
+    } catch {
+      // The transaction the script began is left aborted: ended here.
+      try? connection.executeScript("ROLLBACK")
+      // Not the tables' owner: their admin brings them up to date.
+      if case .statement("42501", _) = error { return false }
+      throw error
+    }
+    schema = SyncSchema.version
+    return true
   }
 
   public func vaults() throws(SyncError) -> [[UInt8]] {
@@ -33,11 +57,26 @@ public final class PostgresTransport: SyncTransport {
   }
 
   public func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool {
-    try connection.execute(
+    if (schema ?? 0) >= 2 {
+      let added = try connection.execute(
+        "SELECT journal_add_vault($1::bytea, $2::bytea)", [vault, header])
+      return added.values.first?.first??.first == 1
+    }
+    return try connection.execute(
       """
       INSERT INTO journal_vault (vault_id, header) VALUES ($1::bytea, $2::bytea)
       ON CONFLICT DO NOTHING
       """, [vault, header]
+    ).affected == 1
+  }
+
+  public func removeVault(_ vault: [UInt8]) throws(SyncError) -> Bool {
+    if (schema ?? 0) >= 2 {
+      let removed = try connection.execute("SELECT journal_remove_vault($1::bytea)", [vault])
+      return removed.values.first?.first??.first == 1
+    }
+    return try connection.execute(
+      "DELETE FROM journal_vault WHERE vault_id = $1::bytea", [vault]
     ).affected == 1
   }
 
@@ -48,11 +87,16 @@ public final class PostgresTransport: SyncTransport {
     try connection.executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     var finished = false
     defer { if !finished { try? connection.executeScript("ROLLBACK") } }
+    // The schema's version with the vault's state, in the same round trip.
     let state = try connection.execute(
-      "SELECT counter, header FROM journal_vault WHERE vault_id = $1::bytea", [vault])
+      """
+      SELECT counter, header, (SELECT version FROM journal_schema)
+      FROM journal_vault WHERE vault_id = $1::bytea
+      """, [vault])
     guard let first = state.values.first, let counter = first[0], let header = first[1] else {
       return nil
     }
+    schema = first[2].map { Int(Self.integer($0)) }
     let links = try connection.execute(
       """
       SELECT seq, device, entry, tag FROM journal_link
@@ -63,7 +107,9 @@ public final class PostgresTransport: SyncTransport {
         seq: Self.integer(row[0] ?? []), device: row[1] ?? [], entry: row[2] ?? [],
         tag: row[3] ?? [])
     }
-    let read = ServerState(counter: Self.integer(counter), header: header, links: links)
+    let read = ServerState(
+      counter: Self.integer(counter), header: header, links: links,
+      schema: schema ?? SyncSchema.version)
     try begin(read)
     for pass in 0..<passes {
       try rowsOnce(vault, after: afterSeq) { try rows(pass, $0) }
@@ -96,6 +142,26 @@ public final class PostgresTransport: SyncTransport {
   }
 
   public func push(
+    _ vault: [UInt8], expecting counter: Int64, _ change: ServerChange
+  ) throws(SyncError) -> Bool {
+    guard (schema ?? 0) >= 2 else { return try pushWriting(vault, expecting: counter, change) }
+    // One statement: the journal's row is locked only while it runs.
+    let link = change.link
+    let pushed = try connection.execute(
+      """
+      SELECT journal_push($1::bytea, $2::bigint, $3::bigint, $4::bytea, $5::bytea, $6::bytea,
+        $7::bytea, $8::bytea[], $9::bytea[], $10::bytea[])
+      """,
+      [
+        vault, Self.bytes(counter), Self.bytes(link.seq), link.device, link.entry, link.tag,
+        change.header, Self.array(change.removed), Self.array(change.rows.map(\.id)),
+        Self.array(change.rows.map(\.body)),
+      ])
+    return pushed.values.first?.first??.first == 1
+  }
+
+  /// A push to a server of schema version 1, which lets the role write to the tables itself.
+  private func pushWriting(
     _ vault: [UInt8], expecting counter: Int64, _ change: ServerChange
   ) throws(SyncError) -> Bool {
     try connection.executeScript("BEGIN")
@@ -142,6 +208,19 @@ public final class PostgresTransport: SyncTransport {
     try connection.executeScript("COMMIT")
     finished = true
     return true
+  }
+
+  /// A bytea[] in PostgreSQL's binary format: dimensions, no NULLs, the element type (bytea,
+  /// 17), the length and lower bound (1), then each value's length and bytes; all integers 4
+  /// bytes, big-endian.
+  static func array(_ values: [[UInt8]]) -> [UInt8] {
+    func int32(_ value: Int) -> [UInt8] {
+      withUnsafeBytes(of: Int32(value).bigEndian) { Array($0) }
+    }
+    guard !values.isEmpty else { return int32(0) + int32(0) + int32(17) }
+    var out = int32(1) + int32(0) + int32(17) + int32(values.count) + int32(1)
+    for value in values { out += int32(value.count) + value }
+    return out
   }
 
   /// A bigint in PostgreSQL's binary format: 8 bytes, big-endian.

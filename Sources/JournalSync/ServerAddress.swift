@@ -11,6 +11,10 @@ public struct ServerAddress: Sendable, Equatable {
   public let given: String
   /// What libpq is handed: `given`, with `sslmode=verify-full` added where it is needed.
   public let conninfo: String
+  /// How long connecting may take, in milliseconds: the address's `connect_timeout` (or
+  /// `PGCONNECT_TIMEOUT`), in seconds, as libpq reads it (at least 2), else 10 s. journal keeps
+  /// it itself, as libpq does not when it is driven asynchronously.
+  public let connectTimeout: Int
 
   public init(_ text: String, environment: [String: String]) throws(SyncError) {
     let text = text.trimmingCharacters(in: .whitespaces)
@@ -57,8 +61,12 @@ public struct ServerAddress: Sendable, Equatable {
       conninfo = Self.adding("sslmode", "verify-full", to: conninfo, isURL: isURL)
     }
     // A server that does not answer is given up on after 10 s, unless the person chose.
-    if parts.keywords["connect_timeout"] == nil, environment["PGCONNECT_TIMEOUT"] == nil {
+    if let chosen = parts.keywords["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] {
+      let seconds = Int(chosen.trimmingCharacters(in: .whitespaces)) ?? 10
+      connectTimeout = seconds <= 0 ? SyncBounds.standard.connect : max(seconds, 2) * 1000
+    } else {
       conninfo = Self.adding("connect_timeout", "10", to: conninfo, isURL: isURL)
+      connectTimeout = SyncBounds.standard.connect
     }
     self.conninfo = conninfo
     given = text
@@ -73,7 +81,8 @@ public struct ServerAddress: Sendable, Equatable {
   /// Loopback addresses (`localhost`, 127.0.0.0/8 written as an address, ::1) and Unix-socket
   /// directories. A name that only starts like one (`127.example.org`) is not.
   static func isLocal(_ host: String) -> Bool {
-    let host = host.removingPercentEncoding ?? host
+    // Host names are case-insensitive: LOCALHOST is localhost, as the resolver takes it.
+    let host = (host.removingPercentEncoding ?? host).lowercased()
     if host.isEmpty || host.hasPrefix("/") || host.hasPrefix("@") || host == "localhost"
       || host == "::1" || host == "[::1]"
     {

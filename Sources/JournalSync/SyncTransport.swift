@@ -2,14 +2,21 @@
 /// types stay in this module). Everything handed over is ciphertext or authenticated
 /// bytes made on the devices; a transport adds no meaning to them.
 public protocol SyncTransport: AnyObject {
+  /// The role the server knows this device as (for messages).
+  var role: String { get }
   /// Whether the server has journal's schema, and its version (nil: none yet).
   func schemaVersion() throws(SyncError) -> Int?
   /// Creates the schema (SyncSchema.sql).
   func createSchema() throws(SyncError)
+  /// Brings a schema of an earlier version up to this one (SyncSchema.upgrade); false when
+  /// this role may not (it does not own the tables: their admin does it).
+  func upgradeSchema() throws(SyncError) -> Bool
   /// The vaults this person's role holds on the server: their ids.
   func vaults() throws(SyncError) -> [[UInt8]]
   /// Adds a vault with its key header and no changes; false when it is there already.
   func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool
+  /// Deletes the vault with every row and link of it; false when the server held none.
+  func removeVault(_ vault: [UInt8]) throws(SyncError) -> Bool
   /// Reads the vault's state and every link from `fromSeq` on (handed to `begin` first),
   /// then hands over every row written after `afterSeq` in batches, `passes` times over (the
   /// pass from 0), all as of one moment (one snapshot): a reader can check every row before
@@ -57,11 +64,16 @@ public struct ServerState: Sendable, Equatable {
   public let counter: Int64
   public let header: [UInt8]
   public let links: [ServerLink]
+  /// The server's schema version, read with the rest.
+  public let schema: Int
 
-  public init(counter: Int64, header: [UInt8], links: [ServerLink]) {
+  public init(
+    counter: Int64, header: [UInt8], links: [ServerLink], schema: Int = SyncSchema.version
+  ) {
     self.counter = counter
     self.header = header
     self.links = links
+    self.schema = schema
   }
 }
 

@@ -64,17 +64,25 @@ extension Journal {
         }
         return
       }
+      var syncs = false
       if recoveryCode || recoveryCodeFile != nil {
         try PassphraseCommands.recover(
           runtime, codeFile: recoveryCodeFile, newFile: newPassphraseFile, strength: kdf)
         Report.note("passphrase set with the recovery code; the code still works")
       } else {
-        try PassphraseCommands.change(runtime, newFile: newPassphraseFile, strength: kdf)
+        syncs = try PassphraseCommands.change(runtime, newFile: newPassphraseFile, strength: kdf)
       }
       // What passwd does, exactly: the same data key under a new passphrase.
-      Report.note("passphrase changed; the old one no longer opens this journal")
       Report.note(
-        "copies made before (backups, a copied journal) still open with the old passphrase")
+        "passphrase changed; the old one no longer opens this journal" + (syncs ? " here" : ""))
+      if syncs {
+        Report.note(
+          #"the next "journal sync" sends it; each other device takes it at its own next "#
+            + "sync, and opens with the old one until then")
+      }
+      Report.note(
+        "copies made before (backups, a copied journal"
+          + (syncs ? ", the sync server's" : "") + ") still open with the old passphrase")
     }
   }
 }

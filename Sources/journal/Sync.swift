@@ -51,10 +51,27 @@ extension Journal {
 
       @OptionGroup var options: GlobalOptions
 
+      @Flag(
+        help: """
+          Also delete this journal from the server, for every device: before "journal passwd \
+          --new-key", or when leaving the server for good.
+          """)
+      var deleteServerCopy = false
+
       func run() throws {
         let runtime = try Runtime(options)
-        let server = try SyncCommands.leave(runtime)
-        Report.note("this journal no longer syncs here; \(server) keeps its copy")
+        let left = try SyncCommands.leave(runtime, deleting: deleteServerCopy)
+        switch left.deleted {
+        case nil:
+          Report.note("this journal no longer syncs here; \(left.server) keeps its copy")
+        case true?:
+          Report.note(
+            "this journal no longer syncs here, and its copy on \(left.server) was deleted; "
+              + "your other devices find it gone at their next sync")
+        case false?:
+          Report.note(
+            "this journal no longer syncs here; \(left.server) held no copy of it to delete")
+        }
       }
     }
 
@@ -151,11 +168,9 @@ extension Journal {
       func run() throws {
         let runtime = try Runtime(options)
         let status = try SyncCommands.status(runtime)
+        let format = DisplayFormat(timeZone: runtime.context.timeZone)
         var out = "server: \(status.server)\n"
-        out +=
-          "last sync: "
-          + (status.lastSync.map { DisplayFormat(timeZone: runtime.context.timeZone).dateTime($0) }
-            ?? "not yet") + "\n"
+        out += "last sync: " + (status.lastSync.map { format.dateTime($0) } ?? "not yet") + "\n"
         out +=
           "waiting to be sent: \(counted(status.pendingSessions, "session"))"
           + (status.pendingRemovals > 0 ? ", \(counted(status.pendingRemovals, "deletion"))" : "")
@@ -172,6 +187,21 @@ extension Journal {
           out += "texts kept from another device: unlock (journal unlock) to count them\n"
         }
         out += "background sync: \(status.background ? "on" : "off")\n"
+        if let running = status.running {
+          out +=
+            "running here: "
+            + (running.background ? "a background sync" : "another journal sync")
+            + " (process \(running.pid))"
+            + (running.started.map { ", started " + format.dateTime($0) } ?? "")
+        }
+        if let running = status.running, running.stuck {
+          out +=
+            ", no progress for \(counted(running.quiet, "second")): "
+            + (running.background
+              ? #"the next "journal sync" ends it and takes over"#
+              : "stopped (Ctrl-Z?) or stuck")
+        }
+        if status.running != nil { out += "\n" }
         try Runtime.output(out)
       }
     }
@@ -253,7 +283,17 @@ enum SyncLines {
     if report.passphraseChanged {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }
-    if report.passphraseSent { out += "the new passphrase now opens the journal on every device\n" }
+    if report.passphraseSent {
+      out +=
+        "the new passphrase was sent: each other device takes it at its next sync, "
+        + "and opens with the old one until then\n"
+    }
+    if report.serverOutdated {
+      Report.note(
+        "the server's tables are of an earlier version, which lets other roles there stop "
+          + #"this journal's sync; whoever runs the server can update them with "journal sync "#
+          + #"setup --print-schema""#)
+    }
     try Runtime.output(out)
   }
 }

@@ -91,16 +91,33 @@ struct DiagnosisTests {
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
     AppError.internalError("test"), AppError.wrongPassphrases(tries: 3),
-    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty,
+    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty(role: "me"),
     AppError.syncServerSeveral(count: 2), AppError.syncServerNewer(found: 2, supported: 1),
     AppError.syncTampered(.rolledBack(seen: 9, shown: 7)), AppError.syncTampered(.forked(seq: 3)),
     AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
     AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
-    AppError.syncTampered(.vaultGone), AppError.syncKeptMoving, AppError.syncNewKey,
+    AppError.syncJournalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
+    AppError.syncJoinRefused(cause: Diagnosis(AppError.syncTampered(.changedHeader))),
+    AppError.syncJoinUnfinished(
+      cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
+    AppError.syncKeptMoving, AppError.syncNewKey,
+    AppError.syncLockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
-    SyncError.connection(message: "connection to server at \"db\" failed: timeout expired"),
-    SyncError.statement(sqlState: "42501", message: "permission denied for table journal_row"),
+    SyncError.connection(.unreachable(said: ServerText("could not translate host name"))),
+    SyncError.connection(.noPassword(role: "me")),
+    SyncError.connection(.passwordRefused(role: "me")),
+    SyncError.connection(.roleRefused(role: "me", said: ServerText("no pg_hba.conf entry"))),
+    SyncError.connection(.noDatabase(name: "journal")),
+    SyncError.connection(.refused(sqlState: "53300", said: ServerText("too many clients"))),
+    SyncError.statement(sqlState: "42501", said: ServerText("permission denied")),
+    SyncError.statement(sqlState: "42P01", said: ServerText("relation does not exist")),
+    SyncError.statement(sqlState: "XX000", said: ServerText("internal error")),
+    SyncError.cut(said: ServerText("server closed the connection unexpectedly")),
+    SyncError.waited(.connecting, milliseconds: 10_000),
+    SyncError.waited(.answer, milliseconds: 45_000), SyncError.waited(.lock, milliseconds: 1500),
+    SyncError.waited(.statement, milliseconds: 30_000),
+    SyncError.waited(.quietHere, milliseconds: 30_000),
     SyncError.badAddress(reason: .unreadable), SyncError.badAddress(reason: .password),
     SyncError.badAddress(reason: .weakTLS(mode: "require")),
     AppError.notSavedDraftKept(
@@ -145,8 +162,8 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 65)
-    #expect(names["SyncError"]?.count == 4)
+    #expect(names["AppError"]?.count == 70)
+    #expect(names["SyncError"]?.count == 6)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -288,18 +305,23 @@ struct DiagnosisTests {
     case .outputExists: .notAllowed
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
-    case .notSavedDraftKept(let cause, _): cause.exitCode
+    case .notSavedDraftKept(let cause, _), .syncJoinRefused(let cause),
+      .syncJoinUnfinished(let cause, _):
+      cause.exitCode
     case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
-    case .syncServerEmpty, .noConflicts: .notFound
+    case .noConflicts: .notFound
+    case .syncServerEmpty: .notAllowed
+    case .syncJournalNotOnServer: .syncUnavailable
+    case .syncAddressChanged: .tampered
     case .syncServerNewer, .syncNewerData: .newerFormat
     case .syncTampered: .tampered
-    case .syncKeptMoving: .syncUnavailable
+    case .syncKeptMoving, .syncLockStuck: .syncUnavailable
     }
   }
 
   static func expected(_ error: SyncError) -> ExitCode {
     switch error {
-    case .clientLibraryMissing, .connection, .statement: .syncUnavailable
+    case .clientLibraryMissing, .connection, .statement, .cut, .waited: .syncUnavailable
     case .badAddress: .usage
     }
   }

@@ -20,7 +20,10 @@ struct SyncTransportTests {
     var secondPass: (([ServerRow]) -> [ServerRow])?
 
     func schemaVersion() throws(SyncError) -> Int? { SyncSchema.version }
+    let role = "memory"
     func createSchema() throws(SyncError) {}
+    func upgradeSchema() throws(SyncError) -> Bool { true }
+    func removeVault(_ vault: [UInt8]) throws(SyncError) -> Bool { false }
     func vaults() throws(SyncError) -> [[UInt8]] { vault.map { [$0] } ?? [] }
 
     func addVault(_ vault: [UInt8], header: [UInt8]) throws(SyncError) -> Bool {

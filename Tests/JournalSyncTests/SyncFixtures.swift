@@ -16,6 +16,11 @@ final class TestServer {
   let database: String
   let url: String
   let pgpass: String
+  let host: String
+  let port: UInt16
+  private let password: String
+  /// The admin's connection string for this test's database.
+  let adminConninfo: String
   /// The admin, connected to this test's database: the hostile server's hand.
   let tables: PostgresConnection
 
@@ -28,18 +33,66 @@ final class TestServer {
       }, uniquingKeysWith: { $1 })
     role = "journal_\(name)_role"
     database = "journal_\(name)"
-    let password = UUID().uuidString
+    password = UUID().uuidString
     let admin = try PostgresConnection(base)
     try admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
     try admin.execute("DROP ROLE IF EXISTS \(role)")
     try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
     try admin.execute("CREATE DATABASE \(database) OWNER \(role)")
-    let host = pairs["host"] ?? "127.0.0.1"
-    let port = pairs["port"] ?? "5432"
+    host = pairs["host"] ?? "127.0.0.1"
+    port = UInt16(pairs["port"] ?? "") ?? 5432
     pgpass = home.write("pgpass", "\(host):\(port):\(database):\(role):\(password)\n")
     url = "postgres://\(role)@\(host):\(port)/\(database)"
-    tables = try PostgresConnection(
-      base.replacingOccurrences(of: "dbname=postgres", with: "dbname=\(database)"))
+    adminConninfo = base.replacingOccurrences(of: "dbname=postgres", with: "dbname=\(database)")
+    tables = try PostgresConnection(adminConninfo)
+  }
+
+  /// The address of this server through something listening on another port of 127.0.0.1
+  /// (a proxy), without TLS, so that the proxy sees PostgreSQL's messages.
+  func url(port other: UInt16) -> String {
+    "postgres://\(role)@127.0.0.1:\(other)/\(database)?sslmode=disable&gssencmode=disable"
+  }
+
+  /// The person's role's own connection string for this test's database.
+  var roleConninfo: String {
+    "host=\(host) port=\(port) dbname=\(database) user=\(role) password=\(password)"
+  }
+
+  /// Another login role on this server: its name and password.
+  func addRole(_ name: String) throws -> (name: String, password: String) {
+    let admin = try PostgresConnection(adminConninfo)
+    let other = "journal_\(name)_other"
+    let secret = UUID().uuidString
+    try admin.execute("DROP ROLE IF EXISTS \(other)")
+    try admin.execute("CREATE ROLE \(other) LOGIN PASSWORD '\(secret)'")
+    return (other, secret)
+  }
+
+  /// Another role on this server, with a connection of its own to this test's database.
+  func otherRole(_ name: String) throws -> PostgresConnection {
+    let (other, secret) = try addRole(name)
+    return try PostgresConnection(
+      "host=\(host) port=\(port) dbname=\(database) user=\(other) password=\(secret)")
+  }
+
+  /// A pgpass file with these lines for this server's database, one per role.
+  func pgpass(_ name: String, roles: [(name: String, password: String)]) -> String {
+    home.write(
+      name, roles.map { "\(host):\(port):\(database):\($0.name):\($0.password)\n" }.joined())
+  }
+
+  /// The role's own line, as `pgpass(_:roles:)` takes it.
+  var login: (name: String, password: String) { (role, password) }
+
+  /// The server's schema version.
+  func schemaVersion() throws -> Int64 { try count("SELECT version::bigint FROM journal_schema") }
+
+  /// A pgpass file with the role's password for this server and for `port` too.
+  func pgpass(alsoFor other: UInt16) -> String {
+    home.write(
+      "pgpass-\(other)",
+      "\(host):\(port):\(database):\(role):\(password)\n"
+        + "127.0.0.1:\(other):\(database):\(role):\(password)\n")
   }
 
   /// One number from the server's tables.
@@ -60,19 +113,40 @@ final class Device {
   let server: TestServer?
   static let passphrase = "a calm and private passphrase"
 
-  init(_ server: TestServer?, passphrase: String = Device.passphrase) {
+  init(_ server: TestServer?, passphrase: String = Device.passphrase, pgpass: String? = nil) {
     self.server = server
     passphraseFile = home.write("passphrase", passphrase + "\n")
     // A runtime directory of its own: `journal lock` locks every agent in it, and devices of
     // tests running at once must not lock each other's.
     var extra = ["JOURNAL_PASSPHRASE_FILE": passphraseFile, "XDG_RUNTIME_DIR": runtime.path]
-    if let server { extra["PGPASSFILE"] = server.pgpass }
+    if let pgpass = pgpass ?? server?.pgpass { extra["PGPASSFILE"] = pgpass }
     cli = CLI(home: home.path, extra: extra)
   }
 
   @discardableResult
   func run(_ arguments: String..., extra: [String: String] = [:]) -> CLI.Result {
     cli.run(arguments, extra: extra)
+  }
+
+  /// Starts `journal arguments…` and leaves it running.
+  func start(_ arguments: String..., extra: [String: String] = [:]) -> Spawned {
+    let process = Spawned(
+      arguments: [CLI.binary] + arguments, environment: cli.environment.merging(extra) { $1 },
+      terminal: false)
+    process.closeInput()
+    return process
+  }
+
+  /// Runs `journal arguments…`, ended after `timeout` seconds if it has not ended by then (a
+  /// wait with no bound fails its test instead of hanging the run).
+  func run(_ arguments: String..., timeout: TimeInterval, extra: [String: String] = [:])
+    -> CLI.Result
+  {
+    let process = Spawned(
+      arguments: [CLI.binary] + arguments, environment: cli.environment.merging(extra) { $1 },
+      terminal: false)
+    process.closeInput()
+    return process.wait(timeout: timeout)
   }
 
   /// A result expected to succeed.
