@@ -27,7 +27,8 @@ enum KeyChange {
     // old record (if it reads under the old key) has been compared with the vault.
     let witness = VaultWitness(vault: path, environment: environment, keys: rotation.new)
     let recordNow = {
-      if let stamp = try vault.ledgerStamp() { try witness?.record(stamp) }
+      // With the entries, so that a session removed later is named, not only noticed.
+      if let stamp = try vault.ledgerStampWithRows() { try witness?.record(stamp) }
     }
     // The record is under the new key once a change has begun (and recorded), else under the
     // old: either way, a vault older than it is refused before anything is written.

@@ -285,7 +285,9 @@ public struct Runtime {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+      let count = chunk.withUnsafeMutableBytes {
+        Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count)
+      }
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else { throw AppError.stdinUnreadable }
       if count == 0 { break }

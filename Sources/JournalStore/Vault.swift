@@ -213,6 +213,19 @@ public final class Vault {
     try read { db in try Ledger.stamp(db) }
   }
 
+  /// The ledger's stamp with the entries its tag covers, read together (no key needed, nothing
+  /// checked; the entries only for a vault small enough that a record keeps them): for this
+  /// computer's record after a write it did not make through a store (a key change), so that
+  /// a later deletion can still be named.
+  public func ledgerStampWithRows() throws -> LedgerStamp? {
+    try read { db in
+      guard let stamp = try Ledger.stamp(db) else { return nil }
+      let rows = try Ledger.View.read(db).rows
+      let kept = rows.sessions.count / LedgerRows.sessionBytes <= Ledger.keepEntries
+      return LedgerStamp(generation: stamp.generation, tag: stamp.tag, rows: kept ? rows : nil)
+    }
+  }
+
   /// The entries the ledger's tag covers, as the rows are now (no key needed, nothing
   /// checked): to tell which sessions differ from what a witness saw.
   public func ledgerRows() throws -> LedgerRows {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 import JournalTestSupport
 import Testing
 
@@ -25,6 +26,21 @@ struct KeyChangeTests {
     return
       #"{"format": "journal-export", "version": 1, "exported": "2026-11-21T10:00:00Z", "sessions": ["#
       + rows.joined(separator: ",\n") + "]}"
+  }
+
+  /// After a key change this computer's record still holds the entries, so a session
+  /// removed from the file afterwards is named, not only noticed (issue 31).
+  @Test func removedAfterAChangeIsNamed() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    _ = f.new()
+    let newFile = f.home.write("new", "a new and longer passphrase\n")
+    chmod(newFile, 0o600)
+    #expect(f.run("passwd", "--new-key", "--new-passphrase-file", newFile).status == 0)
+    try f.tamper("DELETE FROM session WHERE id LIKE ?", [id + "%"])
+    let refused = f.run("list", extra: ["JOURNAL_PASSPHRASE_FILE": newFile])
+    #expect(refused.status == 12, "\(refused)")
+    #expect(refused.stderr.contains(#"session "\#(id)" is missing"#), "\(refused.stderr)")
   }
 
   /// The new passphrase opens it, the old one no longer; a backup made before still opens
