@@ -165,8 +165,11 @@ public final class Spawned: @unchecked Sendable {
     thread.start()
   }
 
-  /// Types `text` (on the terminal) or writes it to stdin.
+  /// Types `text` (on the terminal) or writes it to stdin. A child that stopped reading
+  /// (journal refuses an over-long input without reading the rest) ends the write, never the
+  /// test process: SIGPIPE is ignored here, so the write fails with EPIPE instead.
   public func write(_ text: String) {
+    Self.ignoreBrokenPipes
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
@@ -179,6 +182,8 @@ public final class Spawned: @unchecked Sendable {
       offset += written
     }
   }
+
+  private static let ignoreBrokenPipes: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
   public func closeInput() {
     close(input)
