@@ -152,9 +152,10 @@ public struct Runtime {
       )
     }
     if journal.sealingKeyRepaired {
-      Report.error(
-        "the key this journal seals new writing to had been changed; it is set right again",
-        hint: "what was sealed to the other key cannot be opened here; check who can write "
+      Report.note(
+        "the key this journal seals new writing to had been changed; it is set right again")
+      Report.hint(
+        "what was sealed to the other key cannot be opened here; check who can write "
           + "the journal's files")
     }
     let opened = journal.openedAdditions
@@ -165,25 +166,28 @@ public struct Runtime {
           + ids(opened.added))
     }
     for kept in opened.keptApart {
-      Report.error(
+      Report.note(
         #"a session written without the passphrase claimed the id of session "\#(kept.claimed.short)"; "#
-          + #"it was kept apart as "\#(kept.keptAs.short)""#,
-        hint: #"your session is untouched; "journal show \#(kept.keptAs.short)" reads the other, "#
+          + #"it was kept apart as "\#(kept.keptAs.short)""#)
+      Report.hint(
+        #"your session is untouched; "journal show \#(kept.keptAs.short)" reads the other, "#
           + "marked as added without the passphrase")
     }
     if !opened.updated.isEmpty {
       Report.note("opened later fields written without the passphrase for " + ids(opened.updated))
     }
     for id in opened.damaged {
-      Report.error(
-        #"something written without the passphrase for session "\#(id.short)" did not open"#,
-        hint: "it was altered or damaged and has been removed; the others opened")
+      Report.note(
+        #"something written without the passphrase for session "\#(id.short)" did not open"#)
+      Report.hint(
+        "it was altered or damaged and has been removed; the others opened")
     }
     if opened.unnamed > 0 {
-      Report.error(
+      Report.note(
         "\(counted(opened.unnamed, "addition")) written without the passphrase named no session "
-          + "and \(opened.unnamed == 1 ? "was" : "were") removed",
-        hint: "the vault file was edited; check who can write it")
+          + "and \(opened.unnamed == 1 ? "was" : "were") removed")
+      Report.hint(
+        "the vault file was edited; check who can write it")
     }
     for id in opened.orphaned {
       Report.note(

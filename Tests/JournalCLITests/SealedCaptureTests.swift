@@ -128,7 +128,7 @@ import Testing
     #expect(listed.status == 0, "\(listed)")
     #expect(
       listed.stderr.contains(
-        "journal: error: something written without the passphrase for session \"\(bad)\" did not open"
+        "journal: something written without the passphrase for session \"\(bad)\" did not open"
       ))
     #expect(listed.stdout.contains(good))
     #expect(!listed.stdout.contains(bad))
