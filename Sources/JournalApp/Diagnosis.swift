@@ -299,7 +299,9 @@ public struct Diagnosis: Equatable, Sendable {
     case .wrongPassphrase:
       return Diagnosis(
         message: "the passphrase does not open this vault",
-        hint: "check the passphrase and try again; nothing was changed", exitCode: .wrongPassphrase)
+        hint: "check the passphrase and try again; if it is right, the vault's header was "
+          + "damaged or changed (restore it from a backup); nothing was changed",
+        exitCode: .wrongPassphrase)
     case .wrongRecoveryCode:
       return Diagnosis(
         message: "the recovery code does not open this journal",

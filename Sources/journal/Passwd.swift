@@ -80,9 +80,17 @@ extension Journal {
           #"the next "journal sync" sends it; each other device takes it at its own next "#
             + "sync, and opens with the old one until then")
       }
+      // The data key is the same (nothing was re-encrypted): an old copy and the old
+      // passphrase give it, and it reads what is written from now on too.
       Report.note(
         "copies made before (backups, a copied journal"
-          + (syncs ? ", the sync server's" : "") + ") still open with the old passphrase")
+          + (syncs ? ", the sync server's" : "") + ") still open with the old passphrase, and "
+          + "with them the same key reads everything written from now on")
+      Report.note(
+        syncs
+          ? #"if the old passphrase may have leaked, follow the guide's "A passphrase that leaked""#
+          : #"if the old passphrase may have leaked, "journal passwd --new-key" changes the key "#
+            + "itself")
     }
   }
 }

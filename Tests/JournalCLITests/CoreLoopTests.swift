@@ -298,13 +298,15 @@ import Testing
       changed.stderr
         == "journal: passphrase changed; the old one no longer opens this journal\n"
         + "journal: copies made before (backups, a copied journal) still open with the old "
-        + "passphrase\n")
+        + "passphrase, and with them the same key reads everything written from now on\n"
+        + #"journal: if the old passphrase may have leaked, "journal passwd --new-key" changes "#
+        + "the key itself\n")
     let old = f.run("list")
     #expect(old.status == 4)
     #expect(
       old.stderr == """
         journal: error: the passphrase does not open this vault
-        journal: hint: check the passphrase and try again; nothing was changed
+        journal: hint: check the passphrase and try again; if it is right, the vault's header was damaged or changed (restore it from a backup); nothing was changed
 
         """)
     let withNew = f.run("show", id, "--json", extra: ["JOURNAL_PASSPHRASE_FILE": newFile])
