@@ -554,8 +554,37 @@ public final class Vault {
         sql: """
           ALTER TABLE ledger ADD COLUMN construction INTEGER NOT NULL DEFAULT 1
             CHECK (construction IN (1, 2));
-          UPDATE vault SET format_version = 11;
           """)
+      // The v10 migration was edited three times before it was frozen: a vault migrated by
+      // an earlier edit lacks what a later one added, and today's code could not sync it.
+      // What is missing is made here (a vault of the last edit gains nothing). Sync state of
+      // the first two edits (no generation per agreed row) was sealed in a way no longer
+      // read, and no ledger covered it: it is forgotten, and `journal sync setup` with the
+      // same server joins again (taking the header the other devices hold).
+      let rowColumns = try db.columns(in: "sync_row").map(\.name)
+      if !rowColumns.contains("generation") {
+        try db.execute(
+          sql: """
+            DELETE FROM sync;
+            DROP TABLE sync_row;
+            CREATE TABLE sync_row (
+              id TEXT NOT NULL PRIMARY KEY
+                CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'),
+              revision INTEGER NOT NULL,
+              generation INTEGER NOT NULL CHECK (generation >= 1),
+              base BLOB NOT NULL
+            );
+            CREATE INDEX sync_row_revision ON sync_row (id, revision, generation);
+            """)
+      }
+      if try !db.columns(in: "sync").map(\.name).contains("server_tag") {
+        try db.execute(
+          sql: """
+            ALTER TABLE sync ADD COLUMN server_tag BLOB
+              CHECK (server_tag IS NULL OR length(server_tag) = 32);
+            """)
+      }
+      try db.execute(sql: "UPDATE vault SET format_version = 11")
     }
     return migrator
   }()

@@ -101,4 +101,69 @@ struct FormatElevenTests {
     try queue.close()
     #expect(throws: StoreError.damagedStructure(path: f.path)) { try Vault.open(at: f.path) }
   }
+
+  /// The v10 migration was edited three times before it was frozen (issue 34): a vault
+  /// migrated by the third edit (no `server_tag`) opens and keeps its sync state; one by the
+  /// first two (no generation per agreed row, not covered by the ledger) opens with its sync
+  /// state forgotten, ready for `journal sync setup` again.
+  @Test(arguments: [false, true]) func earlierShapesOfFormatTen(withoutGeneration: Bool) throws {
+    let f = try StoreFixture()
+    try f.store.upsert(try f.session(seed: 3))
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(
+        sql: """
+          DELETE FROM grdb_migrations WHERE identifier LIKE 'v11:%';
+          ALTER TABLE ledger DROP COLUMN construction;
+          UPDATE vault SET format_version = 10;
+          DROP TABLE sync;
+          CREATE TABLE sync (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            server TEXT NOT NULL,
+            device BLOB NOT NULL CHECK (length(device) = 16),
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            head BLOB CHECK (head IS NULL OR length(head) = 32),
+            header_hash BLOB CHECK (header_hash IS NULL OR length(header_hash) = 32),
+            clock_time INTEGER NOT NULL CHECK (clock_time >= 0),
+            clock_counter INTEGER NOT NULL CHECK (clock_counter >= 0),
+            last_sync INTEGER,
+            background INTEGER NOT NULL CHECK (background IN (0, 1))
+          );
+          """)
+      let ledger = Ledger(vaultID: f.keys.vaultID, key: f.keys.ledgerKey)
+      let generation = try #require(try Int64.fetchOne(db, sql: "SELECT generation FROM ledger"))
+      if withoutGeneration {
+        // The first two edits: their ledger covered no sync state at all.
+        let (_, tag) = try ledger.tagged(db, generation: UInt64(generation), settings: false)
+        try db.execute(sql: "UPDATE ledger SET tag = ?", arguments: [Data(tag)])
+        try db.execute(
+          sql: """
+            DROP TABLE sync_row;
+            CREATE TABLE sync_row (id TEXT NOT NULL PRIMARY KEY, revision INTEGER NOT NULL,
+              base BLOB NOT NULL);
+            INSERT INTO sync_row VALUES ('\(String(repeating: "3", count: 32))', 1, x'00');
+            """)
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO sync (singleton, server, device, seq, clock_time, clock_counter, background)
+          VALUES (1, 'host=sync.example.net', zeroblob(16), 4, 0, 0, 0)
+          """)
+      if !withoutGeneration {
+        let (_, tag) = try ledger.tagged(db, generation: UInt64(generation), settings: false)
+        try db.execute(sql: "UPDATE ledger SET tag = ?", arguments: [Data(tag)])
+      }
+    }
+    try queue.close()
+    let vault = try Vault.open(at: f.path)
+    let store = try vault.sessions(keys: f.keys, random: f.random)
+    #expect(try store.summaries().sessions.count == 1)
+    let settings = try vault.syncSettings()
+    if withoutGeneration {
+      #expect(settings == nil)
+    } else {
+      #expect(settings?.server == "host=sync.example.net")
+      #expect(settings?.seq == 4)
+    }
+  }
 }
