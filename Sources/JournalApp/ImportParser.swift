@@ -133,7 +133,7 @@ public struct ImportParser {
       throw JSONStream.Failure.syntax(line: stream.line, column: stream.column)
     }
     if format as? String == Export.formatName {
-      guard let version = version as? Int else {
+      guard let version = version.flatMap(Self.wholeNumber) else {
         throw AppError.importRefused(place: "version", reason: "is missing or not a number")
       }
       guard version <= Export.version else {
@@ -235,6 +235,15 @@ public struct ImportParser {
     }
   }
 
+  /// A JSON whole number, and only that: Foundation hands `true` and `false` over as numbers
+  /// too (and `as? Int` reads `true` as 1), so a boolean, like a fraction or text, is not one.
+  static func wholeNumber(_ value: Any) -> Int? {
+    guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
+      number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e15
+    else { return nil }
+    return number.intValue
+  }
+
   static func session(_ f: [String: Any], place: String) throws -> Session {
     typealias Key = SessionDocument.Key
     func refuse(_ field: Key, _ reason: String) -> AppError {
@@ -257,13 +266,13 @@ public struct ImportParser {
     }
     func mood(_ field: Key, required: Bool) throws -> Mood? {
       switch f[field.rawValue] {
-      case let number as Int:
-        guard let mood = Mood(number) else { throw refuse(field, "\(number) is outside 1 to 10") }
-        return mood
       case nil, is NSNull:
         if required { throw refuse(field, "is missing") }
         return nil
-      default: throw refuse(field, "is not a whole number")
+      case let value?:
+        guard let number = wholeNumber(value) else { throw refuse(field, "is not a whole number") }
+        guard let mood = Mood(number) else { throw refuse(field, "\(number) is outside 1 to 10") }
+        return mood
       }
     }
     func text(_ field: Field, _ key: Key, multiline: Bool) throws -> String? {

@@ -139,6 +139,21 @@ struct ImportParserTests {
     #expect(
       refusal(document(wrongType))
         == .importRefused(place: "sessions[0].mood_before", reason: "is not a whole number"))
+    // JSON's true and false are not numbers, though Foundation hands them over as such.
+    for value: Any in [true, false, 5.5] {
+      var boolean = valid
+      boolean["mood_before"] = value
+      #expect(
+        refusal(document(boolean))
+          == .importRefused(place: "sessions[0].mood_before", reason: "is not a whole number"),
+        "\(value)")
+    }
+    let trueVersion: [String: Any] = [
+      "format": "journal-export", "version": true, "sessions": [valid],
+    ]
+    #expect(
+      refusal(try JSONSerialization.data(withJSONObject: trueVersion))
+        == .importRefused(place: "version", reason: "is missing or not a number"))
     var outOfRange = valid
     outOfRange["mood_after"] = 11
     #expect(
