@@ -24,8 +24,7 @@ public final class TemporaryDirectory {
   @discardableResult
   public func write(_ name: String, _ text: String, mode: mode_t = 0o600) -> String {
     let target = file(name)
-    _ = FileManager.default.createFile(atPath: target, contents: Data(text.utf8))
-    chmod(target, mode)
+    writeFile(target, text, mode: mode)
     return target
   }
 
@@ -43,4 +42,23 @@ public final class TemporaryDirectory {
     }
     return out
   }
+}
+
+/// Writes `text` to the file at `path` (created or truncated) with `mode`, through a
+/// descriptor that is closed on exec. FileManager's writes keep theirs open across a fork: a
+/// child started meanwhile by a test running in parallel held a script open for writing,
+/// and running that script then failed with ETXTBSY (a flake seen in CI).
+public func writeFile(_ path: String, _ text: String, mode: mode_t = 0o600) {
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+  precondition(fd >= 0, "cannot write \(path): \(String(cString: strerror(errno)))")
+  let bytes = Array(text.utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    if written < 0 && errno == EINTR { continue }
+    precondition(written > 0, "cannot write \(path): \(String(cString: strerror(errno)))")
+    offset += written
+  }
+  close(fd)
+  chmod(path, mode)
 }

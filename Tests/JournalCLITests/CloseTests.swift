@@ -120,16 +120,12 @@ import Testing
       [ -n "$FAKE_ANSWER" ] && printf '%s\\n' "$FAKE_ANSWER"
       exit 0
       """
-    _ = FileManager.default.createFile(
-      atPath: bin + "/notify-send", contents: Data(script.utf8),
-      attributes: [.posixPermissions: 0o755])
+    writeFile(bin + "/notify-send", script, mode: 0o755)
     let terminal = """
       #!/bin/sh
       printf '%s\\n' "$*" >> '\(f.home.file("terminal.log"))'
       """
-    _ = FileManager.default.createFile(
-      atPath: bin + "/fake-terminal", contents: Data(terminal.utf8),
-      attributes: [.posixPermissions: 0o755])
+    writeFile(bin + "/fake-terminal", terminal, mode: 0o755)
     return [
       "PATH": bin + ":/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
       "TERMINAL": "fake-terminal",

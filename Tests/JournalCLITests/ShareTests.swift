@@ -151,8 +151,7 @@ struct ShareTests {
       env >> '\(log)'
       exec \(Self.age) "$@"
       """
-    _ = FileManager.default.createFile(
-      atPath: bin + "/age", contents: Data(wrapper.utf8), attributes: [.posixPermissions: 0o755])
+    writeFile(bin + "/age", wrapper, mode: 0o755)
     let key = try Self.keyPair(f, "key.txt")
     let shared = f.run(
       "share", id, "--to", key.recipient, "--output", f.home.file("s.age"),

@@ -17,16 +17,14 @@ import Testing
       #!/bin/sh
       { tr '\\0' ' ' < /proc/$$/cmdline; echo; tr '\\0' '\\n' < /proc/$$/environ; } >> \(log)
       """
-    _ = FileManager.default.createFile(atPath: recorder, contents: Data((script + "\n").utf8))
-    chmod(recorder, 0o700)
+    writeFile(recorder, script + "\n", mode: 0o700)
     let editor = f.secrets + "/editor.sh"
     let editorScript = """
       #!/bin/sh
       \(recorder)
       printf 'EDITORTYPED words in the buffer\\n' > "$1"
       """
-    _ = FileManager.default.createFile(atPath: editor, contents: Data((editorScript + "\n").utf8))
-    chmod(editor, 0o700)
+    writeFile(editor, editorScript + "\n", mode: 0o700)
     let passCommand = "\(recorder); cat \(f.secrets)/pass"
     let words = [
       "LEAKDOSE", "LEAKINTENTION", "LEAKREFLECT", "LEAKENVIRON", "LEAKMUSIC", "LEAKDRAFT",
