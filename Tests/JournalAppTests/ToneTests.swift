@@ -3,7 +3,8 @@ import Testing
 
 /// The voice of every message, prompt, help text and error: reflective and neutral. Words
 /// that blame, alarm, judge or sound clinical never appear in a string literal of the code
-/// that talks to people (the app, the command line, the core's messages).
+/// that talks to people (the app, the command line, the core's messages, the terminal's
+/// prompts and views, the agent's and the drafts' words).
 struct ToneTests {
   /// Words (and word starts, where marked with *) we never use in user-facing text.
   static let forbidden = [
@@ -21,7 +22,12 @@ struct ToneTests {
   /// Every string literal in the sources people read from, with its file and line.
   static func literals() throws -> [(place: String, text: String)] {
     var found: [(String, String)] = []
-    for directory in ["Sources/journal", "Sources/JournalApp", "Sources/JournalCore"] {
+    for directory in [
+      "Sources/journal", "Sources/JournalApp", "Sources/JournalCore", "Sources/JournalTerminal",
+      "Sources/JournalAgent", "Sources/JournalDrafts",
+      // JournalSync's literals are SQL and libpq's keywords; its words for people are in
+      // JournalApp's Diagnosis.
+    ] {
       let url = root.appendingPathComponent(directory)
       for name in try FileManager.default.contentsOfDirectory(atPath: url.path)
       where name.hasSuffix(".swift") {
