@@ -109,6 +109,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "JournalSystemTests",
+      dependencies: ["JournalSystem"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "JournalCoreTests",
       dependencies: ["JournalCore", "JournalTestSupport"],
       swiftSettings: strict

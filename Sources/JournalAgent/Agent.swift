@@ -192,11 +192,10 @@ public final class Agent {
     Glibc.shutdown(client, Int32(SHUT_WR))
     var buffer = [UInt8](repeating: 0, count: 4096)
     var total = 0
-    let deadline = Date().addingTimeInterval(1)
+    let deadline = Deadline(in: 1)
     while total < 65536 {
       var descriptor = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-      let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
-      guard poll(&descriptor, 1, left) > 0 else { return }
+      guard poll(&descriptor, 1, deadline.millisecondsLeft) > 0 else { return }
       let count = Glibc.read(client, &buffer, buffer.count)
       guard count > 0 else { return }
       total += count

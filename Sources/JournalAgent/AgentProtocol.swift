@@ -112,11 +112,10 @@ public enum AgentProtocol {
     -> Bool
   {
     var offset = 0
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Deadline(in: timeout)
     while offset < buffer.count {
       var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
-      let ready = poll(&descriptor, 1, left)
+      let ready = poll(&descriptor, 1, deadline.millisecondsLeft)
       if ready < 0 && errno == EINTR { continue }
       guard ready > 0 else { return false }
       let got = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)

@@ -90,15 +90,12 @@ public enum PassphraseSource: Sendable, Equatable {
     let buffer = try SecureBytes(count: TTY.maximumSecretBytes + 2)
     var length = 0
     var sawNewline = false
-    let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+    let deadline = timeout.map { Deadline(in: $0) }
     try buffer.withUnsafeMutableBytes { bytes in
       while length < bytes.count {
         if let deadline {
-          let left = ContinuousClock.now.duration(to: deadline)
-          let milliseconds = max(
-            0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
           var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-          let ready = poll(&poller, 1, Int32(clamping: milliseconds))
+          let ready = poll(&poller, 1, deadline.millisecondsLeft)
           if ready < 0 && errno == EINTR { continue }
           guard ready > 0 else {
             throw AppError.passphraseCommandTimedOut(seconds: Int(timeout ?? 0))

@@ -201,9 +201,9 @@ public struct Notifier {
           .open("/dev/null", flags: O_WRONLY, onto: STDOUT_FILENO),
         ], newSession: true)
     else { return deliver(message) }
-    let deadline = Date().addingTimeInterval(2)
+    let deadline = Deadline(in: 2)
     var status: Int32 = 0
-    while Date() < deadline {
+    while !deadline.hasPassed {
       let done = waitpid(helper, &status, WNOHANG)
       if done == helper {
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

@@ -86,12 +86,12 @@ public enum Subprocess {
   public static func wait(_ pid: pid_t, timeout: TimeInterval? = nil) -> Int32 {
     var status: Int32 = 0
     if let timeout {
-      let deadline = Date().addingTimeInterval(timeout)
+      let deadline = Deadline(in: timeout)
       while true {
         let done = waitpid(pid, &status, WNOHANG)
         if done == pid { break }
         if done < 0 && errno != EINTR { return 127 }
-        if Date() > deadline {
+        if deadline.hasPassed {
           kill(pid, SIGKILL)
           while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
           return 124
