@@ -79,6 +79,19 @@ public enum AppError: Error, Equatable, Sendable {
   case passphraseNotUTF8
   /// The recovery code's file has an empty first line.
   case emptyRecoveryCode
+  /// Sessions a command could not read while it went on with the others (short ids): the
+  /// command's result, after its output, with exit 5.
+  case sessionsDamaged(ids: [String])
+  /// SQLite's own check found the vault file's structure damaged (its first report).
+  case fileStructureDamaged(report: String)
+  /// The person said no at a confirmation: nothing was done (`what` says what).
+  case declined(what: String)
+  /// A reminder's notification could not be shown (no notifier, or it failed).
+  case notificationNotShown
+  /// No terminal program to open for "Reflect now" (`id`: the session's short id).
+  case noTerminalProgram(id: String)
+  /// The terminal program for "Reflect now" did not start.
+  case terminalProgramFailed(id: String)
   /// An export or backup target already exists.
   case outputExists(path: String)
   /// An output file could not be written (removed again, so no partial export is left).

@@ -42,10 +42,7 @@ public enum DeleteSessions {
         targets.count == 1 ? "Delete this session?" : "Delete these \(targets.count) sessions?"
       guard
         try Forms(terminal: terminal, context: runtime.context).confirm(question, default: false)
-      else {
-        terminal.writeLine("Nothing was deleted.")
-        return .declined
-      }
+      else { return .declined }
     }
     let deletion = try journal.delete(targets, window: window)
     let what = targets.count == 1 ? "session \(shown[0])" : counted(targets.count, "session")

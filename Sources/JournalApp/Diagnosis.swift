@@ -38,7 +38,7 @@ public struct Diagnosis: Equatable, Sendable {
   public static func isOrdinary(_ error: any Error) -> Bool {
     if (error as? TerminalError) == .stopped { return true }
     switch error as? AppError {
-    case .nothingToUndo, .editorCancelled: return true
+    case .nothingToUndo, .editorCancelled, .declined: return true
     default: return false
     }
   }
@@ -678,6 +678,34 @@ public struct Diagnosis: Equatable, Sendable {
         message: "nothing was imported: this is a jrnl journal file, not its export",
         hint: #"export it with "jrnl --export json > journal.json" and import that file"#,
         exitCode: .usage)
+    case .sessionsDamaged(let ids):
+      let named =
+        ids.prefix(5).map { #""\#($0)""# } + (ids.count > 5 ? ["\(ids.count - 5) more"] : [])
+      return Diagnosis(
+        message: (ids.count == 1 ? "session " : "sessions ") + Prose.list(named)
+          + (ids.count == 1 ? " is" : " are") + " damaged and cannot be read",
+        hint: "the other sessions are unaffected; restore the damaged ones from a backup",
+        exitCode: .damaged)
+    case .fileStructureDamaged(let report):
+      return Diagnosis(
+        message: "the vault file's structure is damaged (SQLite: \(report))",
+        hint: "restore the vault from a backup; \"journal export\" may still read what opens",
+        exitCode: .damaged)
+    case .declined(let what):
+      return Diagnosis(message: what, exitCode: .cancelled)
+    case .notificationNotShown:
+      return Diagnosis(
+        message: "the reminder's notification could not be shown",
+        hint: "check JOURNAL_NOTIFY_COMMAND, or the desktop's notification service",
+        exitCode: .ioError)
+    case .noTerminalProgram(let id):
+      return Diagnosis(
+        message: "there is no terminal program to open",
+        hint: #"set TERMINAL, or run "journal reflect \#(id)""#, exitCode: .notFound)
+    case .terminalProgramFailed(let id):
+      return Diagnosis(
+        message: "the terminal program did not start",
+        hint: #"run "journal reflect \#(id)""#, exitCode: .ioError)
     case .savedNotShown(let id, let code):
       return Diagnosis(
         message: #"session "\#(id)" was saved, but standard output could not be written: "#

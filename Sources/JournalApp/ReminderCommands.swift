@@ -104,7 +104,7 @@ public enum ReminderCommands {
     let notifier = Notifier(environment: runtime.context.environment, report: note)
     let (answer, failed) = notifier.ask(
       Notifier.message(count: max(try vault.waitingCount(), 1)))
-    if failed { throw ExitCodeOnly(code: .ioError) }
+    if failed { throw AppError.notificationNotShown }
     switch answer {
     case .reflect:
       let environment = runtime.context.environment
@@ -112,20 +112,14 @@ public enum ReminderCommands {
       let chosen = environment["TERMINAL"].flatMap { $0.isEmpty ? nil : $0 }
       guard
         let terminal = ExternalEditor.locate(chosen ?? "x-terminal-emulator", path: path)
-      else {
-        note(#"no terminal to open: set TERMINAL, or run "journal reflect \#(id.short)""#)
-        throw ExitCodeOnly(code: .notFound)
-      }
+      else { throw AppError.noTerminalProgram(id: id.short) }
       let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
       guard
         Subprocess.start(
           [terminal, "-e", binary, "reflect", id.hex, "--vault", vault.path],
           redirects: [.open("/dev/null", flags: O_RDONLY, onto: STDIN_FILENO)],
           newSession: true) != nil
-      else {
-        note(#"the terminal did not start; run "journal reflect \#(id.short)""#)
-        throw ExitCodeOnly(code: .ioError)
-      }
+      else { throw AppError.terminalProgramFailed(id: id.short) }
     case .tomorrow: try service.set(id, .tomorrow)
     case .leave: try service.set(id, ReminderChoice.none)
     case nil: break

@@ -28,19 +28,9 @@ public enum Report {
     ? Presentation.width(of: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
     : nil
 
-  /// Sessions a command could not read while it went on with the others, in the one
-  /// wording list, export, verify and trends share.
-  public static func damaged(_ ids: [SessionID]) {
-    for id in ids { error(#"session "\#(id.short)" is damaged and cannot be read"#) }
-    if !ids.isEmpty {
-      hint("the other sessions are unaffected; restore the damaged ones from a backup")
-    }
-  }
-
   /// Reports a failure of a running command and returns its exit code. Every error of
   /// journal's own has words (Diagnosable); any other is a bug and says so.
   public static func failure(_ error: any Error) -> Int32 {
-    if let done = error as? ExitCodeOnly { return done.code.rawValue }
     let diagnosis = Diagnosis(error)
     if Diagnosis.isOrdinary(error) {
       // Stopping a form or finding nothing to undo is not a fault: no "error:" for it.

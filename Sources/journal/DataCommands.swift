@@ -48,10 +48,7 @@ extension Journal {
       if let output = to.output {
         Report.note(#"wrote \#(counted(count, "session")) to "\#(output)""#)
       }
-      guard damaged.isEmpty else {
-        Report.damaged(damaged)
-        throw ExitCodeOnly(code: .damaged)
-      }
+      guard damaged.isEmpty else { throw AppError.sessionsDamaged(ids: damaged.map(\.short)) }
     }
   }
 
@@ -167,17 +164,16 @@ extension Journal {
         journal = try runtime.openVault()
       }
       let result = try journal.verify()
+      let damaged = AppError.sessionsDamaged(ids: result.damaged.map(\.short))
       if let problem = result.structureProblem {
-        Report.error("the vault file's structure is damaged (SQLite: \(problem))")
+        // Both are said: the sessions first, then the file (the command's error).
+        if !result.damaged.isEmpty { Report.error(Diagnosis(damaged).message) }
+        throw AppError.fileStructureDamaged(report: problem)
       }
-      Report.damaged(result.damaged)
-      let total = result.intact + result.damaged.count
-      if result.damaged.isEmpty && result.structureProblem == nil {
-        Report.note(
-          total == 1 ? "the 1 session is intact" : "all \(counted(total, "session")) are intact")
-      } else {
-        throw ExitCodeOnly(code: .damaged)
-      }
+      guard result.damaged.isEmpty else { throw damaged }
+      let total = result.intact
+      Report.note(
+        total == 1 ? "the 1 session is intact" : "all \(counted(total, "session")) are intact")
     }
   }
 }

@@ -28,7 +28,7 @@ extension Journal {
     func run() throws {
       switch try DeleteSessions.run(ids, confirmed: yes, try Runtime(options)) {
       case .declined:
-        throw ExitCodeOnly(code: .cancelled)
+        throw AppError.declined(what: "nothing was deleted")
       case .countedDown:
         return
       case .deleted(let what, let window):

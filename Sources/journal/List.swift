@@ -50,10 +50,7 @@ extension Journal {
 
     /// Names the rows that could not be read, with their exit code.
     private static func report(_ damaged: [SessionID]) throws {
-      guard damaged.isEmpty else {
-        Report.damaged(damaged)
-        throw ExitCodeOnly(code: .damaged)
-      }
+      guard damaged.isEmpty else { throw AppError.sessionsDamaged(ids: damaged.map(\.short)) }
     }
   }
 }

@@ -87,10 +87,7 @@ extension Journal {
       if json { try output.write(writer.end(damaged: damaged)) }
       try output.finish()
       if matched == 0, !json { Report.note("no session mentions these words") }
-      guard damaged.isEmpty else {
-        Report.damaged(damaged)
-        throw ExitCodeOnly(code: .damaged)
-      }
+      guard damaged.isEmpty else { throw AppError.sessionsDamaged(ids: damaged.map(\.short)) }
     }
   }
 }

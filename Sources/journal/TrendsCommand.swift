@@ -33,10 +33,7 @@ extension Journal {
           trends, presentation: runtime.presentation)
         try Runtime.output(view.text)
       }
-      guard damaged.isEmpty else {
-        Report.damaged(damaged)
-        throw ExitCodeOnly(code: .damaged)
-      }
+      guard damaged.isEmpty else { throw AppError.sessionsDamaged(ids: damaged.map(\.short)) }
     }
   }
 }

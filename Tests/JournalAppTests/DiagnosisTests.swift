@@ -86,6 +86,9 @@ struct DiagnosisTests {
     AppError.outputExists(path: "/o"), AppError.savedNotShown(id: "3f2a", errno: ENOSPC),
     AppError.passphraseFileNotRegular(path: "/p"), AppError.passphraseCommandTimedOut(seconds: 120),
     AppError.passphraseNotUTF8, AppError.emptyRecoveryCode,
+    AppError.sessionsDamaged(ids: ["3f2a"]), AppError.declined(what: "nothing was deleted"),
+    AppError.notificationNotShown, AppError.noTerminalProgram(id: "3f2a"),
+    AppError.terminalProgramFailed(id: "3f2a"), AppError.fileStructureDamaged(report: "x"),
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
@@ -162,7 +165,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 70)
+    #expect(names["AppError"]?.count == 76)
     #expect(names["SyncError"]?.count == 6)
   }
 
@@ -297,7 +300,12 @@ struct DiagnosisTests {
     case .ageMissing: .notAllowed
     case .ageRecipientRefused, .shareNeedsRecipients: .usage
     case .ageFailed: .ioError
-    case .editorFailed, .outputUnwritable, .configUnreadable, .savedNotShown: .ioError
+    case .editorFailed, .outputUnwritable, .configUnreadable, .savedNotShown,
+      .notificationNotShown, .terminalProgramFailed:
+      .ioError
+    case .sessionsDamaged, .fileStructureDamaged: .damaged
+    case .declined: .cancelled
+    case .noTerminalProgram: .notFound
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage
     case .nothingToUndo: .notFound

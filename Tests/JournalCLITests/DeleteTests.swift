@@ -175,8 +175,9 @@ import Testing
     let process = f.cli.interactive(["delete", id])
     #expect(process.expect("Delete this session? [y/N] "))
     process.write("\n")
-    #expect(process.expect("Nothing was deleted."))
-    #expect(process.wait().status == 130)
+    let result = process.wait()
+    #expect(result.status == 130)
+    #expect(result.stderr == "journal: nothing was deleted\n", "\(result)")
     #expect(f.sessions().count == 1)
   }
 
