@@ -61,8 +61,11 @@ let package = Package(
       dependencies: ["JournalCore", "JournalCrypto", "JournalSystem", "CJournalSystem"],
       swiftSettings: strict
     ),
-    // Sync through PostgreSQL (issue 19): libpq loaded at run time, the server's schema.
+    // Sync's seam to a server (the SyncTransport protocol, its error, its wait bounds), and,
+    // below it, the one backend: PostgreSQL through libpq, loaded at run time, its schema and
+    // server addresses (restic's backend.go and its backends beside it).
     .target(name: "JournalSync", swiftSettings: strict),
+    .target(name: "JournalPostgres", dependencies: ["JournalSync"], swiftSettings: strict),
     // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
     // and the renderings of sessions, lists and trends.
     .target(
@@ -76,7 +79,7 @@ let package = Package(
       name: "JournalApp",
       dependencies: [
         "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
-        "JournalTerminal", "JournalAgent", "JournalSync", "CJournalSystem",
+        "JournalTerminal", "JournalAgent", "JournalSync", "JournalPostgres", "CJournalSystem",
       ],
       swiftSettings: strict
     ),
@@ -149,6 +152,7 @@ let package = Package(
       name: "JournalAppTests",
       dependencies: [
         "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync",
+        "JournalPostgres",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
       swiftSettings: strict
@@ -156,7 +160,8 @@ let package = Package(
     .testTarget(
       name: "JournalSyncTests",
       dependencies: [
-        "JournalSync", "JournalTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        "JournalSync", "JournalPostgres", "JournalTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: strict
     ),

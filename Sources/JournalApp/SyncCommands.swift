@@ -3,6 +3,7 @@ import Glibc
 import JournalAgent
 import JournalCore
 import JournalCrypto
+import JournalPostgres
 import JournalStore
 import JournalSync
 
@@ -207,7 +208,7 @@ public enum SyncCommands {
   }
 
   /// The schema, for a hosting admin (`journal sync setup --print-schema`).
-  public static var schemaSQL: String { SyncSchema.sql }
+  public static var schemaSQL: String { PostgresSchema.sql }
 
   /// Connects to `address` as the runtime says (libpq's name, the pull batch, the bounds).
   static func connect(_ address: ServerAddress, _ runtime: Runtime) throws -> any SyncTransport {

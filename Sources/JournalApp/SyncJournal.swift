@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalPostgres
 import JournalStore
 import JournalSync
 import JournalSystem
@@ -134,9 +135,9 @@ public final class JournalSync {
   static func prepareSchema(_ transport: any SyncTransport) throws -> Bool {
     switch try transport.schemaVersion() {
     case nil: try transport.createSchema()
-    case let version? where version > SyncSchema.version:
-      throw AppError.syncServerNewer(found: version, supported: SyncSchema.version)
-    case let version? where version < SyncSchema.version:
+    case let version? where version > ServerSchema.version:
+      throw AppError.syncServerNewer(found: version, supported: ServerSchema.version)
+    case let version? where version < ServerSchema.version:
       return try transport.upgradeSchema()
     default: break
     }
@@ -146,8 +147,8 @@ public final class JournalSync {
   /// The key header of the one journal this role holds on the server (for `join`).
   public static func serverHeader(_ transport: any SyncTransport) throws -> KeyHeader {
     let schema = try transport.schemaVersion()
-    if let schema, schema > SyncSchema.version {
-      throw AppError.syncServerNewer(found: schema, supported: SyncSchema.version)
+    if let schema, schema > ServerSchema.version {
+      throw AppError.syncServerNewer(found: schema, supported: ServerSchema.version)
     }
     let vaults = schema == nil ? [] : try transport.vaults()
     guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
@@ -175,8 +176,8 @@ public final class JournalSync {
     -> Bool
   {
     guard let schema = try transport.schemaVersion() else { return false }
-    guard schema <= SyncSchema.version else {
-      throw AppError.syncServerNewer(found: schema, supported: SyncSchema.version)
+    guard schema <= ServerSchema.version else {
+      throw AppError.syncServerNewer(found: schema, supported: ServerSchema.version)
     }
     return try transport.removeVault(journal.unlockedKeys.vaultID)
   }
@@ -232,7 +233,7 @@ public final class JournalSync {
       }
       // A server of an earlier schema is brought up to date by a role that owns its tables,
       // once, before this device writes to it.
-      if pulled.schema < SyncSchema.version && !upgraded {
+      if pulled.schema < ServerSchema.version && !upgraded {
         upgraded = true
         report.serverOutdated = try !transport.upgradeSchema()
       }
@@ -316,8 +317,8 @@ public final class JournalSync {
         begin: {
           lock?.beat()
           // A server whose schema is newer than this journal knows is not written to.
-          if $0.schema > SyncSchema.version {
-            throw AppError.syncServerNewer(found: $0.schema, supported: SyncSchema.version)
+          if $0.schema > ServerSchema.version {
+            throw AppError.syncServerNewer(found: $0.schema, supported: ServerSchema.version)
           }
           verified = try verifyChain($0, from: start)
         },

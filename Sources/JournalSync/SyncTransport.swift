@@ -6,9 +6,9 @@ public protocol SyncTransport: AnyObject {
   var role: String { get }
   /// Whether the server has journal's schema, and its version (nil: none yet).
   func schemaVersion() throws(SyncError) -> Int?
-  /// Creates the schema (SyncSchema.sql).
+  /// Creates the schema (the backend's schema).
   func createSchema() throws(SyncError)
-  /// Brings a schema of an earlier version up to this one (SyncSchema.upgrade); false when
+  /// Brings a schema of an earlier version up to this one (the backend's upgrade); false when
   /// this role may not (it does not own the tables: their admin does it).
   func upgradeSchema() throws(SyncError) -> Bool
   /// The vaults this person's role holds on the server: their ids.
@@ -68,7 +68,7 @@ public struct ServerState: Sendable, Equatable {
   public let schema: Int
 
   public init(
-    counter: Int64, header: [UInt8], links: [ServerLink], schema: Int = SyncSchema.version
+    counter: Int64, header: [UInt8], links: [ServerLink], schema: Int = ServerSchema.version
   ) {
     self.counter = counter
     self.header = header
@@ -91,4 +91,11 @@ public struct ServerChange: Sendable {
     self.removed = removed
     self.header = header
   }
+}
+
+/// The version of the server's tables this code creates and reads. The tables are the
+/// backend's own (JournalPostgres's `PostgresSchema`); the engine compares a server's version
+/// with this one.
+public enum ServerSchema {
+  public static let version = 2
 }

@@ -2,6 +2,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalPostgres
 import JournalSync
 import JournalTestSupport
 import Testing
@@ -19,7 +20,7 @@ struct SyncTransportTests {
     /// What the second pass of a pull shows instead of the rows (nil: the rows).
     var secondPass: (([ServerRow]) -> [ServerRow])?
 
-    func schemaVersion() throws(SyncError) -> Int? { SyncSchema.version }
+    func schemaVersion() throws(SyncError) -> Int? { PostgresSchema.version }
     let role = "memory"
     func createSchema() throws(SyncError) {}
     func upgradeSchema() throws(SyncError) -> Bool { true }

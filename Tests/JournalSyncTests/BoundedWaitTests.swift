@@ -3,6 +3,7 @@ import Glibc
 import JournalTestSupport
 import Testing
 
+@testable import JournalPostgres
 @testable import JournalSync
 
 /// Every wait of a sync has a bound, and each ends with exit 13 and a line saying what it

@@ -1,4 +1,5 @@
 import Foundation
+import JournalPostgres
 import JournalSync
 import JournalTestSupport
 import Testing
@@ -34,8 +35,8 @@ struct RowLevelSecurityTests {
     // Given the schema, made by the admin, and two people's roles
     let base = try Self.database("journal_rls", admin: try #require(Self.admin))
     let admin = try PostgresConnection(base)
-    try admin.executeScript(SyncSchema.sql)
-    try admin.executeScript(SyncSchema.sql)  // again: safe to run twice
+    try admin.executeScript(PostgresSchema.sql)
+    try admin.executeScript(PostgresSchema.sql)  // again: safe to run twice
     let alice = try PostgresConnection(try Self.role("journal_alice", admin, base: base))
     let bob = try PostgresConnection(try Self.role("journal_bob", admin, base: base))
     let vault = [UInt8](repeating: 0xA1, count: 16)

@@ -2,6 +2,7 @@ import Foundation
 import JournalTestSupport
 import Testing
 
+@testable import JournalPostgres
 @testable import JournalSync
 
 /// Other roles on the server can stop no one's sync (issue 33): they may read their own rows
@@ -73,7 +74,7 @@ struct SchemaVersionTests {
   @Test(SyncTests.needsServer) func hostedServerUpdatedByItsAdmin() throws {
     // Given version 1's tables, made by the server's admin
     let server = try TestServer("upgrade_hosted")
-    try server.tables.executeScript(SyncSchema.version1)
+    try server.tables.executeScript(PostgresSchema.version1)
     let a = Device(server)
     let ids = a.initialise(sessions: 2)
     let setup = a.ok("sync", "setup", server.url)
@@ -105,7 +106,7 @@ struct SchemaVersionTests {
   @Test(SyncTests.needsServer) func ownServerUpdatedByAnyDevice() throws {
     // Given a journal synced on version 1's tables
     let server = try TestServer("upgrade_own")
-    try server.tables.executeScript(SyncSchema.version1)
+    try server.tables.executeScript(PostgresSchema.version1)
     let (a, b) = (Device(server), Device(server))
     let ids = a.initialise(sessions: 1)
     a.ok("sync", "setup", server.url)

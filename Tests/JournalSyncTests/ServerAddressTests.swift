@@ -1,3 +1,4 @@
+import JournalPostgres
 import JournalSync
 import Testing
 

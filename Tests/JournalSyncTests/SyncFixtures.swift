@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import JournalPostgres
 import JournalSync
 import JournalTestSupport
 import Testing

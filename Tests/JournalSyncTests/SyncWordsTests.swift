@@ -2,6 +2,7 @@ import Foundation
 import JournalTestSupport
 import Testing
 
+@testable import JournalPostgres
 @testable import JournalSync
 
 /// Each real state gets its own words (issue 33): an address edited into the vault file, a

@@ -1,4 +1,5 @@
 import Glibc
+import JournalSync
 
 /// One connection to the sync server through libpq: statements with binary parameters and
 /// binary results (bytea as its bytes, bigint as 8 bytes big-endian), so that ciphertext is

@@ -1,4 +1,5 @@
 import Foundation
+import JournalSync
 
 /// A sync server's address as a person gives it, the way PostgreSQL users already do: a
 /// `postgres://` URL or a libpq connection string (`service=journal`, `host=… dbname=…`).

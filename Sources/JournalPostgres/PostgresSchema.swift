@@ -1,3 +1,5 @@
+import JournalSync
+
 /// The sync server's schema (SECURITY.md, "Sync"): plain PostgreSQL, no extension, created by
 /// the person's own role (`journal sync setup`) or by a hosting admin from the printed SQL
 /// (`journal sync setup --print-schema`).
@@ -18,9 +20,10 @@
 /// What the server holds is ciphertext and what it needs to serve it: per vault the wrapped
 /// key header and a change counter; per session one sealed row, the latest version; and the
 /// chain of changes (`journal_link`), each authenticated under a key the server never has.
-public enum SyncSchema {
-  /// The schema version this code creates and reads.
-  public static let version = 2
+public enum PostgresSchema {
+  /// The schema version this code creates and reads (one definition, beside the transport
+  /// seam: the engine compares a server's with it).
+  public static var version: Int { ServerSchema.version }
 
   /// Version 1 (issue 19), as shipped: never edited.
   static let version1 = """

@@ -1,4 +1,5 @@
 import Glibc
+import JournalSync
 import Synchronization
 
 /// libpq, PostgreSQL's own client library, loaded at run time (`dlopen` of `libpq.so.5`) by

@@ -1,4 +1,6 @@
-/// `SyncTransport` over PostgreSQL with libpq (SyncSchema's tables).
+import JournalSync
+
+/// `SyncTransport` over PostgreSQL with libpq (PostgresSchema's tables).
 public final class PostgresTransport: SyncTransport {
   private let connection: PostgresConnection
   /// The server's schema version, as last read: a push of version 2 or later goes through
@@ -32,14 +34,14 @@ public final class PostgresTransport: SyncTransport {
   public func createSchema() throws(SyncError) {
     // PostgreSQL's notices ("policy … does not exist, skipping") are not for the person.
     try connection.executeScript("SET client_min_messages TO warning")
-    try connection.executeScript(SyncSchema.sql)
-    schema = SyncSchema.version
+    try connection.executeScript(PostgresSchema.sql)
+    schema = PostgresSchema.version
   }
 
   public func upgradeSchema() throws(SyncError) -> Bool {
     try connection.executeScript("SET client_min_messages TO warning")
     do {
-      try connection.executeScript(SyncSchema.upgrade)
+      try connection.executeScript(PostgresSchema.upgrade)
     } catch {
       // The transaction the script began is left aborted: ended here.
       try? connection.executeScript("ROLLBACK")
@@ -47,7 +49,7 @@ public final class PostgresTransport: SyncTransport {
       if case .statement("42501", _) = error { return false }
       throw error
     }
-    schema = SyncSchema.version
+    schema = PostgresSchema.version
     return true
   }
 
@@ -109,7 +111,7 @@ public final class PostgresTransport: SyncTransport {
     }
     let read = ServerState(
       counter: Self.integer(counter), header: header, links: links,
-      schema: schema ?? SyncSchema.version)
+      schema: schema ?? PostgresSchema.version)
     try begin(read)
     for pass in 0..<passes {
       try rowsOnce(vault, after: afterSeq) { try rows(pass, $0) }
