@@ -245,11 +245,8 @@ public enum RecordCodec {
     try FieldCodec.split(bytes, version: version, allowed: allowed)
   }
 
-  /// A text field: never empty (journal writes no field for an empty text, SECURITY.md).
   private static func text(_ slice: UnsafeRawBufferPointer?) throws -> String? {
-    guard let text = try FieldCodec.text(slice) else { return nil }
-    guard !text.isEmpty else { throw Malformed() }
-    return text
+    try FieldCodec.text(slice)
   }
 
   private static func time(_ slice: UnsafeRawBufferPointer?) throws -> Date? {
