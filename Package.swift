@@ -39,10 +39,15 @@ let package = Package(
       dependencies: ["CSodium", "JournalCore"],
       swiftSettings: strict
     ),
+    // The storage seam: what the use cases (SessionStorage) and sync (SyncStorage) need of
+    // where sessions are kept, and the values they hand across. Protocols and values only.
+    .target(
+      name: "JournalStorage", dependencies: ["JournalCore", "JournalCrypto"],
+      swiftSettings: strict),
     .target(
       name: "JournalStore",
       dependencies: [
-        "JournalCore", "JournalCrypto", "JournalSystem",
+        "JournalCore", "JournalCrypto", "JournalSystem", "JournalStorage",
         .product(name: "GRDB", package: "GRDB.swift"),
         // SQLite's own calls, for reading many rows without GRDB's per-row copies.
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -78,8 +83,9 @@ let package = Package(
     .target(
       name: "JournalApp",
       dependencies: [
-        "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
-        "JournalTerminal", "JournalAgent", "JournalSync", "JournalPostgres", "CJournalSystem",
+        "JournalCore", "JournalCrypto", "JournalStorage", "JournalStore", "JournalDrafts",
+        "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync", "JournalPostgres",
+        "CJournalSystem",
       ],
       swiftSettings: strict
     ),
@@ -130,7 +136,8 @@ let package = Package(
     .testTarget(
       name: "JournalStoreTests",
       dependencies: [
-        "JournalStore", "JournalCrypto", "JournalCore", "JournalSystem", "JournalTestSupport",
+        "JournalStore", "JournalStorage", "JournalCrypto", "JournalCore", "JournalSystem",
+        "JournalTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       resources: [.copy("Fixtures")],

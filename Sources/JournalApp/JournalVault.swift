@@ -2,6 +2,7 @@ import Foundation
 import JournalCore
 import JournalCrypto
 import JournalDrafts
+import JournalStorage
 import JournalStore
 
 /// The use cases on an unlocked vault. Prints nothing and never exits: the command line
@@ -595,8 +596,8 @@ public final class JournalVault {
   /// Where the sessions are kept, for a use case that works on the storage seam itself.
   public var storage: any SessionStorage { store }
 
-  /// The keyed store, for sync.
-  var syncStore: SessionStore { vaultStorage.sessions }
+  /// The same place, as sync sees it (the seam's other side).
+  var syncStorage: any SyncStorage { vaultStorage }
 
   /// Set by a sync of this vault: its own writes start no other.
   var syncing = false
@@ -604,7 +605,7 @@ public final class JournalVault {
   /// A command that wrote to a vault whose background sync is on starts `journal sync` as
   /// a process of its own as it ends, which never delays or fails the command.
   deinit {
-    guard !syncing, syncStore.writes > 0 else { return }
+    guard !syncing, vaultStorage.writes > 0 else { return }
     BackgroundSync.start(vault: vault, path: path)
   }
 

@@ -157,7 +157,7 @@ public enum SyncCommands {
         try JournalSync.address(settings.server, context: runtime.context), runtime)
       deleted = try JournalSync.deleteServerCopy(journal, transport: transport)
     }
-    try journal.syncStore.leaveSync()
+    try journal.syncStorage.leaveSync()
     return Left(server: settings.server, deleted: deleted)
   }
 

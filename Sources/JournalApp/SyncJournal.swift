@@ -3,6 +3,7 @@ import Glibc
 import JournalCore
 import JournalCrypto
 import JournalPostgres
+import JournalStorage
 import JournalStore
 import JournalSync
 import JournalSystem
@@ -68,7 +69,7 @@ public final class JournalSync {
   private let transport: any SyncTransport
   private let context: AppContext
   private let keys: VaultKeys
-  private let store: SessionStore
+  private let store: any SyncStorage
 
   /// How often a sync pulls again when other devices push in between.
   static let attempts = 5
@@ -86,7 +87,7 @@ public final class JournalSync {
     self.transport = transport
     self.context = journal.context
     self.keys = journal.unlockedKeys
-    self.store = journal.syncStore
+    self.store = journal.syncStorage
     journal.syncing = true
   }
 
@@ -122,7 +123,7 @@ public final class JournalSync {
     _ = try transport.addVault(vaultID, header: ServerHeader.encode(journal.file.header))
     let settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
-    try journal.syncStore.beginSync(settings)
+    try journal.syncStorage.beginSync(settings)
     var report = try JournalSync(journal: journal, transport: transport).sync(
       stuckAfter: stuckAfter)
     report.serverOutdated = report.serverOutdated || !current
@@ -190,7 +191,7 @@ public final class JournalSync {
     var settings = SyncSettings(
       server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
     settings.headerHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
-    try journal.syncStore.beginSync(settings)
+    try journal.syncStorage.beginSync(settings)
     return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
   }
 
@@ -372,7 +373,7 @@ public final class JournalSync {
     }
     // Last, in one transaction: the deletions, the header, and where this device now is.
     let removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
-    var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
+    var commit = SyncCommit(settings: settings, startedAt: start.seq)
     if !removed.isEmpty {
       let (local, _) = try store.syncLocal(removed)
       let changedHere = Set(try store.syncOutbox().changed)
@@ -432,7 +433,7 @@ public final class JournalSync {
     var settings = start
     settings.clock = clock
     if let issuing { settings.clock.witness(issuing) }
-    var commit = SessionStore.SyncCommit(settings: settings, startedAt: start.seq)
+    var commit = SyncCommit(settings: settings, startedAt: start.seq)
     var counts = SyncReport()
     for id in ids {
       guard let theirs = incoming[id] else { continue }
@@ -582,7 +583,7 @@ public final class JournalSync {
     let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
     var rows: [ServerRow] = []
     var items: [SyncLink.Item] = []
-    var commit = SessionStore.SyncCommit(settings: settings, startedAt: settings.seq)
+    var commit = SyncCommit(settings: settings, startedAt: settings.seq)
     for id in batch {
       guard let mine = local[id], !mine.trashed else { continue }
       let version = try version(of: mine)
@@ -633,7 +634,7 @@ public final class JournalSync {
 
   /// This device's version of a session: each field's stamp is the agreed one while its
   /// value is the agreed one, else a new stamp from the clock at the session's last edit.
-  private func version(of local: SessionStore.SyncLocal) throws -> SyncMerge.Version {
+  private func version(of local: SyncLocal) throws -> SyncMerge.Version {
     var clock =
       issuing ?? HybridClock(time: 0, counter: 0, device: [UInt8](repeating: 0, count: 16))
     defer { issuing = clock }

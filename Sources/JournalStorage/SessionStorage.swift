@@ -1,11 +1,11 @@
 import Foundation
 import JournalCore
 
-/// Where the use cases keep sessions: the storage seam the application owns.
+/// Where the use cases keep sessions: the storage seam.
 ///
-/// `JournalVault` talks to this protocol only; the local vault (`VaultStorage`, GRDB over one
-/// SQLite file) is its one implementation today, and sync is meant to be the second user of
-/// the same seam, not another extension of the store. Every method either does all it says
+/// `JournalVault` talks to this protocol only; the local vault (JournalStore's
+/// `VaultStorage`, GRDB over one SQLite file) is its one implementation, and sync is the second
+/// user of the same seam (`SyncStorage`), never another extension of the store. Every method either does all it says
 /// or throws having changed nothing (each is one transaction in the vault).
 public protocol SessionStorage: AnyObject {
   /// Summaries newest first, optionally only those waiting for reflection, and the ids of
@@ -105,4 +105,10 @@ public struct StorageChanges: Sendable, Equatable {
   public let purged: [SessionID]
   /// Rows that could not be opened to tell when they changed.
   public let damaged: [SessionID]
+
+  public init(saved: [SessionID], purged: [SessionID], damaged: [SessionID]) {
+    self.saved = saved
+    self.purged = purged
+    self.damaged = damaged
+  }
 }

@@ -4,6 +4,7 @@ import GRDB
 import GRDBSQLite
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import Synchronization
 
 /// The sessions of an unlocked vault.
@@ -211,7 +212,7 @@ public final class SessionStore {
 
   /// Moves sessions to the trash as one deletion (see `Vault.trash`).
   @discardableResult
-  public func trash(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Vault.Deletion {
+  public func trash(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
     try write { db in try vault.trash(ids, now: now, purgeAfter: purgeAfter, db) }
   }
 
@@ -440,14 +441,6 @@ public final class SessionStore {
 
   // MARK: - Streamed reads
 
-  /// The order of a streamed read.
-  public enum Order: Sendable {
-    /// By date, then id, descending: `list`.
-    case newestFirst
-    /// By date, then id, ascending: `export`, which reads like a diary.
-    case oldestFirst
-  }
-
   /// Where a session comes in a streamed read: its date and id. 24 bytes a session.
   struct Place: Sendable {
     let date: Date
@@ -474,7 +467,7 @@ public final class SessionStore {
   /// All passes are one read transaction, so a write by another process falls wholly
   /// before or after.
   public func streamSummaries(
-    status: SessionStatus? = nil, order: Order,
+    status: SessionStatus? = nil, order: ReadOrder,
     include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (SessionSummary) throws -> Void
@@ -541,7 +534,7 @@ public final class SessionStore {
   /// A first pass keeps each session's place (24 bytes); a second reads each row by its id
   /// as it is handed over, and forgets it; both in one read transaction.
   public func streamSessions(
-    status: SessionStatus? = nil, order: Order,
+    status: SessionStatus? = nil, order: ReadOrder,
     include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (Session) throws -> Void
@@ -590,7 +583,7 @@ public final class SessionStore {
   /// thread into one array the size of `total`, so that no second array of places is made
   /// to join two threads' (at a million sessions, 24 MB saved).
   private func places(
-    _ db: Database, status: SessionStatus?, order: Order, total: Int, newest: Int?,
+    _ db: Database, status: SessionStatus?, order: ReadOrder, total: Int, newest: Int?,
     _ include: @escaping @Sendable (SessionSummary) -> Bool
   ) throws -> ([Place], [SessionID]) {
     var (places, damaged, _) = try scan(
@@ -681,7 +674,7 @@ public final class SessionStore {
   /// the work per session (opening it; for `search`, folding and scanning its texts) is most
   /// of a whole-journal read. Rows are read on this thread; memory holds one batch.
   public func streamSessions<Made: Sendable>(
-    status: SessionStatus? = nil, order: Order,
+    status: SessionStatus? = nil, order: ReadOrder,
     include: @escaping @Sendable (SessionSummary) -> Bool = { _ in true }, newest: Int? = nil,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
@@ -758,27 +751,6 @@ public final class SessionStore {
         start = end
       }
       return damaged.sorted()
-    }
-  }
-
-  /// What an import did, or would do.
-  public struct ImportCount: Sendable, Equatable {
-    public var added = 0
-    public var updated = 0
-    public var unchanged = 0
-    /// Sessions of the file this vault deleted for good (a tombstone), left out: an import
-    /// never brings back what was purged unless asked to (`restorePurged`).
-    public var purged: [SessionID] = []
-    /// Purged sessions brought back, their tombstones removed, as asked.
-    public var restored: [SessionID] = []
-    /// Sessions of the file that are in the trash here, their undo window open: left as they
-    /// are (an undo brings back the person's own copy).
-    public var inTrash: [SessionID] = []
-
-    public init(added: Int = 0, updated: Int = 0, unchanged: Int = 0) {
-      self.added = added
-      self.updated = updated
-      self.unchanged = unchanged
     }
   }
 

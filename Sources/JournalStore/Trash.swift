@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import JournalCore
+import JournalStorage
 
 /// Deleted sessions during their undo window, and their purge.
 ///
@@ -18,17 +19,6 @@ extension Vault {
   /// What an undo restored.
   public struct Restored: Sendable, Equatable {
     public let ids: [SessionID]
-  }
-
-  /// One deletion: its batch number and when its window closes.
-  public struct Deletion: Sendable, Equatable {
-    public let batch: Int64
-    public let purgeAfter: Date
-
-    public init(batch: Int64, purgeAfter: Date) {
-      self.batch = batch
-      self.purgeAfter = purgeAfter
-    }
   }
 
   /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`, in

@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import JournalSystem
 
 /// The vault: one SQLite file holding the key header and the sealed sessions.

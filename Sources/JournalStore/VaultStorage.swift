@@ -1,18 +1,16 @@
 import Foundation
 import JournalCore
 import JournalCrypto
-import JournalStore
+import JournalStorage
 
-public typealias ImportCount = SessionStore.ImportCount
-public typealias ReadOrder = SessionStore.Order
-
-/// The local vault as `SessionStorage`: sealed rows in one SQLite file (GRDB), the trash and
-/// the tombstones beside them.
-final class VaultStorage: SessionStorage {
+/// The local vault as the storage seam: `SessionStorage` for the use cases and `SyncStorage`
+/// for sync, over sealed rows in one SQLite file (GRDB), the trash and the tombstones beside
+/// them. The one implementation of both.
+public final class VaultStorage: SessionStorage, SyncStorage {
   private let vault: Vault
   private let store: SessionStore
 
-  init(
+  public init(
     vault: Vault, keys: VaultKeys, random: some RandomSource,
     accept: ((StoreError) throws -> Bool)? = nil, checkWhenListing: Bool = false
   ) throws {
@@ -21,35 +19,37 @@ final class VaultStorage: SessionStorage {
       keys: keys, random: random, accept: accept, checkWhenListing: checkWhenListing)
   }
 
-  /// The keyed store itself, for sync (which writes what it agreed in one transaction).
-  var sessions: SessionStore { store }
+  /// How many keyed writes were made through this storage (a write starts a background
+  /// sync, when on).
+  public var writes: Int { store.writes }
 
   /// The ledger's stamp as this store last checked or wrote it; nil for a vault not yet
   /// protected (one that could not be written since it gained a ledger).
-  var stamp: LedgerStamp? { store.checked }
+  public var stamp: LedgerStamp? { store.checked }
 
   /// Checks the vault as it is now; its stamp.
-  func recheck() throws -> LedgerStamp? { try store.recheck() }
+  public func recheck() throws -> LedgerStamp? { try store.recheck() }
 
   /// Stamps the vault as it is one generation past `generation` (or its own, if later).
-  func restamp(after generation: UInt64) throws -> LedgerStamp {
+  public func restamp(after generation: UInt64) throws -> LedgerStamp {
     try store.restamp(after: generation)
   }
 
   /// Called with each new stamp after a write.
-  var onStamp: ((LedgerStamp) -> Void)? {
+  public var onStamp: ((LedgerStamp) -> Void)? {
     get { store.onStamp }
     set { store.onStamp = newValue }
   }
 
-  func summaries(needsReflection: Bool) throws -> (sessions: [SessionSummary], damaged: [SessionID])
-  {
+  public func summaries(needsReflection: Bool) throws -> (
+    sessions: [SessionSummary], damaged: [SessionID]
+  ) {
     try store.summaries(status: needsReflection ? .needsReflection : nil)
   }
 
-  func session(_ id: SessionID) throws -> Session { try store.session(id) }
+  public func session(_ id: SessionID) throws -> Session { try store.session(id) }
 
-  func streamSummaries(
+  public func streamSummaries(
     needsReflection: Bool, order: ReadOrder,
     include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
@@ -60,7 +60,7 @@ final class VaultStorage: SessionStorage {
       newest: newest, begin: begin, body)
   }
 
-  func streamSessions(
+  public func streamSessions(
     order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool, newest: Int?,
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void,
     _ body: (Session) throws -> Void
@@ -69,67 +69,94 @@ final class VaultStorage: SessionStorage {
       order: order, include: include, newest: newest, begin: begin, body)
   }
 
-  func streamSessions<Made: Sendable>(
+  public func streamSessions<Made: Sendable>(
     order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
     transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
   ) throws -> [SessionID] {
     try store.streamSessions(order: order, include: include, transform: transform, body)
   }
 
-  func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
+  public func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   /// Opens the sealed additions into sessions (one keyed write).
-  func openAdditions(keys: VaultKeys, now: Date, random: some RandomSource) throws
+  public func openAdditions(keys: VaultKeys, now: Date, random: some RandomSource) throws
     -> OpenedAdditions
   {
     try store.openAdditions(keys: keys, now: now, random: random)
   }
 
-  func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
+  public func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }
 
   /// Turns sealed capture on (its public key) or off (nil), in a keyed write.
-  func setSealing(publicKey: [UInt8]?) throws { try store.setSealing(publicKey: publicKey) }
+  public func setSealing(publicKey: [UInt8]?) throws { try store.setSealing(publicKey: publicKey) }
 
   /// Replaces or removes the recovery slot, in a keyed write.
-  func setRecoverySlot(_ slot: [UInt8]?) throws { try store.setRecoverySlot(slot) }
+  public func setRecoverySlot(_ slot: [UInt8]?) throws { try store.setRecoverySlot(slot) }
 
-  func save(_ session: Session) throws { try store.upsert(session) }
+  public func save(_ session: Session) throws { try store.upsert(session) }
 
-  func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session {
+  public func update(_ id: SessionID, _ change: (inout Session) throws -> Void) throws -> Session {
     try store.update(id, change)
   }
 
-  func importSessions(
+  public func importSessions(
     dryRun: Bool, restorePurged: Bool,
     _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
     try store.importSessions(dryRun: dryRun, restorePurged: restorePurged, produce)
   }
 
-  func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
-    let deletion = try store.trash(ids, now: now, purgeAfter: purgeAfter)
-    return Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
+  public func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {
+    try store.trash(ids, now: now, purgeAfter: purgeAfter)
   }
 
-  func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]? {
-    try vault.undo(deletion.map(Self.stored), now: now).map(\.ids)
+  public func restore(_ deletion: Deletion?, now: Date) throws -> [SessionID]? {
+    try vault.undo(deletion, now: now).map(\.ids)
   }
 
-  func isPending(_ deletion: Deletion) throws -> Bool {
-    try vault.isTrashed(Self.stored(deletion))
+  public func isPending(_ deletion: Deletion) throws -> Bool {
+    try vault.isTrashed(deletion)
   }
 
-  private static func stored(_ deletion: Deletion) -> Vault.Deletion {
-    Vault.Deletion(batch: deletion.batch, purgeAfter: deletion.purgeAfter)
-  }
+  public func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }
 
-  func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }
+  public func tombstones() throws -> [SessionID] { try vault.tombstones() }
 
-  func tombstones() throws -> [SessionID] { try vault.tombstones() }
-
-  func changes(since point: Date) throws -> StorageChanges {
+  public func changes(since point: Date) throws -> StorageChanges {
     let (summaries, damaged) = try store.summaries(status: nil)
     let saved = summaries.filter { $0.updated > point }.sorted { $0.updated < $1.updated }
     return StorageChanges(saved: saved.map(\.id), purged: try tombstones(), damaged: damaged)
   }
+
+  // MARK: - SyncStorage
+
+  public var keyHeader: KeyHeader { vault.header }
+
+  public func syncSettings() throws -> SyncSettings? { try vault.syncSettings() }
+
+  public func beginSync(_ settings: SyncSettings) throws { try store.beginSync(settings) }
+
+  public func leaveSync() throws { try store.leaveSync() }
+
+  public func noteSync(at time: Date) throws { try vault.noteSync(at: time) }
+
+  public func setSyncBackground(_ on: Bool) throws { try vault.setSyncBackground(on) }
+
+  public func syncPending() throws -> (sessions: Int, removals: Int) { try vault.syncPending() }
+
+  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
+    try store.syncOutbox()
+  }
+
+  public func syncLocal(_ ids: [SessionID]) throws -> (
+    local: [SessionID: SyncLocal], tombstoned: Set<SessionID>
+  ) {
+    try store.syncLocal(ids)
+  }
+
+  public func fingerprint(_ session: Session, _ field: SyncField) throws -> [UInt8] {
+    try store.fingerprint(session, field)
+  }
+
+  public func commitSync(_ commit: SyncCommit) throws -> Bool { try store.commitSync(commit) }
 }

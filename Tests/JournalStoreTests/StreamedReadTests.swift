@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import JournalTestSupport
 import Testing
 
@@ -44,7 +45,7 @@ struct StreamedReadTests {
     store.holdAll = holdAll
     store.chunk = chunk
     let readable = Self.oldestFirst(sessions).filter { $0.id != damaged[0] }
-    for order in [SessionStore.Order.newestFirst, .oldestFirst] {
+    for order in [ReadOrder.newestFirst, .oldestFirst] {
       var seen: [SessionSummary] = []
       var told: (Int, [SessionID])?
       let named = try store.streamSummaries(order: order, begin: { told = ($0, $1) }) {
