@@ -61,7 +61,7 @@ public enum AppError: Error, Equatable, Sendable {
   /// `undo` found no deletion whose window is still open.
   case nothingToUndo
   /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).
-  case confirmationNeeded
+  case confirmationNeeded(what: String)
   /// An import file was refused whole: what is wrong, and where.
   case importRefused(place: String, reason: String)
   /// An import file from a newer journal.

@@ -24,7 +24,7 @@ public enum DeleteSessions {
     -> Outcome
   {
     let window = try UndoWindow.duration(environment: runtime.context.environment)
-    if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded }
+    if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded(what: "deleting") }
     let journal = try runtime.openVault()
     var targets: [SessionID] = []
     for text in texts {

@@ -358,6 +358,14 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "this journal is not as this computer last saw it: " + Prose.list(parts),
         hint: hint, exitCode: .tampered)
+    case .malformedRows(let shown):
+      let named =
+        shown.prefix(5).map { #""\#($0)""# } + (shown.count > 5 ? ["\(shown.count - 5) more"] : [])
+      return Diagnosis(
+        message: "the rows of " + Prose.list(named)
+          + " hold values journal never writes (an id, a revision, a status or a time changed "
+          + "in the file): those rows are damaged",
+        hint: hint, exitCode: .tampered)
     case .settings:
       return Diagnosis(
         message:
@@ -725,10 +733,10 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           "a deletion can be undone only within its window (10 s unless JOURNAL_UNDO_WINDOW says otherwise)",
         exitCode: .notFound)
-    case .confirmationNeeded:
+    case .confirmationNeeded(let what):
       return Diagnosis(
-        message: "deleting needs a confirmation and there is no terminal to ask",
-        hint: "add --yes to delete without asking", exitCode: .usage)
+        message: "\(what) needs a confirmation and there is no terminal to ask",
+        hint: "add --yes to go ahead without asking", exitCode: .usage)
     case .editorTextUnreadable:
       return Diagnosis(
         message: "the editor's text could not be read as UTF-8; it was not used",

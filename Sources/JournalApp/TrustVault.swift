@@ -19,7 +19,26 @@ public struct TrustQuestion: Sendable {
       named = StoreError.tampered(differences)
     }
     var lines = [Diagnosis(named).message]
-    let plan = (try? vault.repairPlan()) ?? RepairPlan()
+    let plan = (try? vault.repairPlan(keys: keys)) ?? RepairPlan()
+    for shown in plan.rowsPutRight {
+      lines.append(
+        #"the row of session "\#(shown)" held values journal never writes; it is put right "#
+          + "from its sealed columns")
+    }
+    for shown in plan.rowsDropped {
+      lines.append(
+        #"the row "\#(shown)" opens with no key of this journal at any revision, and is "#
+          + "dropped")
+    }
+    for shown in plan.trashPurgedNow {
+      lines.append(
+        #"session "\#(shown)" in the trash had its deletion's time changed; it is purged now"#)
+    }
+    if plan.recoverySlotRemoved {
+      lines.append(
+        #"the recovery code's slot is damaged and is removed; "journal recovery-code" makes a "#
+          + "new one")
+    }
     for id in plan.trashDropped {
       lines.append(
         #"the copy of session "\#(id.short)" in the trash is dropped: a session with its id is "#
@@ -62,7 +81,9 @@ public enum TrustVault {
   public static func open(
     confirmed: Bool, _ runtime: Runtime, show: @escaping (String) -> Void
   ) throws -> (JournalVault, Bool) {
-    if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded }
+    if !confirmed && runtime.terminal == nil {
+      throw AppError.confirmationNeeded(what: "trusting this journal as it is")
+    }
     let journal = try runtime.openVault(accept: { question in
       for line in question.lines { show(line) }
       if confirmed { return true }

@@ -127,6 +127,16 @@ public struct RepairPlan: Sendable, Equatable {
   public var purgesRecorded: [SessionID] = []
   /// Reminders of sessions that do not wait for reflection: removed.
   public var remindersRemoved: [SessionID] = []
+  /// Rows whose planted id, revision or status is put right from what their sealed columns
+  /// vouch for (shown by the first characters of their ids).
+  public var rowsPutRight: [String] = []
+  /// Rows no key of this vault opens at any revision: dropped (a person's words, if they
+  /// were: named, and asked about).
+  public var rowsDropped: [String] = []
+  /// Trash rows whose batch or times were planted: purged now (their sessions were deleted).
+  public var trashPurgedNow: [String] = []
+  /// A recovery slot of a type or length journal never writes: removed.
+  public var recoverySlotRemoved = false
 
   public init() {}
 
@@ -158,10 +168,18 @@ struct Ledger {
   /// The stored stamp, or nil for a vault not yet protected.
   static func stamp(_ db: Database) throws -> Stamp? {
     guard
-      let row = try Row.fetchOne(db, sql: "SELECT generation, tag, construction FROM ledger")
+      let row = try Row.fetchOne(
+        db,
+        sql:
+          "SELECT generation, tag, construction, singleton, (SELECT count(*) FROM ledger) FROM ledger"
+      )
     else {
       return nil
     }
+    // One row, the singleton: a second row, or one moved off it, is a ledger edited.
+    guard (try? row.decode(Int64.self, atIndex: 3)) == 1,
+      (try? row.decode(Int64.self, atIndex: 4)) == 1
+    else { throw StoreError.tampered(.ledger) }
     guard let generation = try? row.decode(Int64.self, atIndex: 0), generation >= 1,
       StoredRange.isCounter(generation),
       let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes,
@@ -283,11 +301,27 @@ struct Ledger {
 
   /// What `repair` would change, read first so that each change can be named before anyone
   /// is asked (`journal verify --accept`).
-  static func repairPlan(_ db: Database) throws -> RepairPlan {
+  static func repairPlan(_ db: Database, cipher: RecordCipher?) throws -> RepairPlan {
     func ids(_ sql: String) throws -> [SessionID] {
       try String.fetchAll(db, sql: sql).compactMap(SessionID.init)
     }
     var plan = RepairPlan()
+    if let cipher {
+      for row in try MalformedRows.find(db, cipher: cipher) {
+        switch row.fix {
+        case .putRight: plan.rowsPutRight.append(row.shown)
+        case .purgeNow: plan.trashPurgedNow.append(row.shown)
+        case .drop: plan.rowsDropped.append(row.shown)
+        }
+      }
+    }
+    plan.recoverySlotRemoved =
+      try Bool.fetchOne(
+        db,
+        sql: """
+          SELECT recovery_slot IS NOT NULL
+            AND (typeof(recovery_slot) != 'blob' OR length(recovery_slot) != 88) FROM vault
+          """) ?? false
     plan.trashDropped = try ids(
       "SELECT id FROM trash WHERE outcome IS NULL AND id IN (SELECT id FROM session) ORDER BY id")
     plan.buriedKept = try ids(
@@ -307,12 +341,35 @@ struct Ledger {
     return plan
   }
 
+  /// Why a vault does not add up, named where the rows can tell: rows holding values journal
+  /// never writes are named as such (damage of those rows); otherwise `error` as it was.
+  static func explain(_ error: StoreError, _ db: Database) -> StoreError {
+    guard case .tampered(let found) = error,
+      found == .rows || found == .ledger || found == .settings,
+      let shown = try? MalformedRows.shownRows(db), !shown.isEmpty
+    else { return error }
+    return .tampered(.malformedRows(shown))
+  }
+
   /// Brings rows that disagree with each other back into agreement, for trusting a vault as
   /// it is (`journal verify --accept`): a purge's missing tombstone is written, a trash row
   /// marked undone whose session is not there is dropped, a session both live and buried
   /// loses its tombstone, and a reminder of no waiting session is removed. No session row is
   /// touched.
   static func repair(_ db: Database) throws {
+    // A ledger edited into more than one row, or off its singleton: made again by the commit.
+    try db.execute(
+      sql: "DELETE FROM ledger WHERE singleton IS NOT 1 OR (SELECT count(*) FROM ledger) > 1")
+    // Settings of a type or length journal never writes: a recovery slot nobody can open is
+    // removed (a new code is made with "journal recovery-code"); a sealing key, derived from
+    // the data key, is put right at the opening that follows (here: on, a placeholder).
+    try db.execute(
+      sql: """
+        UPDATE vault SET recovery_slot = NULL WHERE recovery_slot IS NOT NULL
+          AND (typeof(recovery_slot) != 'blob' OR length(recovery_slot) != 88);
+        UPDATE vault SET sealing_key = zeroblob(32) WHERE sealing_key IS NOT NULL
+          AND (typeof(sealing_key) != 'blob' OR length(sealing_key) != 32);
+        """)
     try db.execute(
       sql: """
         INSERT OR IGNORE INTO tombstone (id) SELECT id FROM trash WHERE outcome = 'purged';

@@ -42,8 +42,10 @@ public final class SessionStore {
     do {
       try verifyOrProtect()
     } catch let error as StoreError {
-      guard case .tampered = error, let accept, try accept(error) else { throw error }
+      let named = (try? read { db in Ledger.explain(error, db) }) ?? error
+      guard case .tampered = named, let accept, try accept(named) else { throw named }
       checked = try vault.write { db in
+        try MalformedRows.apply(try MalformedRows.find(db, cipher: cipher), db)
         try Ledger.repair(db)
         // The sync server's address was named when it was asked about: trusted from now on.
         if let server = try String.fetchOne(db, sql: "SELECT server FROM sync") {
@@ -81,12 +83,16 @@ public final class SessionStore {
 
   private func verifyOrProtect() throws {
     let stamp = try read { db -> LedgerStamp? in
-      guard let stamp = try Ledger.stamp(db) else {
-        // Rows sealed at a revision were written under a ledger: it has been removed.
-        if try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
-        return nil
+      do {
+        guard let stamp = try Ledger.stamp(db) else {
+          // Rows sealed at a revision were written under a ledger: it has been removed.
+          if try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
+          return nil
+        }
+        return try ledger.verify(db, against: stamp)
+      } catch let error as StoreError {
+        throw Ledger.explain(error, db)
       }
-      return try ledger.verify(db, against: stamp)
     }
     if let stamp {
       checked = stamp
@@ -271,6 +277,16 @@ public final class SessionStore {
   /// the vault once, not twice.
   public func summaries(
     status: SessionStatus? = nil
+  ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    do {
+      return try listSummaries(status: status)
+    } catch let error as StoreError {
+      throw (try? read { db in Ledger.explain(error, db) }) ?? error
+    }
+  }
+
+  private func listSummaries(
+    status: SessionStatus?
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
     if checkWhenListing,
       try read({ db in try Ledger.stamp(db) }).map({ $0.construction < Ledger.construction })

@@ -53,6 +53,9 @@ public enum Tampering: Equatable, Sendable {
   case inconsistent(ids: [String])
   /// A column of this session is an older version of itself.
   case olderVersion(id: String)
+  /// Rows holding clear values journal never writes (an id, revision or status, a trash
+  /// row's batch or times), shown by the first characters of their ids: damage of those rows.
+  case malformedRows([String])
   /// A setting the ledger covers (whether writing without the passphrase is on, the
   /// recovery slot) was changed in the file, not by journal.
   case settings

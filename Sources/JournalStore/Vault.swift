@@ -234,8 +234,11 @@ public final class Vault {
   }
 
   /// What trusting the vault as it is would change in it (see `RepairPlan`). No key needed.
-  public func repairPlan() throws -> RepairPlan {
-    try read { db in try Ledger.repairPlan(db) }
+  /// With `keys`, rows whose clear values were planted are tried against their sealed
+  /// columns to tell which are put right and which dropped.
+  public func repairPlan(keys: VaultKeys? = nil) throws -> RepairPlan {
+    let cipher = try keys.map { try RecordCipher(keys: $0, random: SystemRandom()) }
+    return try read { db in try Ledger.repairPlan(db, cipher: cipher) }
   }
 
   /// SQLite's own check of the file's structure; nil when it is sound, else its first report.

@@ -80,7 +80,7 @@ struct DiagnosisTests {
     AppError.witnessDamaged(path: "/s/seen/00"),
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.reminderInPast, AppError.badLimit, AppError.noSearchWords, AppError.nothingToUndo,
-    AppError.confirmationNeeded,
+    AppError.confirmationNeeded(what: "deleting"),
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
     AppError.outputExists(path: "/o"), AppError.savedNotShown(id: "3f2a", errno: ENOSPC),

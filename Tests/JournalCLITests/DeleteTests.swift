@@ -48,7 +48,7 @@ import Testing
     #expect(
       result.stderr == """
         journal: error: deleting needs a confirmation and there is no terminal to ask
-        journal: hint: add --yes to delete without asking
+        journal: hint: add --yes to go ahead without asking
 
         """)
     #expect(f.sessions().count == 1)

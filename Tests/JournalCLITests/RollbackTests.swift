@@ -197,3 +197,64 @@ struct SettingsTamperTests {
     #expect(f.run("list").status == 0)
   }
 }
+
+/// One UPDATE with plain SQL never locks a person out for good (issue 31's second read): a
+/// planted id, revision, status, batch, time, setting or ledger row is named as damage of
+/// that row, and `verify --accept` puts right what the sealed columns vouch for, so that
+/// the journal works again, the person's words kept.
+struct PlantedTypeTests {
+  /// (what is planted, with CHECK constraints off as an attacker may, on the session B).
+  static let plants: [String] = [
+    "UPDATE session SET revision = 'x' WHERE id LIKE 'B%'",
+    "UPDATE session SET revision = 1.5 WHERE id LIKE 'B%'",
+    "UPDATE session SET revision = -1 WHERE id LIKE 'B%'",
+    "UPDATE session SET id = upper(id) WHERE id LIKE 'B%'",
+    "UPDATE session SET status = '60' WHERE id LIKE 'B%'",
+    "UPDATE trash SET batch = 'x', purge_after = 253402300799999",
+    "UPDATE trash SET status = '-1', revision = -1",
+    "UPDATE tombstone SET id = '61'",
+    "UPDATE vault SET recovery_slot = 3",
+    "UPDATE ledger SET singleton = -1",
+    "INSERT INTO ledger (singleton, generation, tag, construction) VALUES (2, 1, zeroblob(32), 2)",
+  ]
+
+  @Test(arguments: plants) func plantedTypeIsNamedAndAccepted(plant: String) throws {
+    // Given a journal with two sessions, one in the trash, one purged, a recovery code
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "1h"]).initialise()
+    let a = f.new()
+    let b = f.new("--date", "2026-11-19 10:00")
+    let gone = f.new()
+    let trashed = f.new()
+    let now = ["JOURNAL_DEBUG_NOW": "2026-11-26T10:00:00Z"]
+    #expect(f.run("delete", gone, "--yes", extra: ["JOURNAL_UNDO_WINDOW": "10s"]).status == 0)
+    #expect(f.run("status", extra: ["JOURNAL_DEBUG_NOW": "2099-01-01T00:00:00Z"]).status == 0)
+    #expect(f.run("delete", trashed, "--yes", extra: now).status == 0)
+    #expect(f.run("recovery-code").status == 0)
+    #expect(f.run("list").status == 0)
+    // When one value is planted with plain SQL
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+      try db.execute(sql: plant.replacingOccurrences(of: "'B%'", with: "'\(b)%'"))
+    }
+    try queue.close()
+    // Then a keyed command refuses, never with a crash, and names what it can
+    let refused = f.run("list")
+    #expect([0, 5, 12].contains(refused.status), "\(plant): \(refused)")
+    if refused.status == 12,
+      plant.hasPrefix("UPDATE session") || plant.hasPrefix("UPDATE tombstone")
+    {
+      #expect(refused.stderr.contains("hold values journal never writes"), "\(plant): \(refused)")
+    }
+    // And verify --accept makes the journal work again
+    let accepted = f.run("verify", "--accept", "--yes")
+    #expect([0, 5].contains(accepted.status), "\(plant): \(accepted)")
+    let listed = f.run("list")
+    #expect([0, 5].contains(listed.status), "\(plant): \(listed)")
+    #expect(listed.stdout.contains(a), "\(plant): the untouched session reads")
+    if plant.contains("session") && !plant.contains("'60'") {
+      #expect(listed.stdout.contains(b), "\(plant): the row was put right: \(listed)")
+    }
+    #expect(f.run("list").status != 12, "\(plant)")
+  }
+}
