@@ -65,6 +65,13 @@ public struct Session: Hashable, Sendable {
     updated = now
   }
 
+  /// Keeps the marks `other` (an earlier copy of this session) holds: the earliest time it
+  /// was added without the passphrase, and the latest time later fields were.
+  public mutating func keepMarks(of other: Session) {
+    addedSealed = [addedSealed, other.addedSealed].compactMap { $0 }.min()
+    laterSealed = [laterSealed, other.laterSealed].compactMap { $0 }.max()
+  }
+
   /// The same session under another id: an addition that claimed the id of a session the
   /// vault has, had or holds in the trash is kept apart under a new one.
   public func reidentified(as newID: SessionID) -> Session {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 
 /// Sealed additions (SECURITY.md, "Sealed additions"): sessions and later fields written
 /// without the passphrase, sealed to the vault's public key, kept in the `addition` table
@@ -161,12 +162,6 @@ public struct OpenedAdditions: Sendable, Equatable {
   /// addition did not open): nothing is left to add them to, and they were removed.
   public var orphaned: [SessionID] = []
 
-  /// A new session kept apart from the one whose id it claimed.
-  public struct KeptApart: Sendable, Equatable {
-    public let claimed: SessionID
-    public let keptAs: SessionID
-  }
-
   public init() {}
 }
 
@@ -235,8 +230,7 @@ extension SessionStore {
             }
             session.markOpened(addedAt: added, now: now)
             if try Self.idTaken(id, db) {
-              var fresh = SessionID(randomBytes: random.bytes(16))
-              while try Self.idTaken(fresh, db) { fresh = SessionID(randomBytes: random.bytes(16)) }
+              let fresh = try freshID(db)
               session = session.reidentified(as: fresh)
               opened.keptApart.append(.init(claimed: id, keptAs: fresh))
             } else {

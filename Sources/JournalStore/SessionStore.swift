@@ -27,11 +27,25 @@ public final class SessionStore {
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
 
-  init(vault: Vault, cipher: RecordCipher, ledger: Ledger, fingerprintKey: SecureBytes) {
+  /// Where new ids come from (a session kept apart from the one whose id it claimed).
+  let random: any RandomSource
+
+  init(
+    vault: Vault, cipher: RecordCipher, ledger: Ledger, fingerprintKey: SecureBytes,
+    random: any RandomSource
+  ) {
     self.vault = vault
     self.cipher = cipher
     self.fingerprintKey = fingerprintKey
     self.ledger = ledger
+    self.random = random
+  }
+
+  /// An id no session has, had or holds in the trash.
+  func freshID(_ db: Database) throws -> SessionID {
+    var id = SessionID(randomBytes: random.bytes(16))
+    while try Self.idTaken(id, db) { id = SessionID(randomBytes: random.bytes(16)) }
+    return id
   }
 
   /// Checks the vault against its ledger; the first time a vault is opened with its key
@@ -822,6 +836,24 @@ public final class SessionStore {
             return
           }
         }
+        // A session written without the passphrase (marked) never takes the place of one
+        // that was not, either way round, whatever its times say: the marked one is kept
+        // apart under a new id, and both are named.
+        if let existing, (existing.addedSealed != nil) != (session.addedSealed != nil) {
+          let fresh = try self.freshID(db)
+          count.added += 1
+          count.keptApart.append(.init(claimed: session.id, keptAs: fresh))
+          guard !dryRun else { return }
+          if existing.addedSealed != nil {
+            try self.put(existing.reidentified(as: fresh), db)
+            try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [session.id.hex])
+            try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [session.id.hex])
+            try self.put(session, db)
+          } else {
+            try self.put(session.reidentified(as: fresh), db)
+          }
+          return
+        }
         if let existing {
           if existing == session || existing.updated >= session.updated {
             count.unchanged += 1
@@ -832,7 +864,11 @@ public final class SessionStore {
           count.added += 1
         }
         guard !dryRun else { return }
-        try self.put(session, db)
+        // The marks of what was written without the passphrase are kept through an update
+        // (as sync keeps them): a copy from before them never removes them.
+        var taken = session
+        if let existing { taken.keepMarks(of: existing) }
+        try self.put(taken, db)
       }
       return count
     }

@@ -262,7 +262,7 @@ public final class Vault {
     let store = SessionStore(
       vault: self, cipher: try RecordCipher(keys: keys, random: random),
       ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey),
-      fingerprintKey: keys.fingerprintKey)
+      fingerprintKey: keys.fingerprintKey, random: random)
     if checkWhenListing && accept == nil {
       store.checkWhenListing = true
     } else {

@@ -100,6 +100,11 @@ extension Journal {
           "left out \(counted(count.purged.count, "session")) this journal deleted for good: "
             + "\(ids(count.purged)); \"journal import --restore-purged\" brings them back")
       }
+      for kept in count.keptApart {
+        Report.note(
+          #"session "\#(kept.claimed.short)" here and in the file share an id, and one was "#
+            + #"written without the passphrase: it was kept apart as "\#(kept.keptAs.short)""#)
+      }
       if !count.inTrash.isEmpty {
         Report.note(
           "left out \(counted(count.inTrash.count, "session")) in the trash here: "

@@ -345,3 +345,30 @@ import Testing
     #expect(other.run("list").stdout.contains("(added without the passphrase)"))
   }
 }
+
+/// An addition renamed to the id of a session the person then imports (the reviewer's
+/// finding 2): the import never leaves the stranger's text in the person's place; the marked
+/// one is kept apart and named. And an update from a file keeps the marks it does not have.
+@Suite struct ImportClaimTests {
+  @Test func importedSessionTakesItsOwnID() throws {
+    // Given the person's own session, exported, and a new journal where an addition took
+    // its id before the import
+    let f = CLIFixture().initialise()
+    _ = f.new("--intention", "my real words")
+    let file = f.home.file("e.json")
+    #expect(f.run("export", "--output", file).status == 0)
+    let full = try ClaimedIDTests.full(f, f.sessionPrefix())
+    let other = CLIFixture().initialise()
+    #expect(other.run("list").status == 0)
+    try ClaimedIDTests.forge(other, claiming: full, at: "2026-11-21T10:00:00Z")
+    #expect(other.run("list").status == 0)
+    // When the export is imported
+    let imported = other.run("import", file)
+    // Then the person's words are under their id, and the stranger's kept apart, named
+    #expect(imported.status == 0, "\(imported)")
+    #expect(imported.stderr.contains("was kept apart as"), "\(imported.stderr)")
+    #expect(other.show(String(full.prefix(8)))["intention"] as? String == "my real words")
+    #expect(other.sessions().count == 2)
+    #expect(other.run("verify").status == 0)
+  }
+}
