@@ -52,9 +52,10 @@ public final class JournalVault {
     self.vaultStorage = storage
     if forListing {
       // Checked by the first `list`, from its own pass over the rows. (Opened for listing
-      // only when no sealed addition waits: there is nothing to open.)
+      // only when no sealed addition waits: there is nothing to open.) The sealing key is
+      // put right and pinned only after a check, by the next command that makes one first:
+      // a key planted where capture was off must not turn it on before the ledger is asked.
       witnessPending = true
-      try settleSealingKey()
       return
     }
     try checkWitnesses(asking: asking, accepted: accepted)
@@ -74,7 +75,17 @@ public final class JournalVault {
     guard vault.readOnly == nil else { return }
     try settleSealingKey()
     openedAdditions = try vaultStorage.openAdditions(
-      keys: keys, now: context.now(), random: context.random)
+      keys: keys, now: context.now(), random: context.random, reserved: draftIDs())
+  }
+
+  /// The ids of this vault's drafts on this computer: a sealed addition never takes one (a
+  /// draft whose id a session had would be taken for saved already, and dropped).
+  private func draftIDs() -> Set<SessionID> {
+    guard let directory = try? DraftLocation.directory(environment: context.environment),
+      let drafts = try? DraftStore(directory: directory, keys: keys, random: context.random),
+      let entries = try? drafts.scan()
+    else { return [] }
+    return Set(entries.map(\.id))
   }
 
   /// Puts the vault's public sealing key right if it was changed, and pins it here.

@@ -159,28 +159,43 @@ public struct Runtime {
           + "the journal's files")
     }
     let opened = journal.openedAdditions
-    let ids = { (ids: [SessionID]) in ids.map(\.short).joined(separator: ", ") }
+    // At most ten ids a line: thousands of planted additions must not make a line of
+    // thousands.
+    let ids = { (ids: [SessionID]) in
+      ids.prefix(10).map(\.short).joined(separator: ", ")
+        + (ids.count > 10 ? " and \(ids.count - 10) more" : "")
+    }
     if !opened.added.isEmpty {
       Report.note(
         "opened \(counted(opened.added.count, "session")) written without the passphrase: "
           + ids(opened.added))
     }
-    for kept in opened.keptApart {
+    for kept in opened.keptApart.prefix(10) {
       Report.note(
-        #"a session written without the passphrase claimed the id of session "\#(kept.claimed.short)"; "#
+        #"something written without the passphrase claimed the id "\#(kept.claimed.short)"; "#
           + #"it was kept apart as "\#(kept.keptAs.short)""#)
+    }
+    if opened.keptApart.count > 10 {
+      Report.note("and \(opened.keptApart.count - 10) more were kept apart the same way")
+    }
+    if let first = opened.keptApart.first {
       Report.hint(
-        #"your session is untouched; "journal show \#(kept.keptAs.short)" reads the other, "#
-          + "marked as added without the passphrase")
+        #"nothing already in the journal was replaced; "journal show \#(first.keptAs.short)" "#
+          + "reads what was kept apart, marked as added without the passphrase")
     }
     if !opened.updated.isEmpty {
       Report.note("opened later fields written without the passphrase for " + ids(opened.updated))
     }
-    for id in opened.damaged {
+    for id in opened.damaged.prefix(10) {
       Report.note(
         #"something written without the passphrase for session "\#(id.short)" did not open"#)
+    }
+    if opened.damaged.count > 10 {
+      Report.note("and \(opened.damaged.count - 10) more did not open")
+    }
+    if !opened.damaged.isEmpty {
       Report.hint(
-        "it was altered or damaged and has been removed; the others opened")
+        "what did not open was altered or damaged and has been removed; the others opened")
     }
     if opened.unnamed > 0 {
       Report.note(
@@ -189,10 +204,10 @@ public struct Runtime {
       Report.hint(
         "the vault file was edited; check who can write it")
     }
-    for id in opened.orphaned {
+    if !opened.orphaned.isEmpty {
       Report.note(
-        #"later fields written without the passphrase for session "\#(id.short)" had no session "#
-          + "left to join (it was deleted) and were removed")
+        "later fields written without the passphrase for " + ids(opened.orphaned)
+          + " had no session left to join (deleted) and were removed")
     }
     if journal.offersSealedCapture {
       try? journal.markSealedCaptureOffered()

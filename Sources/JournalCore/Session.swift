@@ -136,6 +136,16 @@ public struct Session: Hashable, Sendable {
     case moodAfter(Mood?)
     case reflection(String?)
 
+    /// The text it sets, for a text field; nil otherwise (or when it clears one).
+    public var text: String? {
+      switch self {
+      case .dose(let text), .environment(let text), .music(let text), .reflection(let text):
+        text
+      case .intention(let text): text
+      case .date, .treatment, .moodBefore, .moodAfter: nil
+      }
+    }
+
     /// The field this change sets.
     public var field: Field {
       switch self {

@@ -184,21 +184,43 @@ extension SessionStore {
     }
   }
 
-  /// Opens every sealed addition, oldest first, into ordinary sessions marked as added
-  /// without the passphrase, in one keyed write with the ledger's stamp; removes them.
+  /// The largest box an addition can be: a new session with every text at its limit (four
+  /// of 1 MiB, two of 200 bytes) and the rest, padded, sealed. A box longer than this was not
+  /// sealed by journal: it is damage, never read (a planted 900 MB blob must not fill memory).
+  static let largestBox = 4 * 1_048_576 + 65_536
+
+  /// Opens every sealed addition into ordinary sessions marked as added without the
+  /// passphrase, in one keyed write with the ledger's stamp; removes them. New sessions are
+  /// opened first (oldest first), then later fields (oldest first), one box in memory at a
+  /// time.
   ///
   /// Everything an addition holds is the word of whoever could write the file: each clear
-  /// value is checked where it is read (an id, a kind, a time in range), the sealed fields
-  /// as a stored session's are, and a new session never takes an id the vault has, had or
-  /// holds in the trash (it is opened apart under a new id from `random`).
+  /// value is checked where it is read (an id, a kind, a time in range, a box's size), the
+  /// sealed fields as a stored session's are, and a new session never takes an id the vault
+  /// has, had or holds in the trash, an id of a draft on this computer (`reserved`), or an
+  /// id another waiting addition claims too: it is opened apart under a new id. Later fields
+  /// for an id two additions claimed go to each of them (the person's words are never lost,
+  /// and the stranger's copy is marked); later fields too long to join a text are opened
+  /// apart as a session of their own.
   public func openAdditions(
-    keys: VaultKeys, now: Date, random: some RandomSource
+    keys: VaultKeys, now: Date, random: some RandomSource, reserved: Set<SessionID> = []
   ) throws -> OpenedAdditions {
     guard try vault.sealedCount() > 0 else { return OpenedAdditions() }
     return try write { db in
       var opened = OpenedAdditions()
+      let contested = Set(
+        try String.fetchAll(
+          db,
+          sql: "SELECT id FROM addition WHERE kind = 'new' GROUP BY id HAVING count(*) > 1"
+        ).compactMap(SessionID.init))
+      // Where the sessions of contested ids went: later fields follow each.
+      var keptAs: [SessionID: [SessionID]] = [:]
       let rows = try Row.fetchAll(
-        db, sql: "SELECT seq, id, kind, added_at, box FROM addition ORDER BY seq")
+        db,
+        sql: """
+          SELECT seq, id, kind, added_at, typeof(box), length(box) FROM addition
+          ORDER BY kind = 'later', seq
+          """)
       for row in rows {
         // `seq` is the INTEGER PRIMARY KEY: SQLite keeps it an integer whatever is planted.
         let seq = (try? row.decode(Int64.self, atIndex: 0)) ?? 0
@@ -215,13 +237,17 @@ extension SessionStore {
           let kind = Vault.AdditionKind(rawValue: kindText),
           let addedAt = try? row.decode(Int64.self, atIndex: 3),
           let added = StoredRange.date(millis: addedAt),
-          let boxData = try? row.decode(Data.self, atIndex: 4)
+          (try? row.decode(String.self, atIndex: 4)) == "blob",
+          let size = try? row.decode(Int64.self, atIndex: 5), size <= Self.largestBox,
+          let boxData = try Data.fetchOne(
+            db, sql: "SELECT box FROM addition WHERE seq = ?", arguments: [seq])
         else {
           opened.damaged.append(id)
           try remove()
           continue
         }
-        let box = Array(boxData)
+        var box = Array(boxData)
+        defer { wipe(&box) }
         do {
           switch kind {
           case .new:
@@ -229,10 +255,11 @@ extension SessionStore {
               try RecordCodec.decodeNewAddition(plain, id: id)
             }
             session.markOpened(addedAt: added, now: now)
-            if try Self.idTaken(id, db) {
+            if try contested.contains(id) || reserved.contains(id) || Self.idTaken(id, db) {
               let fresh = try freshID(db)
               session = session.reidentified(as: fresh)
               opened.keptApart.append(.init(claimed: id, keptAs: fresh))
+              if contested.contains(id) { keptAs[id, default: []].append(fresh) }
             } else {
               opened.added.append(id)
             }
@@ -241,23 +268,28 @@ extension SessionStore {
             let (changes, _) = try SealedBox.open(box, keys: keys) { plain in
               try RecordCodec.decodeLaterAddition(plain)
             }
-            if try Self.revision(of: id, db) == nil {
-              // A session in the trash may come back by undo: its additions wait for it.
-              let trashed =
-                try Bool.fetchOne(
-                  db, sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE id = ? AND outcome IS NULL)",
-                  arguments: [id.hex]) ?? false
-              if trashed { continue }
-              opened.orphaned.append(id)
-              try remove()
-              continue
+            let targets = keptAs[id] ?? [id]
+            var applied = false
+            for target in targets {
+              if try applyLater(changes, to: target, addedAt: added, now: now, db, &opened) {
+                applied = true
+              }
             }
-            // A session that does not open keeps its additions waiting (reported when read).
-            guard var session = try? fetch(id, db) else { continue }
-            try session.addSealed(changes, at: added, now: now)
-            try put(session, db)
-            if !opened.added.contains(id), !opened.updated.contains(id) {
-              opened.updated.append(id)
+            if !applied, keptAs[id] == nil {
+              if try Self.revision(of: id, db) == nil {
+                // A session in the trash may come back by undo: its additions wait for it.
+                let trashed =
+                  try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM trash WHERE id = ? AND outcome IS NULL)",
+                    arguments: [id.hex]) ?? false
+                if trashed { continue }
+                opened.orphaned.append(id)
+                try remove()
+                continue
+              }
+              // A session that does not open keeps its additions waiting (reported when read).
+              continue
             }
           }
         } catch let error as StoreError {
@@ -278,6 +310,44 @@ extension SessionStore {
           """)
       return opened
     }
+  }
+
+  /// Applies later fields to the session `id`, as `Session.addSealed` joins them. A text that
+  /// would grow past its field's limit is not joined: the fields are opened apart, as a
+  /// session of their own marked and named, so that no word is lost and every session stays
+  /// one an export can bring back in. False when there is no such session, or it does not
+  /// open.
+  private func applyLater(
+    _ changes: [Session.Change], to id: SessionID, addedAt added: Date, now: Date,
+    _ db: Database, _ opened: inout OpenedAdditions
+  ) throws -> Bool {
+    guard try Self.revision(of: id, db) != nil, var session = try? fetch(id, db) else {
+      return false
+    }
+    var joined = session
+    try joined.addSealed(changes, at: added, now: now)
+    let fits = [Field.environment, .music, .reflection].allSatisfy { field in
+      (joined.text(of: field)?.utf8.count ?? 0) <= field.maximumBytes
+    }
+    if fits {
+      session = joined
+      try put(session, db)
+      if !opened.added.contains(id), !opened.updated.contains(id) { opened.updated.append(id) }
+      return true
+    }
+    let fresh = try freshID(db)
+    var apart = Session(
+      id: fresh, date: session.date, treatment: session.treatment, dose: nil,
+      intention: "Later fields written without the passphrase for session \(id.short), too "
+        + "long to join it",
+      moodBefore: nil, environment: nil, music: nil, moodAfter: nil, reflection: nil,
+      created: now, updated: now, status: .needsReflection)
+    try apart.addSealed(changes, at: added, now: now)
+    if apart.status == .needsReflection { try apart.apply(.close, now: now) }
+    apart.markOpened(addedAt: added, now: now)
+    try put(apart, db)
+    opened.keptApart.append(.init(claimed: id, keptAs: fresh))
+    return true
   }
 
   /// Whether a session has this id, or had it (a tombstone), or holds it in the trash

@@ -165,7 +165,14 @@ public enum RecordCodec {
     _ bytes: UnsafeRawBufferPointer, id: SessionID
   ) throws -> Session {
     let fields = try split(bytes, allowed: newAdditionTags)
-    return try session(summary(fields, id: id), body(fields))
+    let opened = try session(summary(fields, id: id), body(fields))
+    // No longer than a form takes: journal never seals more, and a session must stay one an
+    // export brings back in.
+    let tooLong = Field.allCases.contains { field in
+      (opened.text(of: field)?.utf8.count ?? 0) > field.maximumBytes
+    }
+    guard !tooLong else { throw Malformed() }
+    return opened
   }
 
   /// A whole session from its two opened parts: complete exactly when reflected on
@@ -224,6 +231,10 @@ public enum RecordCodec {
     // The reflection last: a failure on an earlier field never completes the session.
     if let text = try text(fields[.reflection]) { changes.append(.reflection(text)) }
     guard !changes.isEmpty else { throw Malformed() }
+    // No longer than a form takes (see `decodeNewAddition`).
+    for change in changes {
+      if let text = change.text, text.utf8.count > change.field.maximumBytes { throw Malformed() }
+    }
     return (changes, written)
   }
 

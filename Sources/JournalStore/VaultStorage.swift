@@ -79,10 +79,10 @@ public final class VaultStorage: SessionStorage, SyncStorage {
   public func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   /// Opens the sealed additions into sessions (one keyed write).
-  public func openAdditions(keys: VaultKeys, now: Date, random: some RandomSource) throws
-    -> OpenedAdditions
-  {
-    try store.openAdditions(keys: keys, now: now, random: random)
+  public func openAdditions(
+    keys: VaultKeys, now: Date, random: some RandomSource, reserved: Set<SessionID> = []
+  ) throws -> OpenedAdditions {
+    try store.openAdditions(keys: keys, now: now, random: random, reserved: reserved)
   }
 
   public func resolve(_ text: String) throws -> SessionID { try store.resolve(text) }

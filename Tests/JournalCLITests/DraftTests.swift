@@ -30,6 +30,24 @@ import Testing
     return process.wait()
   }
 
+  /// A sealed addition renamed to the id of an unfinished draft on this computer (the
+  /// reviewer's finding 4) is kept apart: the draft is still offered, not taken for saved.
+  @Test func additionNeverTakesADraftsID() throws {
+    let f = CLIFixture().initialise()
+    _ = startAndStop(f, .hangup)
+    let draftsDirectory = f.home.path + "/.local/state/journal/drafts"
+    let name = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: draftsDirectory).first {
+        $0.hasSuffix(".draft")
+      })
+    let draftID = String(name.split(separator: "-")[1].prefix(32))
+    try ClaimedIDTests.forge(f, claiming: draftID, at: "2026-11-21T10:00:00Z")
+    let listed = f.run("list")
+    #expect(listed.stderr.contains(#"claimed the id "\#(draftID.prefix(8))""#), "\(listed)")
+    let drafts = f.run("drafts")
+    #expect(drafts.stdout.contains(String(draftID.prefix(8))), "\(drafts)")
+  }
+
   /// Killed, hung up on, or interrupted mid-form: the next `journal new` offers the draft,
   /// resumes at the first unanswered field, and saves one session with every answer.
   @Test(arguments: Interruption.allCases)

@@ -121,3 +121,89 @@ struct AdditionsTests {
     }
   }
 }
+
+/// Additions that contest one id, later fields too long to join, and boxes too large to be
+/// journal's (the reviewer's findings 3, 7 and 8).
+struct AdditionContestTests {
+  static func seal(_ f: StoreFixture, _ session: Session) throws -> [UInt8] {
+    try SealedBox.seal(RecordCodec.encodeNewAddition(session), to: f.keys.sealingPublicKey)
+  }
+
+  /// Two new additions claiming one id: neither takes it, both are kept apart, and later
+  /// fields for that id go to each (the person's words are never lost to the stranger).
+  @Test func contestedIDsAreBothKeptApart() throws {
+    let f = try StoreFixture()
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
+    let mine = try f.session(seed: 21, reflection: nil)
+    let theirs = try f.session(seed: 22, reflection: nil)
+    for session in [mine, theirs] {
+      try f.vault.addSealed(
+        .new, id: session.id, completes: false, at: TestClock.reference,
+        box: try Self.seal(f, session), sealedTo: f.keys.sealingPublicKey)
+    }
+    let later = try SealedBox.seal(
+      RecordCodec.encodeLaterAddition([.reflection("MY-REFLECTION")], at: TestClock.reference),
+      to: f.keys.sealingPublicKey)
+    try f.vault.addSealed(
+      .later, id: mine.id, completes: true, at: TestClock.reference, box: later,
+      sealedTo: f.keys.sealingPublicKey)
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE addition SET id = ?, seq = 0 WHERE id = ?",
+        arguments: [mine.id.hex, theirs.id.hex])
+    }
+    try queue.close()
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: TestClock.reference + 60, random: SeededRandom(seed: 5))
+    #expect(opened.added.isEmpty)
+    #expect(opened.keptApart.count == 2)
+    #expect(opened.keptApart.allSatisfy { $0.claimed == mine.id })
+    #expect(throws: StoreError.self) { try f.store.session(mine.id) }
+    for kept in opened.keptApart {
+      #expect(try f.store.session(kept.keptAs).reflection == "MY-REFLECTION")
+    }
+  }
+
+  /// Later fields that would grow a text past its limit are opened apart as a session of
+  /// their own, marked; the session keeps its words as they were.
+  @Test func tooLongToJoinIsKeptApart() throws {
+    let f = try StoreFixture()
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
+    let long = String(repeating: "w", count: 1_048_000)
+    let session = try f.session(seed: 23, reflection: long)
+    try f.store.upsert(session)
+    let later = try SealedBox.seal(
+      RecordCodec.encodeLaterAddition(
+        [.reflection(String(repeating: "x", count: 10_000))], at: TestClock.reference),
+      to: f.keys.sealingPublicKey)
+    try f.vault.addSealed(
+      .later, id: session.id, completes: true, at: TestClock.reference, box: later,
+      sealedTo: f.keys.sealingPublicKey)
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: TestClock.reference + 60, random: SeededRandom(seed: 6))
+    #expect(opened.keptApart.count == 1)
+    #expect(try f.store.session(session.id).reflection == long)
+    let apart = try f.store.session(try #require(opened.keptApart.first).keptAs)
+    #expect(apart.reflection?.count == 10_000)
+    #expect(apart.addedSealed != nil)
+    #expect(apart.intention.hasPrefix("Later fields written without the passphrase"))
+  }
+
+  /// A box longer than any journal seals is damage, removed without being read.
+  @Test func oversizedBoxIsDamage() throws {
+    let f = try StoreFixture()
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
+    let session = try f.session(seed: 24, reflection: nil)
+    try f.vault.addSealed(
+      .new, id: session.id, completes: false, at: TestClock.reference,
+      box: try Self.seal(f, session), sealedTo: f.keys.sealingPublicKey)
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { try $0.execute(sql: "UPDATE addition SET box = zeroblob(5 * 1048576)") }
+    try queue.close()
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: TestClock.reference, random: SeededRandom(seed: 7))
+    #expect(opened.damaged == [session.id])
+    #expect(try f.vault.sealedCount() == 0)
+  }
+}
