@@ -158,6 +158,11 @@ extension Journal {
           Report.note(
             "wrote \(directory)/journal-reminders.service and .timer; to turn them on, run:")
           try Runtime.output(enable + "\n")
+        case .packaged(let directory, let enable):
+          Report.note(
+            "the package installed \(directory)/journal-reminders.service and .timer; "
+              + "to turn them on, run:")
+          try Runtime.output(enable + "\n")
         }
       }
     }

@@ -7,6 +7,12 @@ import Testing
 struct IndependentReaderTests {
   static let available = IndependentReader.available
 
+  /// A CI run without PyNaCl fails here instead of passing with the reader's tests skipped.
+  @Test(.enabled(if: Prerequisites.areRequired, "only CI requires PyNaCl"))
+  func readerIsThereUnderCI() {
+    #expect(Self.available, "\(IndependentReader.python) has no PyNaCl (Scripts/test installs it)")
+  }
+
   /// Every field written through the CLI is read back by the independent reader.
   @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
   func pythonReaderAgrees() throws {

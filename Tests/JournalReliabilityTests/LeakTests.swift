@@ -48,15 +48,13 @@ import Testing
     // A draft left by a killed guided form, and an editor's buffer.
     let form = f.cli.interactive(["new", "--editor"], extra: ["EDITOR": editor])
     form.write("2026-11-20 19:00\nmdma\nLEAKDRAFT dose\n")
-    _ = form.expect("LEAKDRAFT dose", timeout: 10)
-    _ = eventually(timeout: 10) {
-      (try? FileManager.default.contentsOfDirectory(atPath: f.draftsPath))?.contains {
-        $0.hasSuffix(".draft")
-      } ?? false
-    }
-    usleep(300_000)
+    // The form asks for the intention only after the dose is in the draft file (every
+    // answer is kept before the next question): then the kill leaves the dose on disk.
+    #expect(form.expect("Intention — what you bring", timeout: 30), "\(form.screenText)")
+    let drafts = (try? FileManager.default.contentsOfDirectory(atPath: f.draftsPath)) ?? []
+    #expect(drafts.contains { $0.hasSuffix(".draft") }, "\(drafts)")
     form.signal(SIGKILL)
-    _ = form.wait()
+    #expect(form.wait().status == 128 + SIGKILL)
     let edited = f.cli.interactive(["reflect", waitingID, "--editor"], extra: ["EDITOR": editor])
     edited.write("\n\n\n\n\n\n")
     step("reflect --editor", edited.wait(timeout: 30))
