@@ -55,6 +55,7 @@ public struct TrustQuestion: Sendable {
         #"the reminder of session "\#(id.short)" is removed: that session does not wait for "#
           + "a reflection")
     }
+    lines += settingsLines(found: named, vault: vault, witness: witness)
     if let settings = try? vault.syncSettings(),
       settings.serverTag.map({ tag in
         (try? SessionStore.serverTag(settings.server, key: keys.fingerprintKey)).map {
@@ -67,6 +68,47 @@ public struct TrustQuestion: Sendable {
           + Quoted.data(settings.server) + "; journal sync would connect there")
     }
     return TrustQuestion(lines: lines)
+  }
+}
+
+extension TrustQuestion {
+  /// The settings the ledger covers that trusting the vault would accept as they are now,
+  /// one line each, with what they are: named against this computer's record of them when
+  /// it has one (which tells which changed, and how), else said as they stand.
+  static func settingsLines(found: any Error, vault: Vault, witness: VaultWitness?) -> [String] {
+    let captureOn = (try? vault.sealing().publicKey) != nil
+    let slot = (try? vault.recoverySlot()) ?? nil
+    let now = Array(KeyedHash.unkeyed(slot ?? []))
+    let zeros = [UInt8](repeating: 0, count: 32)
+    var lines: [String] = []
+    if let seen = (try? witness?.read(rows: true))??.rows?.settings, seen.count == 34 {
+      let wasOn = seen[seen.startIndex + 1] == 1
+      let wasSlot = Array(seen.suffix(32))
+      if wasOn != captureOn {
+        lines.append(
+          "writing without the passphrase was turned \(captureOn ? "on" : "off") in the file, "
+            + "not by journal; it stays \(captureOn ? "on" : "off")")
+      }
+      let slotNow = slot == nil ? zeros : now
+      if wasSlot != slotNow {
+        lines.append(
+          slot == nil
+            ? #"the recovery code was removed in the file; "journal recovery-code" makes a new one"#
+            : wasSlot == zeros
+              ? "a recovery code was added in the file, not by journal: whoever made it can open "
+                + #"this journal ("journal recovery-code --remove" takes it away)"#
+              : "the recovery code was replaced in the file, not by journal: whoever made it can "
+                + #"open this journal ("journal recovery-code" makes one of yours)"#)
+      }
+      return lines
+    }
+    guard case StoreError.tampered(.settings) = found else { return [] }
+    return [
+      "a setting was changed in the file: writing without the passphrase is now "
+        + (captureOn ? "on" : "off") + ", and a recovery code is "
+        + (slot == nil
+          ? "not set" : #"set (if it is not yours, "journal recovery-code" replaces it)"#)
+    ]
   }
 }
 

@@ -184,6 +184,23 @@ struct AcceptTests {
 /// replaced in the file is noticed at once, not when the code is needed, and said to be a
 /// setting; `verify --accept` can trust it on purpose.
 struct SettingsTamperTests {
+  /// A recovery code removed in the file together with a session deleted (the second read's
+  /// finding 6): verify --accept names both, the setting with what it is now.
+  @Test func acceptNamesTheSetting() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let b = f.new()
+    #expect(f.run("recovery-code").status == 0)
+    #expect(f.run("list").status == 0)
+    try f.tamper("UPDATE vault SET recovery_slot = NULL")
+    try f.tamper("DELETE FROM session WHERE id LIKE ?", [b + "%"])
+    let accepted = f.run("verify", "--accept", "--yes")
+    #expect(accepted.status == 0, "\(accepted)")
+    #expect(accepted.stderr.contains(#"session "\#(b)" is missing"#), "\(accepted.stderr)")
+    #expect(
+      accepted.stderr.contains("the recovery code was removed in the file"), "\(accepted.stderr)")
+  }
+
   @Test func replacedRecoverySlot() throws {
     let f = CLIFixture().initialise()
     _ = f.new()
