@@ -57,12 +57,14 @@ public enum DeleteSessions {
     return .countedDown
   }
 
-  /// Restores the most recent deletion while its window is open; the ids restored.
-  public static func undo(_ runtime: Runtime) throws -> [SessionID] {
+  /// Restores the most recent deletion while its window is open: the ids restored, those
+  /// whose trash rows were planted and stay, and those restored without a planted reminder.
+  public static func undo(_ runtime: Runtime) throws -> Vault.Restored {
     guard
-      let restored = try JournalVault.undo(at: try runtime.vaultPath(), context: runtime.context)
+      let restored = try JournalVault.undo(at: try runtime.vaultPath(), context: runtime.context),
+      !(restored.ids.isEmpty && restored.stayed.isEmpty)
     else { throw AppError.nothingToUndo }
-    return restored.ids
+    return restored
   }
 }
 

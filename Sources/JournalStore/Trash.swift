@@ -19,6 +19,11 @@ extension Vault {
   /// What an undo restored.
   public struct Restored: Sendable, Equatable {
     public let ids: [SessionID]
+    /// Sessions of the deletion whose trash row holds values journal never writes (planted):
+    /// left in the trash, where their window ends as it would.
+    public var stayed: [SessionID] = []
+    /// Sessions restored without their reminder, whose values in the trash were planted.
+    public var remindersDropped: [SessionID] = []
   }
 
   /// Moves the sessions with these ids to the trash as one batch, purged at `purgeAfter`, in
@@ -63,10 +68,12 @@ extension Vault {
   public func undo(_ wanted: Deletion?, now: Date) throws -> Restored? {
     let instant = Self.millis(now)
     return try write { db in
+      // Only a batch journal could have numbered: a planted one is never "the latest".
       let sql =
         wanted == nil
         ? """
         SELECT batch FROM trash WHERE purge_after > ? AND outcome IS NULL
+          AND typeof(batch) = 'integer' AND batch BETWEEN 0 AND \(StoredRange.counter.upperBound - 1)
         ORDER BY batch DESC LIMIT 1
         """
         : """
@@ -76,33 +83,62 @@ extension Vault {
       let arguments: StatementArguments =
         wanted.map { [instant, $0.batch, Self.millis($0.purgeAfter)] } ?? [instant]
       guard let batch = try Int64.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
-      let ids = try String.fetchAll(
-        db, sql: "SELECT id FROM trash WHERE batch = ? AND outcome IS NULL ORDER BY id",
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT rowid, id FROM trash WHERE batch = ? AND outcome IS NULL ORDER BY id",
         arguments: [batch])
-      try db.execute(
-        sql: """
-          INSERT INTO session (id, status, summary, body, revision)
-          SELECT id, status, summary, body, revision FROM trash
-          WHERE batch = ? AND outcome IS NULL
-          """,
-        arguments: [batch])
-      try db.execute(
-        sql: """
-          INSERT OR REPLACE INTO reminder (id, due, repeat_seconds, last_fired)
-          SELECT id, reminder_due, reminder_repeat, reminder_last_fired FROM trash
-          WHERE batch = ? AND outcome IS NULL
-            AND reminder_due IS NOT NULL AND reminder_repeat IS NOT NULL
-          """,
-        arguments: [batch])
-      // The row stays, marked and without its ciphertext, for the ledger (see above).
-      try db.execute(
-        sql: """
-          UPDATE trash SET outcome = 'undone', summary = X'', body = X'', reminder_due = NULL,
-            reminder_repeat = NULL, reminder_last_fired = NULL
-          WHERE batch = ? AND outcome IS NULL
-          """,
-        arguments: [batch])
-      return Restored(ids: ids.compactMap(SessionID.init))
+      var restored = Restored(ids: [])
+      for row in rows {
+        let rowid: Int64 = row[0]
+        let id = (try? row.decode(String.self, atIndex: 1)).flatMap(SessionID.init)
+        // Row by row: one whose values journal never writes (a planted status, a column
+        // too short) is left in the trash and named, never failing the others' undo.
+        do {
+          try db.execute(
+            sql: """
+              INSERT INTO session (id, status, summary, body, revision)
+              SELECT id, status, summary, body, revision FROM trash WHERE rowid = ?
+              """,
+            arguments: [rowid])
+        } catch let error as DatabaseError
+          where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH
+        {
+          if let id { restored.stayed.append(id) }
+          continue
+        }
+        guard let id else { continue }
+        // The reminder comes back only with values journal could have written.
+        try db.execute(
+          sql: """
+            INSERT OR REPLACE INTO reminder (id, due, repeat_seconds, last_fired)
+            SELECT id, reminder_due, reminder_repeat, reminder_last_fired FROM trash
+            WHERE rowid = ? AND reminder_due IS NOT NULL AND reminder_repeat IS NOT NULL
+              AND typeof(reminder_due) = 'integer'
+              AND reminder_due BETWEEN \(StoredRange.millis.lowerBound) AND \(StoredRange.millis.upperBound)
+              AND typeof(reminder_repeat) = 'integer'
+              AND reminder_repeat BETWEEN \(StoredRange.repeatSeconds.lowerBound) AND \(StoredRange.repeatSeconds.upperBound)
+              AND (reminder_last_fired IS NULL OR (typeof(reminder_last_fired) = 'integer'
+                AND reminder_last_fired BETWEEN \(StoredRange.millis.lowerBound) AND \(StoredRange.millis.upperBound)))
+            """,
+          arguments: [rowid])
+        let reminderRestored = db.changesCount > 0
+        let hadReminder =
+          try Bool.fetchOne(
+            db, sql: "SELECT reminder_due IS NOT NULL FROM trash WHERE rowid = ?",
+            arguments: [rowid]) ?? false
+        if hadReminder, !reminderRestored { restored.remindersDropped.append(id) }
+        // The row stays, marked and without its ciphertext, for the ledger (see above).
+        try db.execute(
+          sql: """
+            UPDATE trash SET outcome = 'undone', summary = X'', body = X'', reminder_due = NULL,
+              reminder_repeat = NULL, reminder_last_fired = NULL
+            WHERE rowid = ?
+            """,
+          arguments: [rowid])
+        restored = Restored(
+          ids: restored.ids + [id], stayed: restored.stayed,
+          remindersDropped: restored.remindersDropped)
+      }
+      return restored
     }
   }
 

@@ -52,6 +52,7 @@ public struct Render: Sendable {
     }
     let badges = SessionStatus.allCases.map { Array(badge($0).utf8) }
     let marked = Array(Self.markedInList.utf8)
+    let laterMarked = Array(Self.laterMarkedInList.utf8)
     let mood = Array("  mood ".utf8)
     let arrow = Array(" → ".utf8)
     let noAfter = Array("     ".utf8)
@@ -81,7 +82,11 @@ public struct Render: Sendable {
       if let index = SessionStatus.allCases.firstIndex(of: s.status) {
         out.append(contentsOf: badges[index])
       }
-      if s.isMarked { out.append(contentsOf: marked) }
+      if s.addedSealed != nil {
+        out.append(contentsOf: marked)
+      } else if s.laterSealed != nil {
+        out.append(contentsOf: laterMarked)
+      }
       out.append(0x0A)
       if out.count >= chunk {
         try write(out)
@@ -99,7 +104,11 @@ public struct Render: Sendable {
       var second = "  mood " + (s.moodBefore.map { String($0.value) } ?? "not recorded")
       if let after = s.moodAfter { second += " → \(after.value)" }
       second += ", " + s.treatment.displayName + ", " + badge(s.status)
-      if s.isMarked { second += "," + Self.markedInList }
+      if s.addedSealed != nil {
+        second += "," + Self.markedInList
+      } else if s.laterSealed != nil {
+        second += "," + Self.laterMarkedInList
+      }
       out += Wrap.lines(second, width: presentation.width ?? 80, indent: "    ").joined(
         separator: "\n")
       out += "\n"
@@ -157,6 +166,8 @@ public struct Render: Sendable {
   /// What `list` shows after the status of a session written (in part) without the
   /// passphrase.
   static let markedInList = "  (added without the passphrase)"
+  /// ...and of one only whose later fields were.
+  static let laterMarkedInList = "  (later fields added without the passphrase)"
 
   /// The marks of what was written without the passphrase, one sentence each, as `show` and
   /// the Markdown export say them.

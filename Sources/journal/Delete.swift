@@ -52,12 +52,23 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-      let restored = try DeleteSessions.undo(try Runtime(options))
-      let what =
-        restored.count == 1
-        ? "session \(restored[0].short)"
-        : "\(restored.count) sessions: " + restored.map(\.short).joined(separator: ", ")
-      Report.note("restored \(what)")
+      let undone = try DeleteSessions.undo(try Runtime(options))
+      let restored = undone.ids
+      if !restored.isEmpty {
+        let what =
+          restored.count == 1
+          ? "session \(restored[0].short)"
+          : "\(restored.count) sessions: " + restored.map(\.short).joined(separator: ", ")
+        Report.note("restored \(what)")
+      }
+      for id in undone.remindersDropped {
+        Report.note(
+          #"the reminder of session "\#(id.short)" was damaged in the trash and was not restored"#)
+      }
+      for id in undone.stayed {
+        Report.note(
+          #"session "\#(id.short)" in the trash is damaged (changed in the file) and stays there"#)
+      }
     }
   }
 }

@@ -215,3 +215,41 @@ import Testing
     #expect(f.show(id)["intention"] as? String == "to listen inward")
   }
 }
+
+/// Undo with values planted in the trash (the second read's lower findings): a reminder of
+/// values journal never writes is not restored (the session is), a row too damaged to go
+/// back stays and is named, and a planted batch number is never "the latest deletion".
+struct PlantedUndoTests {
+  @Test func undoRestoresWhatItCan() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "1h"]).initialise()
+    let a = f.new("--remind", "3h")
+    let b = f.new()
+    #expect(f.run("delete", a, b, "--yes").status == 0)
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+      try db.execute(
+        sql: "UPDATE trash SET reminder_repeat = 0 WHERE id LIKE ?", arguments: [a + "%"])
+      try db.execute(sql: "UPDATE trash SET summary = x'00' WHERE id LIKE ?", arguments: [b + "%"])
+    }
+    try queue.close()
+    let undone = f.run("undo")
+    #expect(undone.status == 0, "\(undone)")
+    #expect(undone.stderr.contains("restored session \(a)"), "\(undone.stderr)")
+    #expect(undone.stderr.contains(#"session "\#(b)" in the trash is damaged"#))
+    #expect(undone.stderr.contains(#"the reminder of session "\#(a)" was damaged"#))
+    #expect(f.run("show", a).status == 0)
+  }
+
+  @Test func plantedBatchIsNotTheLatest() throws {
+    let f = CLIFixture(extra: ["JOURNAL_UNDO_WINDOW": "1h"]).initialise()
+    let older = f.new()
+    let newer = f.new()
+    #expect(f.run("delete", older, "--yes").status == 0)
+    try f.tamper("UPDATE trash SET batch = 9223372036854775807")
+    #expect(f.run("verify", "--accept", "--yes").status == 0)
+    #expect(f.run("delete", newer, "--yes").status == 0)
+    let undone = f.run("undo")
+    #expect(undone.stderr.contains("restored session \(newer)"), "\(undone)")
+  }
+}
