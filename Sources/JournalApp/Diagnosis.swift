@@ -329,7 +329,8 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message:
           "this journal is not as journal last left it: a session was removed or put back, "
-          + "or an older copy of one was restored",
+          + "an older copy of one was restored, or the trash, the sync state or the ledger "
+          + "was changed in the file",
         hint: hint, exitCode: .tampered)
     case .ledger:
       return Diagnosis(
