@@ -69,7 +69,10 @@ let package = Package(
     // Sync's seam to a server (the SyncTransport protocol, its error, its wait bounds), and,
     // below it, the one backend: PostgreSQL through libpq, loaded at run time, its schema and
     // server addresses (restic's backend.go and its backends beside it).
-    .target(name: "JournalSync", swiftSettings: strict),
+    .target(
+      name: "JournalSync",
+      dependencies: ["JournalCore", "JournalCrypto", "JournalStorage", "JournalSystem"],
+      swiftSettings: strict),
     .target(name: "JournalPostgres", dependencies: ["JournalSync"], swiftSettings: strict),
     // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
     // and the renderings of sessions, lists and trends.
@@ -93,7 +96,7 @@ let package = Package(
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalTerminal", "JournalCore",
+        "JournalApp", "JournalTerminal", "JournalCore", "JournalSync",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict
@@ -112,8 +115,8 @@ let package = Package(
     .target(
       name: "JournalFuzzHarness",
       dependencies: [
-        "JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStore",
-        "JournalAgent",
+        "JournalApp", "JournalCore", "JournalCrypto", "JournalDrafts", "JournalStorage",
+        "JournalStore", "JournalAgent",
       ],
       swiftSettings: strict
     ),

@@ -128,27 +128,8 @@ public enum AppError: Error, Equatable, Sendable {
   case sealingKeyChanged
   /// Sealed capture was asked for (`journal capture on`) of a vault that cannot be written.
   case sealingUnavailable
-  /// A sync command on a vault that does not sync.
-  case syncNotSetUp
-  /// `sync setup`: the server holds another journal for this role.
-  case syncServerHasOther
-  /// `sync join`: the server holds no journal for this role, or several.
-  case syncServerEmpty(role: String)
-  case syncServerSeveral(count: Int)
-  /// The server's schema is newer than this journal reads.
-  case syncServerNewer(found: Int, supported: Int)
-  /// Another device wrote sync data in a later layout than this journal reads.
-  case syncNewerData(found: Int, supported: Int)
-  /// The sync server's copy is not as this journal's devices left it; nothing was applied.
-  case syncTampered(SyncTamper)
-  /// Other devices kept writing while this one tried to; nothing was lost.
-  case syncKeptMoving
   /// `passwd --new-key` on a vault that syncs: the other devices could not follow.
   case syncNewKey
-  /// `journal sync`: the server holds no copy of this journal for the role this device
-  /// connected as, though this device has read `read` changes of it: another role than
-  /// before, or the server lost it.
-  case syncJournalNotOnServer(role: String, read: Int64)
   /// The sync server's address in the vault file is not the one journal wrote there (its
   /// tag under the key, or this computer's record, says so); it was not contacted.
   case syncAddressChanged
@@ -157,9 +138,6 @@ public enum AppError: Error, Equatable, Sendable {
   /// `sync join` was cut short (`cause`, exit 13); what arrived is kept in the journal made
   /// at `path`, for `journal sync` to finish.
   case syncJoinUnfinished(cause: Diagnosis, path: String)
-  /// Another foreground sync of this vault on this computer holds its lock and has made no
-  /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
-  case syncLockStuck(pid: Int32, seconds: Int)
   /// `journal resolve` on a session with no conflicts.
   case noConflicts(id: String)
   /// A bug: something that should not happen did. The text is for the report.
@@ -167,22 +145,4 @@ public enum AppError: Error, Equatable, Sendable {
   /// A guided `new` could not save its session (`cause` says why), and its answers are safe
   /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention").
   case notSavedDraftKept(cause: Diagnosis, kept: String)
-}
-
-/// What a sync found wrong with the server's copy (SECURITY.md, "Sync", what the server
-/// cannot do unnoticed). Names ids and change numbers only.
-public enum SyncTamper: Equatable, Sendable {
-  /// The server shows fewer changes than this device has already read: rolled back.
-  case rolledBack(seen: Int64, shown: Int64)
-  /// The change this device last read is not the one the server shows there: another
-  /// history was shown to another device (a fork), or the server rewrote it.
-  case forked(seq: Int64)
-  /// A change is missing, out of order, or does not authenticate.
-  case brokenChain(seq: Int64)
-  /// A session's row is not the one its change wrote (altered, replayed, or another vault's).
-  case changedRow(id: String)
-  /// A change's row is missing.
-  case droppedChange(id: String)
-  /// The key header is not the one the last change that set it wrote.
-  case changedHeader
 }

@@ -195,6 +195,60 @@ public struct Diagnosis: Equatable, Sendable {
         message: "sslmode=\(mode) is not enough for a server on another computer",
         hint: "use sslmode=verify-full (TLS with the certificate checked), or leave it out",
         exitCode: .usage)
+    case .notSetUp:
+      return Diagnosis(
+        message: "this journal does not sync yet",
+        hint: #"run "journal sync setup URL" here, or "journal sync join URL" on a new device"#,
+        exitCode: .notAllowed)
+    case .serverHasOther:
+      return Diagnosis(
+        message: "the server already holds another journal for this role",
+        hint: #"join it with "journal sync join URL" on a new device, or use another role"#,
+        exitCode: .notAllowed)
+    case .serverEmpty(let role):
+      return Diagnosis(
+        message: "the server holds no journal for role \(ServerText(role).quoted)",
+        hint: #"run "journal sync setup URL" on the device that has the journal first, or "#
+          + "check the role in the address",
+        exitCode: .notAllowed)
+    case .journalNotOnServer(let role, let read):
+      return Diagnosis(
+        message: "the server holds no copy of this journal for role "
+          + "\(ServerText(role).quoted); this device has read \(counted(Int(read), "change")) of it",
+        hint: "if the address or PGUSER names another role than before, use the one this "
+          + #"journal syncs with; if the server lost it, "journal sync leave", then "journal "#
+          + #"sync setup URL" sends it again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
+    case .serverSeveral(let count):
+      return Diagnosis(
+        message: "the server holds \(count) journals for this role",
+        hint: "give each journal a role of its own on the server", exitCode: .notAllowed)
+    case .serverNewer(let found, let supported):
+      return Diagnosis(
+        message: "the server's journal schema is version \(found); this journal reads \(supported)",
+        hint: "update journal on this device", exitCode: .newerFormat)
+    case .newerData(let found, let supported):
+      return Diagnosis(
+        message: "another device syncs in format \(found); this journal reads up to \(supported)",
+        hint: "update journal on this device; nothing here was changed", exitCode: .newerFormat)
+    case .tampered(let what):
+      return Diagnosis(
+        message: "the sync server's copy is not as your devices left it: "
+          + Self.syncTamper(what) + "; nothing it altered was applied",
+        hint:
+          #"run "journal sync leave", then "journal sync setup URL" with a server you trust"#,
+        exitCode: .tampered)
+    case .keptMoving:
+      return Diagnosis(
+        message: "other devices kept syncing at the same time",
+        hint: #"nothing was lost; run "journal sync" again"#, exitCode: .syncUnavailable)
+    case .lockStuck(let pid, let seconds):
+      return Diagnosis(
+        message: "another journal sync on this device (process \(pid)) has made no progress "
+          + "for \(counted(max(seconds, 1), "second"))",
+        hint: "it may be stopped (Ctrl-Z in another terminal?): resume or end it, then run "
+          + #""journal sync" again; nothing here was lost"#,
+        exitCode: .syncUnavailable)
     }
   }
 
@@ -838,30 +892,6 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           #"nothing was written; run "journal unlock" to check the journal with its passphrase"#,
         exitCode: .tampered)
-    case .syncNotSetUp:
-      return Diagnosis(
-        message: "this journal does not sync yet",
-        hint: #"run "journal sync setup URL" here, or "journal sync join URL" on a new device"#,
-        exitCode: .notAllowed)
-    case .syncServerHasOther:
-      return Diagnosis(
-        message: "the server already holds another journal for this role",
-        hint: #"join it with "journal sync join URL" on a new device, or use another role"#,
-        exitCode: .notAllowed)
-    case .syncServerEmpty(let role):
-      return Diagnosis(
-        message: "the server holds no journal for role \(ServerText(role).quoted)",
-        hint: #"run "journal sync setup URL" on the device that has the journal first, or "#
-          + "check the role in the address",
-        exitCode: .notAllowed)
-    case .syncJournalNotOnServer(let role, let read):
-      return Diagnosis(
-        message: "the server holds no copy of this journal for role "
-          + "\(ServerText(role).quoted); this device has read \(counted(Int(read), "change")) of it",
-        hint: "if the address or PGUSER names another role than before, use the one this "
-          + #"journal syncs with; if the server lost it, "journal sync leave", then "journal "#
-          + #"sync setup URL" sends it again; nothing here was lost"#,
-        exitCode: .syncUnavailable)
     case .syncJoinRefused(let cause):
       return Diagnosis(
         message: cause.message,
@@ -885,36 +915,6 @@ public struct Diagnosis: Equatable, Sendable {
         hint: #"nothing was changed; if you moved servers, run "journal sync leave", then "#
           + #""journal sync setup URL""#,
         exitCode: .tampered)
-    case .syncServerSeveral(let count):
-      return Diagnosis(
-        message: "the server holds \(count) journals for this role",
-        hint: "give each journal a role of its own on the server", exitCode: .notAllowed)
-    case .syncServerNewer(let found, let supported):
-      return Diagnosis(
-        message: "the server's journal schema is version \(found); this journal reads \(supported)",
-        hint: "update journal on this device", exitCode: .newerFormat)
-    case .syncNewerData(let found, let supported):
-      return Diagnosis(
-        message: "another device syncs in format \(found); this journal reads up to \(supported)",
-        hint: "update journal on this device; nothing here was changed", exitCode: .newerFormat)
-    case .syncTampered(let what):
-      return Diagnosis(
-        message: "the sync server's copy is not as your devices left it: "
-          + Self.syncTamper(what) + "; nothing it altered was applied",
-        hint:
-          #"run "journal sync leave", then "journal sync setup URL" with a server you trust"#,
-        exitCode: .tampered)
-    case .syncKeptMoving:
-      return Diagnosis(
-        message: "other devices kept syncing at the same time",
-        hint: #"nothing was lost; run "journal sync" again"#, exitCode: .syncUnavailable)
-    case .syncLockStuck(let pid, let seconds):
-      return Diagnosis(
-        message: "another journal sync on this device (process \(pid)) has made no progress "
-          + "for \(counted(max(seconds, 1), "second"))",
-        hint: "it may be stopped (Ctrl-Z in another terminal?): resume or end it, then run "
-          + #""journal sync" again; nothing here was lost"#,
-        exitCode: .syncUnavailable)
     case .syncNewKey:
       return Diagnosis(
         message: "a new key cannot reach the other devices of a journal that syncs",

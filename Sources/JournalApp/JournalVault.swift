@@ -608,7 +608,7 @@ public final class JournalVault {
   public var storage: any SessionStorage { store }
 
   /// The same place, as sync sees it (the seam's other side).
-  var syncStorage: any SyncStorage { vaultStorage }
+  public var syncStorage: any SyncStorage { vaultStorage }
 
   /// Set by a sync of this vault: its own writes start no other.
   var syncing = false

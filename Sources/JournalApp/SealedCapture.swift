@@ -2,6 +2,7 @@ import Foundation
 import JournalCore
 import JournalCrypto
 import JournalDrafts
+import JournalStorage
 import JournalStore
 
 /// Writing without the passphrase (SECURITY.md, "Sealed additions"): a new session, or later

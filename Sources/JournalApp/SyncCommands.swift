@@ -4,31 +4,35 @@ import JournalAgent
 import JournalCore
 import JournalCrypto
 import JournalPostgres
+import JournalStorage
 import JournalStore
 import JournalSync
 
-/// The sync commands as a person starts them (`journal sync …`): each opens what it needs
-/// and calls `JournalSync`. Only these load libpq.
+/// The sync commands as a person starts them (`journal sync …`): each opens what it needs,
+/// connects to the server through its backend (JournalPostgres), and calls the engine
+/// (JournalSync's `SyncEngine`) over the storage seam. Only these load libpq.
 public enum SyncCommands {
   /// `journal sync setup URL`: this vault becomes the first on the server.
   public static func setup(_ runtime: Runtime, address text: String) throws -> SyncReport {
-    let address = try JournalSync.address(text, context: runtime.context)
+    let address = try address(text, context: runtime.context)
     let journal = try runtime.openVault()
     guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
     let transport = try connect(address, runtime)
-    return try JournalSync.setup(
-      journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
+    journal.syncing = true
+    return try SyncEngine.setup(
+      journal.syncStorage, keys: journal.unlockedKeys, server: address.given,
+      transport: transport, options: options(journal, runtime), stuckAfter: stuckAfter(runtime))
   }
 
   /// `journal sync join URL`: a new vault here, from the server, opened with the journal's
   /// passphrase. A join the server's copy refused leaves nothing behind, so that `join` can
   /// be run again; one cut short (exit 13) keeps what arrived, for `journal sync` to finish.
   public static func join(_ runtime: Runtime, address text: String) throws -> SyncReport {
-    let address = try JournalSync.address(text, context: runtime.context)
+    let address = try address(text, context: runtime.context)
     let path = try runtime.vaultPath()
     try JournalVault.refuseExisting(path)
     let transport = try connect(address, runtime)
-    let header = try JournalSync.serverHeader(transport)
+    let header = try SyncEngine.serverHeader(transport)
     // This computer's record of a journal that was at this path before (set aside after its
     // key changed on another device, say) does not apply to the one made now: under another
     // key, it would read as damaged.
@@ -47,8 +51,11 @@ public enum SyncCommands {
         return passphrase
       }
       do {
-        return try JournalSync.join(
-          journal, address: address, transport: transport, stuckAfter: stuckAfter(runtime))
+        journal.syncing = true
+        return try SyncEngine.join(
+          journal.syncStorage, keys: journal.unlockedKeys, server: address.given,
+          transport: transport, options: options(journal, runtime),
+          stuckAfter: stuckAfter(runtime))
       } catch {
         failure = error
       }
@@ -73,7 +80,7 @@ public enum SyncCommands {
   public static func sync(_ runtime: Runtime, background: Bool = false) throws -> SyncReport {
     // Said before any passphrase is asked; the file opened once for all.
     let file = try Vault.open(at: try runtime.vaultPath())
-    guard let early = try file.syncSettings() else { throw AppError.syncNotSetUp }
+    guard let early = try file.syncSettings() else { throw SyncError.notSetUp }
     let id = file.header.vaultID
     let keys = AgentClient(environment: runtime.context.environment, vaultID: id)?.keys(
       vaultID: id)
@@ -83,7 +90,7 @@ public enum SyncCommands {
       guard KeyedHash.same(try SessionStore.serverTag(early.server, key: keys.fingerprintKey), tag)
       else { throw AppError.syncAddressChanged }
       connecting = Connecting(
-        try JournalSync.address(early.server, context: runtime.context), runtime)
+        try address(early.server, context: runtime.context), runtime)
     }
     let journal: JournalVault
     do {
@@ -99,16 +106,19 @@ public enum SyncCommands {
       }
       throw StoreError.tampered(.rows)
     }
-    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
     let transport: any SyncTransport
     if let connecting, settings.server == early.server {
       transport = try connecting.transport()
     } else {
       transport = try connect(
-        try JournalSync.address(settings.server, context: runtime.context), runtime)
+        try address(settings.server, context: runtime.context), runtime)
     }
-    return try JournalSync(journal: journal, transport: transport).sync(
-      waiting: !background, stuckAfter: stuckAfter(runtime))
+    journal.syncing = true
+    return try SyncEngine(
+      storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
+      options: options(journal, runtime)
+    ).sync(waiting: !background, stuckAfter: stuckAfter(runtime))
   }
 
   /// A connection made on another thread, waited for when needed.
@@ -124,7 +134,8 @@ public enum SyncCommands {
       let bounds = SyncCommands.bounds(runtime, address: address)
       DispatchQueue.global(qos: .userInitiated).async {
         self.result = Result {
-          try JournalSync.connect(address, library: library, batch: batch, bounds: bounds)
+          try PostgresTransport(
+            address.conninfo, library: library, batch: batch, bounds: bounds)
         }
         self.done.signal()
       }
@@ -148,14 +159,15 @@ public enum SyncCommands {
   public static func leave(_ runtime: Runtime, deleting: Bool = false) throws -> Left {
     // Said before any passphrase is asked; the file opened once for both.
     let file = try Vault.open(at: try runtime.vaultPath())
-    guard try file.syncSettings() != nil else { throw AppError.syncNotSetUp }
+    guard try file.syncSettings() != nil else { throw SyncError.notSetUp }
     let journal = try runtime.openVault(opened: file)
-    guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+    guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
     var deleted: Bool?
     if deleting {
       let transport = try connect(
-        try JournalSync.address(settings.server, context: runtime.context), runtime)
-      deleted = try JournalSync.deleteServerCopy(journal, transport: transport)
+        try address(settings.server, context: runtime.context), runtime)
+      deleted = try SyncEngine.deleteServerCopy(
+        vaultID: journal.unlockedKeys.vaultID, transport: transport)
     }
     try journal.syncStorage.leaveSync()
     return Left(server: settings.server, deleted: deleted)
@@ -174,13 +186,11 @@ public enum SyncCommands {
   /// (the passphrase is never asked for this).
   public static func status(_ runtime: Runtime) throws -> SyncStatus {
     let vault = try runtime.openLocked()
-    guard var status = try JournalSync.status(vault) else { throw AppError.syncNotSetUp }
-    if let holder = SyncLock.holder(try runtime.vaultPath() + ".sync-lock") {
-      let quiet = runtime.context.now().timeIntervalSince(holder.progress)
-      status.running = SyncStatus.Running(
-        pid: holder.pid, background: holder.background, started: holder.started,
-        quiet: max(Int(quiet), 0), stuck: Int(quiet * 1000) > stuckAfter(runtime))
-    }
+    guard let settings = try vault.syncSettings() else { throw SyncError.notSetUp }
+    var status = SyncEngine.status(settings: settings, pending: try vault.syncPending())
+    status.running = SyncEngine.running(
+      lockPath: try runtime.vaultPath() + ".sync-lock", now: runtime.context.now(),
+      stuckAfter: stuckAfter(runtime))
     let id = vault.header.vaultID
     let environment = runtime.context.environment
     if let keys = AgentClient(environment: environment, vaultID: id)?.keys(vaultID: id),
@@ -202,7 +212,7 @@ public enum SyncCommands {
   /// the setting as it is then. Needs no passphrase.
   public static func background(_ runtime: Runtime, set on: Bool?) throws -> Bool {
     let vault = try runtime.openLocked()
-    guard try vault.syncSettings() != nil else { throw AppError.syncNotSetUp }
+    guard try vault.syncSettings() != nil else { throw SyncError.notSetUp }
     if let on { try vault.setSyncBackground(on) }
     return try vault.syncSettings()?.background ?? false
   }
@@ -212,9 +222,30 @@ public enum SyncCommands {
 
   /// Connects to `address` as the runtime says (libpq's name, the pull batch, the bounds).
   static func connect(_ address: ServerAddress, _ runtime: Runtime) throws -> any SyncTransport {
-    try JournalSync.connect(
-      address, library: library(runtime), batch: pullBatch(runtime),
+    try PostgresTransport(
+      address.conninfo, library: library(runtime), batch: pullBatch(runtime),
       bounds: bounds(runtime, address: address))
+  }
+
+  /// The address as given, checked (PostgreSQL's rules: no password, TLS to another computer).
+  static func address(_ text: String, context: AppContext) throws -> ServerAddress {
+    try ServerAddress(text, environment: context.environment)
+  }
+
+  /// What the engine is handed: this runtime's clock and random bytes, the vault's lock, the
+  /// debug build's crash points and push batch, and the command line's notes.
+  static func options(_ journal: JournalVault, _ runtime: Runtime) -> SyncEngine.Options {
+    let environment = runtime.context.environment
+    var pushBatch = 1000
+    #if DEBUG
+      if let text = environment["JOURNAL_DEBUG_PUSH_BATCH"], let size = Int(text), size > 0 {
+        pushBatch = size
+      }
+    #endif
+    return SyncEngine.Options(
+      now: { runtime.context.now() }, random: runtime.context.random,
+      lockPath: journal.path + ".sync-lock", pushBatch: pushBatch,
+      reached: { CrashPoint.reached($0, environment: environment) }, note: { Report.note($0) })
   }
 
   /// How long a sync waits for each thing (SyncBounds), connecting as long as the address
@@ -244,7 +275,7 @@ public enum SyncCommands {
     #if DEBUG
       if let value = debugBounds(runtime)["stuck"] { return value }
     #endif
-    return JournalSync.stuckAfter
+    return SyncEngine.stuckAfter
   }
 
   #if DEBUG

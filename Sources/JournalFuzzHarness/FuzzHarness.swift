@@ -5,6 +5,7 @@ import JournalApp
 import JournalCore
 import JournalCrypto
 import JournalDrafts
+import JournalStorage
 import JournalStore
 import Synchronization
 

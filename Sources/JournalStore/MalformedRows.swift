@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 
 /// Rows holding clear values journal never writes: a session or trash row whose id is not 32
 /// lowercase hex digits, whose revision is not a whole number from 0 to 2^53, or whose status

@@ -1,5 +1,6 @@
 import JournalCore
 import JournalCrypto
+import JournalStorage
 
 /// Sealed summaries read from the vault and waiting to be opened, copied out of SQLite's row
 /// buffers (valid only until the next step) into one arena, so that another thread can open

@@ -1,4 +1,4 @@
-/// Failures of talking to the sync server. None carries record content: the server only ever
+/// Failures of syncing: talking to the server, and what the engine finds in what it says. None carries record content: the server only ever
 /// holds ciphertext, and PostgreSQL's own messages name hosts, users and databases. What the
 /// server (or libpq about it) said is `ServerText`, shown only quoted.
 public enum SyncError: Error, Equatable, Sendable {
@@ -14,6 +14,28 @@ public enum SyncError: Error, Equatable, Sendable {
   case waited(SyncWait, milliseconds: Int)
   /// The server's address was not accepted (before anything connected).
   case badAddress(reason: AddressProblem)
+  /// A sync command on a vault that does not sync.
+  case notSetUp
+  /// `sync setup`: the server holds another journal for this role.
+  case serverHasOther
+  /// `sync join`: the server holds no journal for this role, or several.
+  case serverEmpty(role: String)
+  case serverSeveral(count: Int)
+  /// The server's schema is newer than this journal reads.
+  case serverNewer(found: Int, supported: Int)
+  /// Another device wrote sync data in a later layout than this journal reads.
+  case newerData(found: Int, supported: Int)
+  /// The sync server's copy is not as this journal's devices left it; nothing was applied.
+  case tampered(SyncTamper)
+  /// Other devices kept writing while this one tried to; nothing was lost.
+  case keptMoving
+  /// The server holds no copy of this journal for the role this device connected as, though
+  /// this device has read `read` changes of it: another role than before, or the server lost
+  /// it.
+  case journalNotOnServer(role: String, read: Int64)
+  /// Another foreground sync of this vault on this computer holds its lock and has made no
+  /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
+  case lockStuck(pid: Int32, seconds: Int)
 
   /// Why a connection was not made. Roles and databases are as this device asked for them.
   public enum ConnectionProblem: Equatable, Sendable {
@@ -57,4 +79,22 @@ public enum SyncError: Error, Equatable, Sendable {
     /// certificate (sslmode other than verify-full).
     case weakTLS(mode: String)
   }
+}
+
+/// What a sync found wrong with the server's copy (SECURITY.md, "Sync", what the server
+/// cannot do unnoticed). Names ids and change numbers only.
+public enum SyncTamper: Equatable, Sendable {
+  /// The server shows fewer changes than this device has already read: rolled back.
+  case rolledBack(seen: Int64, shown: Int64)
+  /// The change this device last read is not the one the server shows there: another
+  /// history was shown to another device (a fork), or the server rewrote it.
+  case forked(seq: Int64)
+  /// A change is missing, out of order, or does not authenticate.
+  case brokenChain(seq: Int64)
+  /// A session's row is not the one its change wrote (altered, replayed, or another vault's).
+  case changedRow(id: String)
+  /// A change's row is missing.
+  case droppedChange(id: String)
+  /// The key header is not the one the last change that set it wrote.
+  case changedHeader
 }

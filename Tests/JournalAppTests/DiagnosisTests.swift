@@ -94,18 +94,18 @@ struct DiagnosisTests {
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
     AppError.configUnreadable(path: "/c", errno: EACCES), AppError.configUnsafe(path: "/c"),
     AppError.internalError("test"), AppError.wrongPassphrases(tries: 3),
-    AppError.syncNotSetUp, AppError.syncServerHasOther, AppError.syncServerEmpty(role: "me"),
-    AppError.syncServerSeveral(count: 2), AppError.syncServerNewer(found: 2, supported: 1),
-    AppError.syncTampered(.rolledBack(seen: 9, shown: 7)), AppError.syncTampered(.forked(seq: 3)),
-    AppError.syncTampered(.brokenChain(seq: 4)), AppError.syncTampered(.changedRow(id: "3f2a")),
-    AppError.syncTampered(.droppedChange(id: "3f2a")), AppError.syncTampered(.changedHeader),
-    AppError.syncJournalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
-    AppError.syncJoinRefused(cause: Diagnosis(AppError.syncTampered(.changedHeader))),
+    SyncError.notSetUp, SyncError.serverHasOther, SyncError.serverEmpty(role: "me"),
+    SyncError.serverSeveral(count: 2), SyncError.serverNewer(found: 2, supported: 1),
+    SyncError.tampered(.rolledBack(seen: 9, shown: 7)), SyncError.tampered(.forked(seq: 3)),
+    SyncError.tampered(.brokenChain(seq: 4)), SyncError.tampered(.changedRow(id: "3f2a")),
+    SyncError.tampered(.droppedChange(id: "3f2a")), SyncError.tampered(.changedHeader),
+    SyncError.journalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
+    AppError.syncJoinRefused(cause: Diagnosis(SyncError.tampered(.changedHeader))),
     AppError.syncJoinUnfinished(
       cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
-    AppError.syncKeptMoving, AppError.syncNewKey,
-    AppError.syncLockStuck(pid: 4242, seconds: 60),
-    AppError.noConflicts(id: "3f2a"), AppError.syncNewerData(found: 2, supported: 1),
+    SyncError.keptMoving, AppError.syncNewKey,
+    SyncError.lockStuck(pid: 4242, seconds: 60),
+    AppError.noConflicts(id: "3f2a"), SyncError.newerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
     SyncError.connection(.unreachable(said: ServerText("could not translate host name"))),
     SyncError.connection(.noPassword(role: "me")),
@@ -165,8 +165,8 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 76)
-    #expect(names["SyncError"]?.count == 6)
+    #expect(names["AppError"]?.count == 66)
+    #expect(names["SyncError"]?.count == 16)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -316,14 +316,9 @@ struct DiagnosisTests {
     case .notSavedDraftKept(let cause, _), .syncJoinRefused(let cause),
       .syncJoinUnfinished(let cause, _):
       cause.exitCode
-    case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
+    case .syncNewKey: .notAllowed
     case .noConflicts: .notFound
-    case .syncServerEmpty: .notAllowed
-    case .syncJournalNotOnServer: .syncUnavailable
     case .syncAddressChanged: .tampered
-    case .syncServerNewer, .syncNewerData: .newerFormat
-    case .syncTampered: .tampered
-    case .syncKeptMoving, .syncLockStuck: .syncUnavailable
     }
   }
 
@@ -331,6 +326,10 @@ struct DiagnosisTests {
     switch error {
     case .clientLibraryMissing, .connection, .statement, .cut, .waited: .syncUnavailable
     case .badAddress: .usage
+    case .notSetUp, .serverHasOther, .serverSeveral, .serverEmpty: .notAllowed
+    case .journalNotOnServer, .keptMoving, .lockStuck: .syncUnavailable
+    case .serverNewer, .newerData: .newerFormat
+    case .tampered: .tampered
     }
   }
 

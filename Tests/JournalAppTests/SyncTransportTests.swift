@@ -65,20 +65,36 @@ struct SyncTransportTests {
     }
   }
 
+  /// What the engine is handed in these tests: the fixture's clock and random bytes.
+  static func options(_ journal: JournalVault) -> SyncEngine.Options {
+    SyncEngine.Options(
+      now: { TestClock.reference }, random: SystemRandom(), lockPath: journal.path + ".sync-lock")
+  }
+
+  static func engine(_ journal: JournalVault, _ server: MemoryServer) -> SyncEngine {
+    SyncEngine(
+      storage: journal.syncStorage, keys: journal.unlockedKeys,
+      transport: server, options: options(journal))
+  }
+
   /// A journal set up on the memory server, and a second device joined to it.
   static func pair() throws -> (AppFixture, AppFixture, JournalVault, MemoryServer, [Session]) {
     let first = try AppFixture()
     let sessions = [try first.saved(), try first.saved()]
     let server = MemoryServer()
     let address = try ServerAddress("host=localhost", environment: [:])
-    _ = try JournalSync.setup(first.journal, address: address, transport: server)
+    _ = try SyncEngine.setup(
+      first.journal.syncStorage, keys: first.journal.unlockedKeys,
+      server: address.given, transport: server, options: Self.options(first.journal))
     let second = try AppFixture()
     let path = second.directory.file("joined/vault.db")
-    let header = try JournalSync.serverHeader(server)
+    let header = try SyncEngine.serverHeader(server)
     let joined = try JournalVault.join(
       at: path, header: header, context: second.context, tries: 1, tryAgain: {}
     ) { try AppFixture.secret(AppFixture.passphrase) }
-    _ = try JournalSync.join(joined, address: address, transport: server)
+    _ = try SyncEngine.join(
+      joined.syncStorage, keys: joined.unlockedKeys, server: address.given,
+      transport: server, options: Self.options(joined))
     return (first, second, joined, server, sessions)
   }
 
@@ -93,19 +109,19 @@ struct SyncTransportTests {
     let id = sessions[0].id
     let older = try #require(server.rows[id.bytes])
     _ = try first.journal.apply(.dose("NEW-DOSE"), to: id)
-    _ = try JournalSync(journal: first.journal, transport: server).sync()
+    _ = try Self.engine(first.journal, server).sync()
     // When the server shows the rows on the first pass, and something else on the second
     server.secondPass = { rows in
       answer == "none" ? [] : rows.map { $0.id == id.bytes ? older : $0 }
     }
     // Then the second device refuses, and keeps the session as it was
-    #expect(throws: AppError.self) {
-      try JournalSync(journal: second, transport: server).sync()
+    #expect(throws: SyncError.self) {
+      try Self.engine(second, server).sync()
     }
     #expect(try second.session(id).dose == nil)
     // And once the server answers honestly, the change comes through
     server.secondPass = nil
-    _ = try JournalSync(journal: second, transport: server).sync()
+    _ = try Self.engine(second, server).sync()
     #expect(try second.session(id).dose == "NEW-DOSE")
   }
 }

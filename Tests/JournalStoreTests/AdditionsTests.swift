@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import JournalStore
 import JournalTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import JournalTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalStorage
 import JournalStore
 import JournalSystem
 import JournalTestSupport

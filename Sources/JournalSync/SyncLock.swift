@@ -45,7 +45,8 @@ final class SyncLock {
   /// one waits while the holder makes progress; a holder with none for `stuckAfter`
   /// milliseconds is ended, when it is a background sync, or reported (exit 13).
   static func take(
-    _ path: String, background: Bool, stuckAfter: Int, now: () -> Date = Date.init
+    _ path: String, background: Bool, stuckAfter: Int, now: () -> Date,
+    note: (String) -> Void
   ) throws -> SyncLock? {
     var announced = false
     while true {
@@ -63,11 +64,11 @@ final class SyncLock {
       let quiet = Int(now().timeIntervalSince(holder.progress) * 1000)
       if quiet > stuckAfter {
         guard holder.background else {
-          throw AppError.syncLockStuck(pid: holder.pid, seconds: quiet / 1000)
+          throw SyncError.lockStuck(pid: holder.pid, seconds: quiet / 1000)
         }
-        Report.note(
+        note(
           "a background sync on this device (process \(holder.pid)) made no progress for "
-            + "\(counted(max(quiet / 1000, 1), "second")); it was stopped, and this sync takes over"
+            + "\(Self.seconds(quiet)); it was stopped, and this sync takes over"
         )
         kill(holder.pid, SIGKILL)
         // It lets go as it ends: a few milliseconds.
@@ -79,11 +80,11 @@ final class SyncLock {
           }
           usleep(10_000)
         }
-        throw AppError.syncLockStuck(pid: holder.pid, seconds: quiet / 1000)
+        throw SyncError.lockStuck(pid: holder.pid, seconds: quiet / 1000)
       }
       if !announced {
         announced = true
-        Report.note(
+        note(
           (holder.background
             ? "a background sync on this device (process \(holder.pid)) is running"
             : "another journal sync on this device (process \(holder.pid)) is running")
@@ -145,5 +146,11 @@ final class SyncLock {
       return Int32(fields[4])
     }
     return nil
+  }
+
+  /// A wait in whole seconds, as said to a person ("1 second", "40 seconds").
+  static func seconds(_ milliseconds: Int) -> String {
+    let seconds = max(milliseconds / 1000, 1)
+    return "\(seconds) second" + (seconds == 1 ? "" : "s")
   }
 }

@@ -92,7 +92,7 @@ public enum RecordCodec {
   }
 
   /// The status whose stored name is exactly these bytes.
-  static func status(named bytes: UnsafeRawBufferPointer) -> SessionStatus? {
+  public static func status(named bytes: UnsafeRawBufferPointer) -> SessionStatus? {
     statusNames.first { equal(bytes, $0.name) }?.status
   }
 
@@ -177,7 +177,7 @@ public enum RecordCodec {
 
   /// A whole session from its two opened parts: complete exactly when reflected on
   /// (SECURITY.md), either way round is damage.
-  static func session(_ summary: SessionSummary, _ body: Body) throws -> Session {
+  public static func session(_ summary: SessionSummary, _ body: Body) throws -> Session {
     guard let intention = body.intention,
       (summary.status == .complete) == (body.reflection != nil)
     else { throw Malformed() }

@@ -1,6 +1,5 @@
 import JournalCore
 import JournalCrypto
-import JournalSync
 
 /// One link of a vault's chain of changes on the sync server (SECURITY.md, "Sync"): which
 /// sessions a push wrote (with a hash of each sealed row) or removed, whether it changed the

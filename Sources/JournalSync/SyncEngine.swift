@@ -2,10 +2,7 @@ import Foundation
 import Glibc
 import JournalCore
 import JournalCrypto
-import JournalPostgres
 import JournalStorage
-import JournalStore
-import JournalSync
 import JournalSystem
 
 /// What one sync did, for the person.
@@ -64,12 +61,41 @@ public struct SyncStatus: Sendable, Equatable {
 /// meanwhile (else pull again). A sync cut anywhere loses nothing: the server takes a push
 /// whole or not at all, this device writes what it agreed whole or not at all, and a push
 /// the server took but this device did not record comes back in the next pull as its own.
-public final class JournalSync {
-  private let journal: JournalVault
+public final class SyncEngine {
   private let transport: any SyncTransport
-  private let context: AppContext
+  private let options: Options
   private let keys: VaultKeys
   private let store: any SyncStorage
+
+  /// What a sync is handed besides the vault and the server: everything it would otherwise
+  /// reach for (the clock, random bytes, where its lock is, the debug build's crash points and
+  /// batch size, a way to say a line), so that it prints nothing and reads nothing global.
+  public struct Options {
+    public var now: () -> Date
+    public var random: any RandomSource
+    /// The file a sync of this vault holds while it runs (`<vault>.sync-lock`).
+    public var lockPath: String
+    /// How many sessions go in one push (one link, one transaction on each side), so that
+    /// sending a whole journal holds a bounded number of sealed rows at once.
+    public var pushBatch: Int
+    /// Called at each named point of a sync (a debug build's crash points).
+    public var reached: (String) -> Void
+    /// A line for the person (a background sync stopped, another one waited for).
+    public var note: (String) -> Void
+
+    public init(
+      now: @escaping () -> Date, random: any RandomSource, lockPath: String,
+      pushBatch: Int = 1000, reached: @escaping (String) -> Void = { _ in },
+      note: @escaping (String) -> Void = { _ in }
+    ) {
+      self.now = now
+      self.random = random
+      self.lockPath = lockPath
+      self.pushBatch = pushBatch
+      self.reached = reached
+      self.note = note
+    }
+  }
 
   /// How often a sync pulls again when other devices push in between.
   static let attempts = 5
@@ -82,29 +108,13 @@ public final class JournalSync {
   /// The lock this sync holds, touched at every answer from the server.
   private var lock: SyncLock?
 
-  public init(journal: JournalVault, transport: any SyncTransport) {
-    self.journal = journal
+  public init(
+    storage: any SyncStorage, keys: VaultKeys, transport: any SyncTransport, options: Options
+  ) {
+    self.store = storage
+    self.keys = keys
     self.transport = transport
-    self.context = journal.context
-    self.keys = journal.unlockedKeys
-    self.store = journal.syncStorage
-    journal.syncing = true
-  }
-
-  // MARK: - Connecting
-
-  /// Connects to the server at `address` (checked first) through libpq, every wait bounded
-  /// by `bounds`.
-  public static func connect(
-    _ address: ServerAddress, library: String = "libpq.so.5", batch: Int = 500,
-    bounds: SyncBounds = .standard
-  ) throws -> any SyncTransport {
-    try PostgresTransport(address.conninfo, library: library, batch: batch, bounds: bounds)
-  }
-
-  /// The address as given, checked.
-  public static func address(_ text: String, context: AppContext) throws -> ServerAddress {
-    try ServerAddress(text, environment: context.environment)
+    self.options = options
   }
 
   // MARK: - Setup and join
@@ -112,20 +122,20 @@ public final class JournalSync {
   /// Makes this vault the first on the server (creating the schema if the role may), and
   /// sends every session.
   public static func setup(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
-    stuckAfter: Int = JournalSync.stuckAfter
+    _ storage: any SyncStorage, keys: VaultKeys, server: String, transport: any SyncTransport,
+    options: Options, stuckAfter: Int = SyncEngine.stuckAfter
   ) throws -> SyncReport {
-    guard try journal.file.syncSettings() == nil else { throw StoreError.syncAlreadySetUp }
     let current = try prepareSchema(transport)
-    let vaultID = journal.unlockedKeys.vaultID
+    let vaultID = keys.vaultID
     let held = try transport.vaults()
-    if held.contains(where: { $0 != vaultID }) { throw AppError.syncServerHasOther }
-    _ = try transport.addVault(vaultID, header: ServerHeader.encode(journal.file.header))
+    if held.contains(where: { $0 != vaultID }) { throw SyncError.serverHasOther }
+    _ = try transport.addVault(vaultID, header: ServerHeader.encode(storage.keyHeader))
     let settings = SyncSettings(
-      server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
-    try journal.syncStorage.beginSync(settings)
-    var report = try JournalSync(journal: journal, transport: transport).sync(
-      stuckAfter: stuckAfter)
+      server: server, device: options.random.bytes(SyncStamp.deviceBytes))
+    try storage.beginSync(settings)
+    var report = try SyncEngine(
+      storage: storage, keys: keys, transport: transport, options: options
+    ).sync(stuckAfter: stuckAfter)
     report.serverOutdated = report.serverOutdated || !current
     return report
   }
@@ -137,7 +147,7 @@ public final class JournalSync {
     switch try transport.schemaVersion() {
     case nil: try transport.createSchema()
     case let version? where version > ServerSchema.version:
-      throw AppError.syncServerNewer(found: version, supported: ServerSchema.version)
+      throw SyncError.serverNewer(found: version, supported: ServerSchema.version)
     case let version? where version < ServerSchema.version:
       return try transport.upgradeSchema()
     default: break
@@ -149,16 +159,16 @@ public final class JournalSync {
   public static func serverHeader(_ transport: any SyncTransport) throws -> KeyHeader {
     let schema = try transport.schemaVersion()
     if let schema, schema > ServerSchema.version {
-      throw AppError.syncServerNewer(found: schema, supported: ServerSchema.version)
+      throw SyncError.serverNewer(found: schema, supported: ServerSchema.version)
     }
     let vaults = schema == nil ? [] : try transport.vaults()
-    guard vaults.count <= 1 else { throw AppError.syncServerSeveral(count: vaults.count) }
+    guard vaults.count <= 1 else { throw SyncError.serverSeveral(count: vaults.count) }
     guard let vaultID = vaults.first,
       let state = try transport.pull(
         vaultID, links: 1, rowsAfter: .max, passes: 0, begin: { _ in }, rows: { _, _ in })
-    else { throw AppError.syncServerEmpty(role: transport.role) }
+    else { throw SyncError.serverEmpty(role: transport.role) }
     guard let header = ServerHeader.decode(state.header), header.vaultID == vaultID else {
-      throw AppError.syncTampered(.changedHeader)
+      throw SyncError.tampered(.changedHeader)
     }
     // Before any passphrase: the header must be the one the last link that set it names.
     // (Not authenticated yet, as the key comes from the header; the chain is checked with it
@@ -166,42 +176,54 @@ public final class JournalSync {
     // that does not open it.)
     let named = state.links.compactMap { SyncLink(entry: $0.entry)?.header }.last
     if let named, named != SyncLink.hash(state.header) {
-      throw AppError.syncTampered(.changedHeader)
+      throw SyncError.tampered(.changedHeader)
     }
     return header
   }
 
   /// Deletes this journal's copy on the server; false when it held none. A server of a newer
   /// schema is left alone.
-  static func deleteServerCopy(_ journal: JournalVault, transport: any SyncTransport) throws
+  public static func deleteServerCopy(vaultID: [UInt8], transport: any SyncTransport) throws
     -> Bool
   {
     guard let schema = try transport.schemaVersion() else { return false }
     guard schema <= ServerSchema.version else {
-      throw AppError.syncServerNewer(found: schema, supported: ServerSchema.version)
+      throw SyncError.serverNewer(found: schema, supported: ServerSchema.version)
     }
-    return try transport.removeVault(journal.unlockedKeys.vaultID)
+    return try transport.removeVault(vaultID)
   }
 
   /// A new device: with the vault just made from the server's header, fetches everything.
   public static func join(
-    _ journal: JournalVault, address: ServerAddress, transport: any SyncTransport,
-    stuckAfter: Int = JournalSync.stuckAfter
+    _ storage: any SyncStorage, keys: VaultKeys, server: String, transport: any SyncTransport,
+    options: Options, stuckAfter: Int = SyncEngine.stuckAfter
   ) throws -> SyncReport {
     var settings = SyncSettings(
-      server: address.given, device: journal.context.random.bytes(SyncStamp.deviceBytes))
-    settings.headerHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
-    try journal.syncStorage.beginSync(settings)
-    return try JournalSync(journal: journal, transport: transport).sync(stuckAfter: stuckAfter)
+      server: server, device: options.random.bytes(SyncStamp.deviceBytes))
+    settings.headerHash = SyncLink.hash(ServerHeader.encode(storage.keyHeader))
+    try storage.beginSync(settings)
+    return try SyncEngine(
+      storage: storage, keys: keys, transport: transport, options: options
+    ).sync(stuckAfter: stuckAfter)
   }
 
   /// What `sync status` shows, without the key; nil when the vault does not sync.
-  public static func status(_ vault: Vault) throws -> SyncStatus? {
-    guard let settings = try vault.syncSettings() else { return nil }
-    let pending = try vault.syncPending()
-    return SyncStatus(
+  public static func status(
+    settings: SyncSettings, pending: (sessions: Int, removals: Int)
+  ) -> SyncStatus {
+    SyncStatus(
       server: settings.server, lastSync: settings.lastSync, pendingSessions: pending.sessions,
       pendingRemovals: pending.removals, seq: settings.seq, background: settings.background)
+  }
+
+  /// A sync of the vault running on this computer now, as its lock at `lockPath` tells it:
+  /// stuck when it has made no progress for `stuckAfter` milliseconds. Nil when none runs.
+  public static func running(lockPath: String, now: Date, stuckAfter: Int) -> SyncStatus.Running? {
+    guard let holder = SyncLock.holder(lockPath) else { return nil }
+    let quiet = now.timeIntervalSince(holder.progress)
+    return SyncStatus.Running(
+      pid: holder.pid, background: holder.background, started: holder.started,
+      quiet: max(Int(quiet), 0), stuck: Int(quiet * 1000) > stuckAfter)
   }
 
   // MARK: - One sync
@@ -210,12 +232,13 @@ public final class JournalSync {
   /// for the first while it makes progress, unless `waiting` is false (a background sync):
   /// then it does nothing. A holder with no progress for `stuckAfter` milliseconds is stuck
   /// (SyncLock): a background one is ended and this sync takes over; another is reported.
-  public func sync(waiting: Bool = true, stuckAfter: Int = JournalSync.stuckAfter)
+  public func sync(waiting: Bool = true, stuckAfter: Int = SyncEngine.stuckAfter)
     throws -> SyncReport
   {
     guard
       let lock = try SyncLock.take(
-        journal.path + ".sync-lock", background: !waiting, stuckAfter: stuckAfter)
+        options.lockPath, background: !waiting, stuckAfter: stuckAfter, now: options.now,
+        note: options.note)
     else { return SyncReport() }
     self.lock = lock
     defer { self.lock = nil }
@@ -223,7 +246,7 @@ public final class JournalSync {
     var attempts = 0
     var upgraded = false
     while attempts < Self.attempts {
-      guard let settings = try journal.file.syncSettings() else { throw AppError.syncNotSetUp }
+      guard let settings = try store.syncSettings() else { throw SyncError.notSetUp }
       // Fields changed here are stamped from the clock as it was before this sync read
       // anything: an edit made offline last week must not win over one read today.
       if issuing == nil { issuing = settings.clock }
@@ -244,22 +267,10 @@ public final class JournalSync {
       case .moved: attempts += 1
       }
     }
-    throw AppError.syncKeptMoving
+    throw SyncError.keptMoving
   }
 
-  /// At most this many sessions go in one push (one link, one transaction on each side), so
-  /// that sending a whole journal holds a bounded number of sealed rows at once. (A debug
-  /// build takes another from JOURNAL_DEBUG_PUSH_BATCH, for the tests.)
-  private var pushBatch: Int {
-    #if DEBUG
-      if let text = context.environment["JOURNAL_DEBUG_PUSH_BATCH"], let size = Int(text),
-        size > 0
-      {
-        return size
-      }
-    #endif
-    return 1000
-  }
+  private var pushBatch: Int { options.pushBatch }
 
   /// The clock that stamps the fields changed here, as it was when this sync began.
   private var issuing: HybridClock?
@@ -302,12 +313,12 @@ public final class JournalSync {
     var refused = false
     var merged: Set<SessionID> = []
     var clock = start.clock
-    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
+    let cipher = try RecordCipher(key: keys.syncKey, random: options.random)
     func checkComplete(_ verified: Verified) throws {
       guard !complete else { return }
       for (id, item) in verified.latest {
         if case .put = item, !seen.contains(id) {
-          throw AppError.syncTampered(.droppedChange(id: id.short))
+          throw SyncError.tampered(.droppedChange(id: id.short))
         }
       }
       complete = true
@@ -319,7 +330,7 @@ public final class JournalSync {
           lock?.beat()
           // A server whose schema is newer than this journal knows is not written to.
           if $0.schema > ServerSchema.version {
-            throw AppError.syncServerNewer(found: $0.schema, supported: ServerSchema.version)
+            throw SyncError.serverNewer(found: $0.schema, supported: ServerSchema.version)
           }
           verified = try verifyChain($0, from: start)
         },
@@ -335,20 +346,20 @@ public final class JournalSync {
             for row in batch {
               let id = try check(row, against: checked)
               guard seen.contains(id), merged.insert(id).inserted else {
-                throw AppError.syncTampered(.changedRow(id: id.short))
+                throw SyncError.tampered(.changedRow(id: id.short))
               }
             }
             refused = try !merge(
               batch, start: start, cipher: cipher, clock: &clock, report: &report)
           }
         })
-    else { throw AppError.syncJournalNotOnServer(role: transport.role, read: start.seq) }
-    guard let verified else { throw AppError.internalError("a pull without its chain") }
+    else { throw SyncError.journalNotOnServer(role: transport.role, read: start.seq) }
+    guard let verified else { throw SyncError.tampered(.brokenChain(seq: start.seq)) }
     if refused { return nil }
     try checkComplete(verified)
     guard merged == seen else {
       let missing = seen.subtracting(merged).sorted().first
-      throw AppError.syncTampered(.droppedChange(id: missing?.short ?? "?"))
+      throw SyncError.tampered(.droppedChange(id: missing?.short ?? "?"))
     }
     var settings = start
     settings.seq = state.counter
@@ -360,10 +371,10 @@ public final class JournalSync {
     // its own over theirs.
     var newHeader: KeyHeader?
     if let hash = verified.header, hash != start.headerHash {
-      let localHash = SyncLink.hash(ServerHeader.encode(journal.file.header))
+      let localHash = SyncLink.hash(ServerHeader.encode(store.keyHeader))
       if localHash == start.headerHash || start.headerHash == nil {
         guard let header = ServerHeader.decode(state.header), header.vaultID == keys.vaultID
-        else { throw AppError.syncTampered(.changedHeader) }
+        else { throw SyncError.tampered(.changedHeader) }
         if localHash != hash { newHeader = header }
         settings.headerHash = hash
       }
@@ -387,8 +398,8 @@ public final class JournalSync {
     if let issuing { clock.witness(issuing) }
     commit.settings.clock = clock
     // The header is taken in the same transaction as the change it came with.
-    if let newHeader { commit.header = (newHeader, journal.file.header) }
-    CrashPoint.reached("sync-pulled", environment: context.environment)
+    if let newHeader { commit.header = (newHeader, store.keyHeader) }
+    options.reached("sync-pulled")
     guard try store.commitSync(commit) else { return nil }
     report.passphraseChanged = newHeader != nil
     total.received += report.received
@@ -415,17 +426,17 @@ public final class JournalSync {
         ) { plain in
           // Opened (so written by a device with the key) but of a later layout: newer.
           if let layout = plain.first, layout > 1 {
-            throw AppError.syncNewerData(found: Int(layout), supported: 1)
+            throw SyncError.newerData(found: Int(layout), supported: 1)
           }
           return try SyncRowCodec.decode(plain, id: id)
         }
         for stamp in version.stamps.values { clock.witness(stamp) }
         for conflict in version.session.conflicts { clock.witness(conflict.stamp) }
         incoming[id] = version
-      } catch let error as AppError {
+      } catch let error as SyncError {
         throw error
       } catch {
-        throw AppError.syncTampered(.changedRow(id: id.short))
+        throw SyncError.tampered(.changedRow(id: id.short))
       }
     }
     let ids = incoming.keys.sorted()
@@ -469,7 +480,7 @@ public final class JournalSync {
           id: id, session: changed ? merged.session : nil, base: base, clean: clean,
           readAt: mine.revision, trashed: mine.trashed))
     }
-    CrashPoint.reached("sync-merged", environment: context.environment)
+    options.reached("sync-merged")
     guard try store.commitSync(commit) else { return false }
     report.received += counts.received
     report.conflicted += counts.conflicted
@@ -495,7 +506,7 @@ public final class JournalSync {
   /// against the last link that set one. Throws `syncTampered` at the first thing wrong.
   private func verifyChain(_ state: ServerState, from start: SyncSettings) throws -> Verified {
     guard state.counter >= start.seq else {
-      throw AppError.syncTampered(.rolledBack(seen: start.seq, shown: state.counter))
+      throw SyncError.tampered(.rolledBack(seen: start.seq, shown: state.counter))
     }
     var links = state.links[...]
     var head = start.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes)
@@ -503,7 +514,7 @@ public final class JournalSync {
       // The link this device last read must still be there, as it was.
       guard let first = links.first, first.seq == start.seq, let known = start.head,
         KeyedHash.same(first.tag, known)
-      else { throw AppError.syncTampered(.forked(seq: start.seq)) }
+      else { throw SyncError.tampered(.forked(seq: start.seq)) }
       links = links.dropFirst()
     }
     var verified = Verified()
@@ -514,13 +525,13 @@ public final class JournalSync {
       guard link.seq == expected,
         KeyedHash.same(
           try SyncLink.tag(link.entry, vaultID: keys.vaultID, key: keys.syncKey), link.tag)
-      else { throw AppError.syncTampered(.brokenChain(seq: expected)) }
+      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
       if let version = link.entry.first, version > SyncLink.version {
-        throw AppError.syncNewerData(found: Int(version), supported: Int(SyncLink.version))
+        throw SyncError.newerData(found: Int(version), supported: Int(SyncLink.version))
       }
       guard let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
         parsed.device == link.device, KeyedHash.same(parsed.previous, head)
-      else { throw AppError.syncTampered(.brokenChain(seq: expected)) }
+      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
       head = link.tag
       verified.head = link.tag
       if let header = parsed.header { verified.header = header }
@@ -533,19 +544,19 @@ public final class JournalSync {
       expected += 1
     }
     guard expected == state.counter + 1 else {
-      throw AppError.syncTampered(.brokenChain(seq: expected))
+      throw SyncError.tampered(.brokenChain(seq: expected))
     }
     // The header is the one the last link that set it names; with none among the links read,
     // the one this device agreed last. (Not when this device's passphrase changed since: it
     // sends its own header next, and may have read another's without taking it. A device set
     // up again has agreed none yet.)
     let agreed =
-      SyncLink.hash(ServerHeader.encode(journal.file.header)) == start.headerHash
+      SyncLink.hash(ServerHeader.encode(store.keyHeader)) == start.headerHash
       ? start.headerHash : nil
     if let header = verified.header ?? agreed,
       !KeyedHash.same(SyncLink.hash(state.header), header)
     {
-      throw AppError.syncTampered(.changedHeader)
+      throw SyncError.tampered(.changedHeader)
     }
     return verified
   }
@@ -554,11 +565,11 @@ public final class JournalSync {
   /// change number, with this hash. Its id.
   private func check(_ row: ServerRow, against verified: Verified) throws -> SessionID {
     guard let id = SessionID(exactly: row.id) else {
-      throw AppError.syncTampered(.changedRow(id: "?"))
+      throw SyncError.tampered(.changedRow(id: "?"))
     }
     guard case .put(let seq, let hash)? = verified.latest[id], seq == row.seq,
       KeyedHash.same(SyncLink.hash(row.body), hash)
-    else { throw AppError.syncTampered(.changedRow(id: id.short)) }
+    else { throw SyncError.tampered(.changedRow(id: id.short)) }
     return id
   }
 
@@ -569,18 +580,18 @@ public final class JournalSync {
     var settings = pulled.settings
     let outbox = try store.syncOutbox()
     let batch = Array(outbox.changed.sorted().prefix(pushBatch))
-    let headerBytes = ServerHeader.encode(journal.file.header)
+    let headerBytes = ServerHeader.encode(store.keyHeader)
     let headerHash = SyncLink.hash(headerBytes)
     let headerChanged = headerHash != settings.headerHash
     guard !outbox.changed.isEmpty || !outbox.removed.isEmpty || headerChanged else {
       // Nothing to send: only the time of this sync is noted, outside the keyed write (it is
       // not a session, and the ledger need not be stamped again for it).
-      try journal.file.noteSync(at: context.now())
+      try store.noteSync(at: options.now())
       return .done
     }
     let seq = pulled.counter + 1
     let (local, _) = try store.syncLocal(batch)
-    let cipher = try RecordCipher(key: keys.syncKey, random: context.random)
+    let cipher = try RecordCipher(key: keys.syncKey, random: options.random)
     var rows: [ServerRow] = []
     var items: [SyncLink.Item] = []
     var commit = SyncCommit(settings: settings, startedAt: settings.seq)
@@ -608,20 +619,20 @@ public final class JournalSync {
     let change = ServerChange(
       link: ServerLink(seq: seq, device: settings.device, entry: entry, tag: tag), rows: rows,
       removed: outbox.removed.map(\.bytes), header: headerChanged ? headerBytes : nil)
-    CrashPoint.reached("sync-before-push", environment: context.environment)
+    options.reached("sync-before-push")
     guard try transport.push(keys.vaultID, expecting: pulled.counter, change) else {
       lock?.beat()
       return .moved
     }
     lock?.beat()
-    CrashPoint.reached("sync-after-push", environment: context.environment)
+    options.reached("sync-after-push")
     settings.seq = seq
     settings.head = tag
     settings.headerHash = headerHash
     if let issuing { settings.clock.witness(issuing) }
-    settings.lastSync = context.now()
+    settings.lastSync = options.now()
     commit.settings = settings
-    guard try store.commitSync(commit) else { throw AppError.syncKeptMoving }
+    guard try store.commitSync(commit) else { throw SyncError.keptMoving }
     report.sent += rows.count
     report.removalsSent += outbox.removed.count
     // The first push sends the header too: only a later one is a new passphrase.
