@@ -178,6 +178,7 @@ public final class EditorTerminal: Terminal {
     try base.readMood(question)
   }
   public func write(_ text: String) { base.write(text) }
+  public func discardTypedAhead() { base.discardTypedAhead() }
   public func readLine(prompt: String) throws -> String { try base.readLine(prompt: prompt) }
   public func readSecret(prompt: String) throws -> SecureBytes {
     try base.readSecret(prompt: prompt)

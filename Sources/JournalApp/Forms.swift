@@ -47,6 +47,8 @@ public struct Forms {
     terminal.writeLine(
       "An unfinished draft from \(format.dateTime(stored.started)) is here "
         + "(\(stored.filledCount) of 5 fields answered).")
+    // "d" discards it: only a key pressed after the question is drawn answers that.
+    terminal.discardTypedAhead()
     while true {
       let text = try terminal.readLine(
         prompt: "Resume it, discard it, or keep it for later? [R/d/k] "
@@ -103,8 +105,13 @@ public struct Forms {
     return session
   }
 
-  /// Asks yes or no; the default answers an empty line.
-  public func confirm(_ question: String, default answer: Bool) throws -> Bool {
+  /// Asks yes or no; the default answers an empty line. A `destructive` question (its yes,
+  /// or its no, loses something) first drops whatever was typed or pasted ahead of it, so
+  /// only a key pressed after it is drawn answers it.
+  public func confirm(_ question: String, default answer: Bool, destructive: Bool = false)
+    throws -> Bool
+  {
+    if destructive { terminal.discardTypedAhead() }
     let options = answer ? "[Y/n]" : "[y/N]"
     while true {
       let text = try terminal.readLine(prompt: "\(question) \(options) ").trimmingWhitespace()

@@ -34,7 +34,7 @@ public enum RecoveryCodes {
       guard
         try forms.confirm(
           "This journal has a recovery code. Make a new one? The old one stops working.",
-          default: false)
+          default: false, destructive: true)
       else { return false }
     }
     try journal.makeRecoveryCode { code in try Text(bytes: try code.text()).print() }

@@ -125,7 +125,8 @@ public enum ReviseSession {
       terminal.writeLine(
         "An unfinished reflection from \(format.dateTime(since)) is kept "
           + "(\(counted(lines, "line"))).")
-      if try forms.confirm("Go on with it?", default: true) {
+      // No discards the kept reflection.
+      if try forms.confirm("Go on with it?", default: true, destructive: true) {
         soFar = kept
       } else {
         try draft.discard()

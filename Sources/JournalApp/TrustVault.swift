@@ -14,7 +14,7 @@ public enum TrustVault {
       terminal.writeLine(Diagnosis(error).message)
       return try Forms(terminal: terminal, context: runtime.context).confirm(
         "Trust this journal as it is now? What is missing from it stays missing.",
-        default: false)
+        default: false, destructive: true)
     })
     return (journal, journal.acceptedChanges)
   }

@@ -7,6 +7,11 @@ import JournalCrypto
 ///
 /// Whenever the terminal's mode is changed (no echo for a passphrase, character-at-a-time
 /// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends.
+///
+/// One owner for the whole run: the terminal is opened once, by the first `open`, and its
+/// descriptor stays open until the process ends, so that the flush of unread input at every
+/// exit (`discardPendingInput`, and the signal handlers) always reaches it. Closed early,
+/// the flush failed (EBADF) and a line pasted behind the passphrase ran in the shell.
 public final class TTY: Terminal {
   private let fd: Int32
   public let presentation: Presentation
@@ -14,15 +19,20 @@ public final class TTY: Terminal {
   /// The most bytes a passphrase may have. Generous for diceware; bounded for guarded memory.
   public static let maximumSecretBytes = 1024
 
+  /// The terminal of this run, once opened.
+  nonisolated(unsafe) private static var opened: TTY?
+
   private init(fd: Int32, presentation: Presentation) {
     self.fd = fd
     self.presentation = presentation
   }
 
-  deinit { close(fd) }
+  // No deinit closing `fd`: it belongs to the whole run (see above); exit closes it.
 
-  /// The terminal, or nil when there is none (a pipe, cron, CI).
+  /// The terminal, or nil when there is none (a pipe, cron, CI). Opened once per run: later
+  /// calls get the same one.
   public static func open(environment: [String: String], plain: Bool) -> TTY? {
+    if let opened { return opened }
     var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
       // No O_NOCTTY: a session leader without a terminal (started with setsid) takes this
@@ -35,7 +45,9 @@ public final class TTY: Terminal {
       width: Presentation.width(of: fd, environment: environment))
     TerminalRestore.terminalFD = fd
     TerminalRestore.installHandlers()
-    return TTY(fd: fd, presentation: presentation)
+    let tty = TTY(fd: fd, presentation: presentation)
+    opened = tty
+    return tty
   }
 
   /// Drops whatever was typed or pasted into the terminal and not read: called as journal
@@ -47,6 +59,15 @@ public final class TTY: Terminal {
 
   /// The terminal's file descriptor, for a program that takes it over (the editor).
   public var descriptor: Int32 { fd }
+
+  /// Drops everything typed or pasted and not read yet, the kernel's queue and journal's
+  /// own: before a question whose answer destroys something, so that a line typed ahead, or
+  /// pasted behind a passphrase, never answers it.
+  public func discardTypedAhead() {
+    tcflush(fd, TCIFLUSH)
+    keys.removeAll()
+    decoder = KeyDecoder()
+  }
 
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {

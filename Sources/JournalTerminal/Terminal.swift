@@ -22,6 +22,10 @@ public protocol Terminal: AnyObject {
   /// current value (or leave an optional one empty), "-" to clear it. The plain version,
   /// a numbered prompt with a word for each value, is the default.
   func readMood(_ question: MoodQuestion) throws -> String
+  /// Drops whatever was typed or pasted and not read yet, before a question whose answer
+  /// destroys something: a "y" typed ahead or pasted behind the passphrase must not answer
+  /// it.
+  func discardTypedAhead()
   /// Plain or not, colour or not, and the width to wrap to.
   var presentation: Presentation { get }
 }
