@@ -140,6 +140,13 @@ public final class TTY: Terminal {
     decoder = KeyDecoder()
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
+    try endingOnSignal {
+      try readSecret(prompt: prompt, into: secret, length: &length)
+    }
+    return try secret.prefix(length)
+  }
+
+  private func readSecret(prompt: String, into secret: SecureBytes, length: inout Int) throws {
     try withMode({
       $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL)
     }) {
@@ -160,7 +167,6 @@ public final class TTY: Terminal {
         if length > 0, buffer[length - 1] == 0x0D { length -= 1 }
       }
     }
-    return try secret.prefix(length)
   }
 
   /// Reads text over several lines, ended by Ctrl-D or a line holding only "." (Enter
@@ -242,6 +248,10 @@ public final class TTY: Terminal {
         }
       }
     } catch let interrupted as Interrupted {
+      // A second signal while the text is kept (a closed window sends SIGHUP to the shell
+      // and, as it ends, to us, just after our reads fail) only waits its turn: it must not
+      // end the process halfway through keeping what was typed.
+      TerminalRestore.catching = true
       keep(String(decoding: text, as: UTF8.self))
       TerminalRestore.reraise(interrupted.signal)
     }
@@ -450,8 +460,7 @@ public final class TTY: Terminal {
     while true {
       let count = Glibc.read(fd, &byte, 1)
       if count == 1 { return byte }
-      if count == 0 { throw TerminalError.stopped }
-      if errno != EINTR { throw TerminalError.stopped }
+      try readFailed(count)
     }
   }
 
@@ -459,9 +468,17 @@ public final class TTY: Terminal {
     while true {
       let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if count > 0 { return count }
-      if count == 0 { throw TerminalError.stopped }
-      if errno != EINTR { throw TerminalError.stopped }
+      try readFailed(count)
     }
+  }
+
+  /// A read that gave nothing. Interrupted by a signal: read again. Anything else means the
+  /// terminal went away (its window closed: reads end, or fail with EIO), whether or not a
+  /// SIGHUP comes too (it goes only to the terminal's session leader, often the shell): it
+  /// is met as that hangup, so a reader keeps the line being typed, as for the signal.
+  private func readFailed(_ count: Int) throws {
+    if count < 0 && errno == EINTR { return }
+    throw Interrupted(signal: SIGHUP)
   }
 
   private func writeAll(_ bytes: inout [UInt8]) {

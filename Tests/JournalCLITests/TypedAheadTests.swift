@@ -54,4 +54,78 @@ import Testing
     #expect(process.screenText.contains("Nothing was deleted."), "\(process.screenText)")
     #expect(f.sessions().count == 1)
   }
+
+  /// The "Now" form's date, treatment and dose, up to the intention's prompt.
+  func answerUpToTheIntention(_ process: Spawned) {
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+  }
+
+  /// The window closes while a line of the intention is half typed, journal started by a
+  /// shell (so no SIGHUP reaches it, only reads that fail): the half line is in the draft.
+  @Test func closedWindowKeepsTheLineBeingTyped() {
+    // Given `journal new` run from a shell, the intention being typed
+    let f = CLIFixture().initialise()
+    let process = f.cli.shell(#""$J" new; true"#, extra: Self.colourTerminal)
+    answerUpToTheIntention(process)
+    process.write("to meet the fear\rand to rest aft")
+    #expect(process.expect("and to rest aft"))
+    // When the terminal itself goes away
+    process.hangUp()
+    _ = process.wait()
+    // Then the next `journal new` resumes with both lines
+    let resumed = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    #expect(resumed.expect("Resume it, discard it, or keep it for later? [R/d/k] "))
+    resumed.write("r\r")
+    #expect(resumed.expect("Dose (optional) "))
+    resumed.write("\r")
+    #expect(resumed.expect("5 😐 neutral"), "\(resumed.screenText)")
+    resumed.write("\r")
+    #expect(resumed.expect("No thanks [3] "))
+    resumed.write("\r")
+    #expect(resumed.expect("Add them now? [y/N] "))
+    resumed.write("\r")
+    let result = resumed.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String
+        == "to meet the fear\nand to rest aft")
+  }
+
+  /// The same in `reflect`: the reflection's half-typed line is kept when the window closes.
+  @Test func closedWindowKeepsTheReflectionLine() {
+    // Given `journal reflect` run from a shell, the reflection being typed
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.shell(#""$J" reflect \#(id); true"#, extra: Self.colourTerminal)
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("the light on the wall\rand the qui")
+    #expect(process.expect("and the qui"))
+    // When the terminal goes away
+    process.hangUp()
+    _ = process.wait()
+    // Then the next `reflect` offers both lines, and Enter takes them up
+    let again = f.cli.interactive(["reflect", id], extra: Self.colourTerminal)
+    #expect(again.expect("is kept (2 lines)."), "\(again.screenText)")
+    #expect(again.expect("Go on with it? [Y/n] "))
+    again.write("\r")
+    #expect(again.expect("Mood after"))
+    again.write("\r")
+    #expect(again.expect("and the qui"))
+    again.write("et\r.\r")
+    #expect(again.expect("Environment — where, and with whom "))
+    again.write("\r")
+    #expect(again.expect("Music notes "))
+    again.write("\r")
+    let result = again.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.show(id)["reflection"] as? String == "the light on the wall\nand the quiet")
+  }
 }
