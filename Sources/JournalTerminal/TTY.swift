@@ -91,9 +91,9 @@ public final class TTY: Terminal {
     // The prompt only once the mode is set: text typed or pasted as soon as it shows is
     // read by us, not by the kernel's line editor. A long one is wrapped: the answer goes
     // on its last line.
-    write(presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt)
+    let shown = presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt
+    write(shown)
     var line: [UInt8] = []
-    var joined = false
     reading: while true {
       guard let key = try nextKey() else { continue }
       switch key {
@@ -106,8 +106,15 @@ public final class TTY: Terminal {
       case .paste(let bytes):
         let (text, lines) = Self.oneLine(bytes)
         line += text
-        joined = joined || lines > 1
-        echo(String(decoding: text, as: UTF8.self))
+        if lines > 1 {
+          // Said as the paste arrives, while the answer can still be changed, not after
+          // Enter has kept it; then the prompt's last line and the answer so far again.
+          let last = shown.split(separator: "\n", omittingEmptySubsequences: false).last ?? ""
+          write("\n  (the pasted lines were joined into one)\n" + last)
+          echo(String(decoding: line, as: UTF8.self))
+        } else {
+          echo(String(decoding: text, as: UTF8.self))
+        }
       case .text(let bytes):
         line += bytes
         echo(String(decoding: bytes, as: UTF8.self))
@@ -127,7 +134,6 @@ public final class TTY: Terminal {
       }
     }
     write("\n")
-    if joined { write("  (the pasted lines were joined into one)\n") }
     if line.last == 0x0D { line.removeLast() }
     return String(decoding: line, as: UTF8.self)
   }

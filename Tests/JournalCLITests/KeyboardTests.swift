@@ -16,7 +16,7 @@ import Testing
   static let readWhatIsLeft = #"IFS= read -r -t 2 left; printf 'LEFT[%s]\n' "$left""#
 
   /// A three-line paste (bracketed) at a one-line prompt is one answer, its lines joined and
-  /// said so; nothing spills into the next question or the shell.
+  /// said so as the paste arrives; nothing spills into the next question or the shell.
   @Test func bracketedPasteIntoOneLineField() {
     // Given a session and `reflect` run from a shell, on a terminal that marks pastes
     let f = CLIFixture().initialise()
@@ -32,8 +32,9 @@ import Testing
     process.write(Self.paste.start + "by the sea\nwith Ana\nlater: rain\n" + Self.paste.end)
     #expect(process.expect("by the sea with Ana later: rain"))
     #expect(!process.screenText.contains("Music notes"), "a pasted newline answered")
-    process.write("\r")
+    // The joining is said as the paste arrives, while the answer can still be changed
     #expect(process.expect("(the pasted lines were joined into one)"))
+    process.write("\r")
     #expect(process.expect("Music notes "))
     process.write("\r")
     #expect(process.expect("Leave it here for now? [y/N]"))
