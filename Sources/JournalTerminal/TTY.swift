@@ -66,6 +66,7 @@ public final class TTY: Terminal {
   public func discardTypedAhead() {
     tcflush(fd, TCIFLUSH)
     keys.removeAll()
+    bursts.removeAll()
     decoder = KeyDecoder()
   }
 
@@ -143,6 +144,7 @@ public final class TTY: Terminal {
     // into guarded memory, with the kernel's own line editing and no echo. Keys typed ahead
     // of the prompt are dropped, so none of them becomes part of the passphrase.
     keys.removeAll()
+    bursts.removeAll()
     decoder = KeyDecoder()
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
@@ -188,7 +190,14 @@ public final class TTY: Terminal {
       try withMode(keys: true) {
         write(prompt)
         if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
+        var linesNotKept = false
         reading: while true {
+          if linesNotKept, !hasMoreWaiting {
+            // A burst of lines is over: its finished lines are kept, the line it ended in
+            // (if any) is kept with the next Enter or an interruption.
+            keep(String(decoding: text[..<lineStart], as: UTF8.self))
+            linesNotKept = false
+          }
           guard let key = try nextKey() else { continue }
           switch key {
           case .endOfInput:
@@ -203,9 +212,11 @@ public final class TTY: Terminal {
               break reading
             }
             if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
-              if !pasteMarked && hasMoreWaiting {
+              if (!pasteMarked && hasMoreWaiting) || inBurst {
                 // Without bracketed paste, a pasted "." line looks typed; with more pasted
-                // text behind it, it is part of the paste, and the field goes on.
+                // text behind it, it is part of the paste, and the field goes on. So too on a
+                // terminal said to mark pastes that did not mark this one (the Linux console,
+                // some serial and web terminals): more text behind it in the same read.
                 write("\r\n  (a line holding only \".\" inside pasted text was kept as text)\r\n")
               } else {
                 text.removeLast()
@@ -216,12 +227,16 @@ public final class TTY: Terminal {
             text.append(0x0A)
             lineStart = text.count
             echo("\r\n")
-            // Kept after every typed line. Where pastes are not marked (plain terminals), a
-            // paste's lines arrive as typed ones: those are kept when the burst ends, not
-            // line by line (a 20,000-line paste would be 20,000 sealed, fsynced draft
-            // writes); an interruption hands over everything anyway.
-            if pasteMarked || !hasMoreWaiting {
+            // Kept after every typed line. Where a paste is not marked (plain terminals, and
+            // terminals that do not do what they were asked), its lines arrive as typed ones:
+            // those are kept when the burst ends, even inside a line, not line by line (a
+            // 20,000-line paste would be 20,000 sealed, fsynced draft writes); an
+            // interruption hands over everything anyway.
+            if inBurst || (!pasteMarked && hasMoreWaiting) {
+              linesNotKept = true
+            } else {
               keep(String(decoding: text, as: UTF8.self))
+              linesNotKept = false
             }
           case .paste(let bytes):
             let clean = Self.printable(bytes)
@@ -276,7 +291,13 @@ public final class TTY: Terminal {
         writeWrapped("  " + slider.help, indent: "    ")
         write(slider.line(width: presentation.width ?? 80, colour: presentation.colour))
         while true {
-          guard let key = try nextKey() else { continue }
+          guard var key = try nextKey() else { continue }
+          if lastBurst {
+            // More than a key and its Enter in one read: no hand types that fast. It is a
+            // paste the terminal did not mark (or keys typed far ahead), and its letters
+            // and Enter must not move the slider or choose a mood nobody chose.
+            key = .paste(try restOfBurst(after: key))
+          }
           var finished = false
           switch key {
           case .endOfInput, .interrupt:
@@ -290,8 +311,13 @@ public final class TTY: Terminal {
           case .backspace: finished = slider.press(0x7F)
           case .text(let bytes) where bytes.count == 1: finished = slider.press(bytes[0])
           case .paste(let bytes):
-            // A pasted number is taken as typed; the rest of a paste is not a mood.
-            for byte in bytes where (0x30...0x39).contains(byte) { finished = slider.press(byte) }
+            // A pasted number is taken as typed (Enter still chooses); any other paste is
+            // not a mood, and is left out, said so.
+            if let number = Self.pastedMood(bytes) {
+              for byte in number { _ = slider.press(byte) }
+            } else {
+              write("\r\u{1B}[K  (pasted text is not a mood; it was left out)\n")
+            }
           case .text, .clearLine, .escape, .other: continue
           }
           write(
@@ -314,7 +340,10 @@ public final class TTY: Terminal {
     try endingOnSignal {
       try withMode(keys: true) {
         guard let key = try nextKey(timeout: timeout) else { return nil }
-        if key != .enter, keys.first == .enter { keys.removeFirst() }
+        if key != .enter, keys.first == .enter {
+          bursts.removeFirst()
+          keys.removeFirst()
+        }
         switch key {
         case .text(let bytes): return bytes
         case .enter: return [0x0D]
@@ -359,14 +388,61 @@ public final class TTY: Terminal {
 
   /// Keys decoded from earlier reads and not used yet.
   private var keys: [KeyDecoder.Key] = []
+  /// For each of `keys`, whether it came in a burst: a read that held more than a key and
+  /// its Enter (a paste the terminal did not mark, or keys typed far ahead).
+  private var bursts: [Bool] = []
   private var decoder = KeyDecoder()
+  /// Whether the key `nextKey` returned last came in a burst.
+  private var lastBurst = false
 
   /// The next key, reading more when none is waiting; nil when `timeout` runs out first.
   private func nextKey(timeout: Double? = nil) throws -> KeyDecoder.Key? {
     while keys.isEmpty {
       guard try fill(timeout: timeout) else { return nil }
     }
+    lastBurst = bursts.removeFirst()
     return keys.removeFirst()
+  }
+
+  /// Whether the key just used came in a burst with more of it still behind.
+  private var inBurst: Bool { lastBurst && !keys.isEmpty }
+
+  /// The bytes of a burst, from `key` (its first key, already taken) to its end, and of any
+  /// more that is already here behind it: one paste.
+  private func restOfBurst(after key: KeyDecoder.Key) throws -> [UInt8] {
+    var bytes = Self.bytes(of: key)
+    while true {
+      if keys.isEmpty {
+        guard try ready(timeout: 0) else { break }
+        _ = try fill(timeout: 0)
+        continue
+      }
+      guard bursts.first == true else { break }
+      bytes += Self.bytes(of: keys[0])
+      bursts.removeFirst()
+      keys.removeFirst()
+    }
+    return bytes
+  }
+
+  /// The bytes a key stands for, for a burst taken as a paste.
+  private static func bytes(of key: KeyDecoder.Key) -> [UInt8] {
+    switch key {
+    case .text(let bytes), .paste(let bytes): bytes
+    case .enter: [0x0A]
+    case .tab: [0x09]
+    case .backspace, .clearLine, .endOfInput, .interrupt, .escape, .up, .down, .left, .right,
+      .other:
+      []
+    }
+  }
+
+  /// A paste that is a mood, as its digits ("7", " 10\n"); nil for anything else.
+  static func pastedMood(_ bytes: [UInt8]) -> [UInt8]? {
+    let text = String(decoding: printable(bytes), as: UTF8.self)
+      .trimmingCharacters(in: [" ", "\t", "\n"])
+    guard let value = Int(text), (1...10).contains(value) else { return nil }
+    return value == 10 ? [0x30] : Array(String(value).utf8)
   }
 
   /// Whether more input is already here behind the key just used: typed ahead, or the rest
@@ -381,12 +457,18 @@ public final class TTY: Terminal {
     guard try ready(timeout: timeout) else { return false }
     var chunk = [UInt8](repeating: 0, count: 4096)
     let count = try readChunk(&chunk)
-    decoder.feed(chunk[0..<count], into: &keys)
+    var decoded: [KeyDecoder.Key] = []
+    decoder.feed(chunk[0..<count], into: &decoded)
     // A lone Esc: an arrow key's other bytes come in the same write, so a short wait
     // tells Esc from the start of a sequence.
-    if keys.isEmpty, decoder.isMidway, try !ready(timeout: 0.03) {
-      decoder.flush(into: &keys)
+    if keys.isEmpty, decoded.isEmpty, decoder.isMidway, try !ready(timeout: 0.03) {
+      decoder.flush(into: &decoded)
     }
+    // A key and Enter typed together come in one read; more keys than that in one read
+    // were not typed one by one (a marked paste is one key, and counts once).
+    let burst = decoded.count > 2
+    keys += decoded
+    bursts += Array(repeating: burst, count: decoded.count)
     return true
   }
 

@@ -128,4 +128,57 @@ import Testing
     #expect(result.status == 0, "\(result)")
     #expect(f.show(id)["reflection"] as? String == "the light on the wall\nand the quiet")
   }
+
+  /// On a terminal said to mark pastes that did not mark this one (the Linux console), an
+  /// intention pasted with a "." line and a sentence behind it stays the intention; the
+  /// slider is not moved by the sentence's letters.
+  @Test func unmarkedPasteStaysInTheIntention() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    answerUpToTheIntention(process)
+    // When the intention is pasted without paste markers, in one write
+    process.write("my intention\r.\rI hope to feel 9 times lighter\r")
+    #expect(process.expect("inside pasted text was kept as text"))
+    #expect(!process.screenText.contains("Mood before"), "the paste ended the intention")
+    process.write(".\r")
+    #expect(process.expect("5 😐 neutral"))
+    process.write("\r")
+    #expect(process.expect("No thanks [3] "))
+    process.write("\r")
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("\r")
+    let result = process.wait()
+    // Then the whole paste is the intention, and the mood is the one chosen
+    #expect(result.status == 0, "\(result)")
+    let session = f.show(result.stdout.trimmingCharacters(in: .newlines))
+    #expect(session["intention"] as? String == "my intention\n.\nI hope to feel 9 times lighter")
+    #expect(session["mood_before"] as? Int == 5)
+  }
+
+  /// Text pasted unmarked at the slider itself is a paste, not keys: it moves nothing and
+  /// chooses nothing, and the screen says it was left out; a pasted number is taken.
+  @Test func unmarkedPasteAtTheSliderIsNotKeys() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    answerUpToTheIntention(process)
+    process.write("to arrive\r")
+    #expect(process.expect("to arrive"))
+    process.write(".\r")
+    #expect(process.expect("5 😐 neutral"))
+    // When a sentence is pasted at the slider, letters, a digit and Enter in one read
+    process.write("I hope to feel 9 times lighter\r")
+    #expect(process.expect("(pasted text is not a mood; it was left out)"))
+    #expect(!process.screenText.contains("No thanks"), "the paste chose a mood")
+    // And then a number alone is pasted, and Enter pressed
+    process.write(" 7 \n")
+    #expect(process.expect("7 😊 good"))
+    process.write("\r")
+    #expect(process.expect("No thanks [3] "))
+    process.write("\r")
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("\r")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(f.show(result.stdout.trimmingCharacters(in: .newlines))["mood_before"] as? Int == 7)
+  }
 }
