@@ -70,6 +70,28 @@ public final class TTY: Terminal {
     decoder = KeyDecoder()
   }
 
+  /// Whether a question has been drawn in this run yet.
+  private var questionDrawn = false
+
+  /// Before the run's first question is drawn, what was typed or pasted before it is dropped,
+  /// never taken as its answer (a passphrase typed ahead for a prompt that never came would
+  /// otherwise be shown in the date field and kept in the scrollback), and the person is
+  /// told. (A passphrase prompt drops what was typed before it every time: `readSecret`.)
+  private func beforeFirstQuestion() {
+    guard !questionDrawn else { return }
+    questionDrawn = true
+    dropTypedBeforePrompt()
+  }
+
+  /// Drops what was typed before a prompt is drawn, saying so when there was any.
+  private func dropTypedBeforePrompt() {
+    var waiting: Int32 = 0
+    let kernel = ioctl(fd, UInt(FIONREAD), &waiting) == 0 && waiting > 0
+    guard kernel || !keys.isEmpty || decoder.isMidway else { return }
+    discardTypedAhead()
+    write("  (what was typed before this question was left out)\n")
+  }
+
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {
     TerminalRestore.setNote(
@@ -83,7 +105,8 @@ public final class TTY: Terminal {
   }
 
   public func readLine(prompt: String) throws -> String {
-    try endingOnSignal {
+    beforeFirstQuestion()
+    return try endingOnSignal {
       try withMode(keys: true) { try lineInMode(prompt: prompt) }
     }
   }
@@ -141,11 +164,7 @@ public final class TTY: Terminal {
 
   public func readSecret(prompt: String) throws -> SecureBytes {
     // A secret never passes through the key queue (ordinary memory): it is read byte by byte
-    // into guarded memory, with the kernel's own line editing and no echo. Keys typed ahead
-    // of the prompt are dropped, so none of them becomes part of the passphrase.
-    keys.removeAll()
-    bursts.removeAll()
-    decoder = KeyDecoder()
+    // into guarded memory, with the kernel's own line editing and no echo.
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
     try endingOnSignal {
@@ -158,7 +177,10 @@ public final class TTY: Terminal {
     try withMode({
       $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL)
     }) {
-      // The prompt only once echo is off, so nothing typed ahead of it is ever shown.
+      // Keys typed before the prompt is drawn are dropped, in journal's queue and the
+      // kernel's, so none of them becomes part of the passphrase (or answers the next
+      // question); the prompt only once echo is off, so nothing typed after it is shown.
+      dropTypedBeforePrompt()
       write(prompt)
       try secret.withUnsafeMutableBytes { buffer in
         while true {
@@ -184,6 +206,7 @@ public final class TTY: Terminal {
   /// is all that was typed. Pasted text (bracketed) is text: its newlines and a pasted line
   /// holding only "." never end the field.
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
+    beforeFirstQuestion()
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
     do {
@@ -285,6 +308,7 @@ public final class TTY: Terminal {
   /// the numbered prompt instead.
   public func readMood(_ question: MoodQuestion) throws -> String {
     guard !presentation.plain else { return try readMoodPlainly(question) }
+    beforeFirstQuestion()
     var slider = MoodSlider(question: question)
     return try endingOnSignal {
       try withMode(keys: true) {
@@ -337,7 +361,8 @@ public final class TTY: Terminal {
   /// a read is handed out in turn; an Enter that came in the same read right after the key
   /// belongs to it (a key and Enter typed together) and is used up with it.
   public func waitForKey(timeout: Double) throws -> [UInt8]? {
-    try endingOnSignal {
+    beforeFirstQuestion()
+    return try endingOnSignal {
       try withMode(keys: true) {
         guard let key = try nextKey(timeout: timeout) else { return nil }
         if key != .enter, keys.first == .enter {

@@ -181,4 +181,44 @@ import Testing
     #expect(result.status == 0, "\(result)")
     #expect(f.show(result.stdout.trimmingCharacters(in: .newlines))["mood_before"] as? Int == 7)
   }
+
+  /// A passphrase typed ahead of `journal new` in a journal that asks none (capture is on)
+  /// is dropped before "When was it?" is drawn: never an answer, never shown there.
+  @Test func typedAheadBeforeTheFirstQuestionIsDropped() {
+    // Given a new journal (capture on) and no passphrase at hand
+    let f = CLIFixture().initialise()
+    // When the passphrase is typed before journal has drawn anything
+    let process = f.cli.interactive(
+      ["new"], extra: Self.askPassphrase.merging(Self.colourTerminal) { $1 },
+      typedAhead: "quiet forest morning\r")
+    #expect(process.expect("When was it? [now] "))
+    #expect(process.expect("(what was typed before this question was left out)"))
+    process.write("\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    // Then it answered nothing: the date question took the Enter typed after it
+    let asked = process.screenText.components(separatedBy: "When was it?").dropFirst()
+      .joined()
+    #expect(!asked.contains("quiet forest"), "\(process.screenText)")
+    #expect(!process.screenText.contains("the date could not be read"), "\(process.screenText)")
+    process.signal(SIGTERM)
+    _ = process.wait()
+  }
+
+  /// Words typed before the passphrase prompt is drawn are dropped, never read as the
+  /// passphrase (where a wrong one would cost a try): only what is typed after it counts.
+  @Test func typedAheadBeforeThePassphraseIsDropped() {
+    // Given a journal
+    let f = CLIFixture().initialise()
+    // When something is typed before `journal list` has drawn its prompt
+    let process = f.cli.interactive(
+      ["list"], extra: Self.askPassphrase.merging(Self.colourTerminal) { $1 },
+      typedAhead: "not the passphrase\r")
+    #expect(process.expect("Passphrase: "))
+    #expect(process.expect("(what was typed before this question was left out)"))
+    process.write(CLIFixture.passphrase + "\r")
+    let result = process.wait()
+    // Then the passphrase typed after the prompt opened the journal at the first try
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("does not open this journal"), "\(process.screenText)")
+  }
 }
