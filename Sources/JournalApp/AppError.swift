@@ -126,8 +126,9 @@ public enum AppError: Error, Equatable, Sendable {
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
   /// A guided `new` could not save its session (`cause` says why), and its answers are safe
-  /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention").
-  case notSavedDraftKept(cause: Diagnosis, kept: String)
+  /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention");
+  /// `sealed`: written without the passphrase, it opens only with it.
+  case notSavedDraftKept(cause: Diagnosis, kept: String, sealed: Bool)
 }
 
 /// What a sync found wrong with the server's copy (SECURITY.md, "Sync", what the server

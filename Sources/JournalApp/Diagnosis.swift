@@ -733,11 +733,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the passphrase does not open this vault (after \(tries) tries)",
         hint: "nothing was changed; run the command again to try once more",
         exitCode: .wrongPassphrase)
-    case .notSavedDraftKept(let cause, let kept):
+    case .notSavedDraftKept(let cause, let kept, let sealed):
       return Diagnosis(
         message: "the session was not saved: " + cause.message,
         hint: #"your answers are safe in the draft (\#(kept)); once that is fixed, "#
-          + #""journal new" offers it again"#, exitCode: cause.exitCode)
+          + DraftFile.resumeCommand(sealed: sealed), exitCode: cause.exitCode)
     }
   }
 }

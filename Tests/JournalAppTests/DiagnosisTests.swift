@@ -101,7 +101,8 @@ struct DiagnosisTests {
     SyncError.badAddress(reason: .unreadable), SyncError.badAddress(reason: .password),
     SyncError.badAddress(reason: .weakTLS(mode: "require")),
     AppError.notSavedDraftKept(
-      cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention"),
+      cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention",
+      sealed: false),
   ]
 
   /// Each row ends with the exit code its kind of failure is documented to have.
@@ -283,7 +284,7 @@ struct DiagnosisTests {
     case .outputExists: .notAllowed
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
-    case .notSavedDraftKept(let cause, _): cause.exitCode
+    case .notSavedDraftKept(let cause, _, _): cause.exitCode
     case .syncNotSetUp, .syncServerHasOther, .syncServerSeveral, .syncNewKey: .notAllowed
     case .syncServerEmpty, .noConflicts: .notFound
     case .syncServerNewer, .syncNewerData: .newerFormat
