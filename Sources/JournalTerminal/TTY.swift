@@ -207,20 +207,23 @@ public final class TTY: Terminal {
   /// holding only "." never end the field.
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
     beforeFirstQuestion()
+    /// Hands `keep` the text with signals held: one that comes while the text is written
+    /// away (a sealed, fsynced draft) must not end the process halfway, with the note of the
+    /// text before; it is met once `keep` is done, and everything typed is kept then.
+    func keepHoldingSignals(_ kept: String) throws {
+      let holding = TerminalRestore.catching
+      TerminalRestore.catching = true
+      keep(kept)
+      TerminalRestore.catching = holding
+      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
+    }
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
     do {
       try withMode(keys: true) {
         write(prompt)
         if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
-        var linesNotKept = false
         reading: while true {
-          if linesNotKept, !hasMoreWaiting {
-            // A burst of lines is over: its finished lines are kept, the line it ended in
-            // (if any) is kept with the next Enter or an interruption.
-            keep(String(decoding: text[..<lineStart], as: UTF8.self))
-            linesNotKept = false
-          }
           guard let key = try nextKey() else { continue }
           switch key {
           case .endOfInput:
@@ -252,14 +255,12 @@ public final class TTY: Terminal {
             echo("\r\n")
             // Kept after every typed line. Where a paste is not marked (plain terminals, and
             // terminals that do not do what they were asked), its lines arrive as typed ones:
-            // those are kept when the burst ends, even inside a line, not line by line (a
+            // those are kept at the last line ending of what was read, not line by line (a
             // 20,000-line paste would be 20,000 sealed, fsynced draft writes); an
             // interruption hands over everything anyway.
-            if inBurst || (!pasteMarked && hasMoreWaiting) {
-              linesNotKept = true
-            } else {
-              keep(String(decoding: text, as: UTF8.self))
-              linesNotKept = false
+            let pasted = inBurst || (!pasteMarked && hasMoreWaiting)
+            if !pasted || !keys.contains(.enter) {
+              try keepHoldingSignals(String(decoding: text, as: UTF8.self))
             }
           case .paste(let bytes):
             let clean = Self.printable(bytes)
@@ -269,7 +270,7 @@ public final class TTY: Terminal {
             }
             echo(
               String(decoding: clean, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n"))
-            keep(String(decoding: text, as: UTF8.self))
+            try keepHoldingSignals(String(decoding: text, as: UTF8.self))
           case .text(let bytes):
             text += bytes
             echo(String(decoding: bytes, as: UTF8.self))
