@@ -1,3 +1,4 @@
+import Foundation
 import JournalCore
 import JournalTerminal
 
@@ -70,12 +71,24 @@ public enum NewSession {
         place.isSealed
           ? "Saved, sealed until the journal is next opened. Session \(shown) \(state)."
           : "Saved. Session \(shown) \(state).")
+      // A stop at the questions after the save says the session is saved.
+      let format = DisplayFormat(timeZone: runtime.context.timeZone)
+      func stopNote(reminder due: Date?) {
+        let reminded = due.map { "; a reminder comes \(format.dateTime($0))" } ?? ""
+        let next =
+          session.status == .needsReflection
+          ? #"; "journal reflect \#(shown)" adds the later fields"# : ""
+        terminal.setInterruptNote(
+          "\njournal: stopped; session \(shown) is saved\(reminded)\(next)\n")
+      }
+      stopNote(reminder: nil)
+      defer { terminal.setInterruptNote(nil) }
       if reminder == nil, session.status == .needsReflection,
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
         let due = try reminders.set(session.id, choice)
       {
-        let format = DisplayFormat(timeZone: runtime.context.timeZone)
         terminal.writeLine("A gentle reminder will come \(format.dateTime(due)).")
+        stopNote(reminder: due)
       }
       if session.status == .needsReflection,
         try forms.confirm("The later fields are open now. Add them now?", default: false)

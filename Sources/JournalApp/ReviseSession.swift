@@ -45,6 +45,10 @@ public enum ReviseSession {
       ) { try journal.apply($0, to: id) }
       // The last step, when the reflection was skipped: a gentle way to stop being asked.
       if session.status == .needsReflection {
+        terminal.setInterruptNote(
+          "\njournal: stopped; what you answered is saved; session \(shown) still needs "
+            + "reflection\n")
+        defer { terminal.setInterruptNote(nil) }
         terminal.writeLine(
           "No reflection for now. You can leave this session here: it counts as complete, "
             + "without a reflection, and no reminder comes for it.")
@@ -117,6 +121,8 @@ public enum ReviseSession {
         stoppedNote(saved: saved, kept: draft?.kept != nil, id: id, justSaved: justSaved))
     }
     var soFar = ""
+    // Set before "Go on with it?" too: a stop there keeps the reflection as it was.
+    note()
     if let draft, let kept = draft.kept, let since = draft.keptSince {
       let lines =
         kept.split(separator: "\n", omittingEmptySubsequences: false).count
@@ -192,9 +198,19 @@ public enum ReviseSession {
         terminal: terminal, context: runtime.context
       ) { try journal.apply($0, to: id) }
     } else if changes.isEmpty, let terminal = runtime.terminal {
+      // Each change is saved as it is entered: a stop says which are.
+      var saved: [Field] = []
+      defer { terminal.setInterruptNote(nil) }
       session = try Forms(terminal: terminal, context: runtime.context).edit(
         try journal.session(id)
-      ) { try journal.apply($0, to: id) }
+      ) { change in
+        let session = try journal.apply(change, to: id)
+        if !saved.contains(change.field) { saved.append(change.field) }
+        terminal.setInterruptNote(
+          "\njournal: stopped; " + Prose.list(saved.map { "the " + $0.label })
+            + (saved.count == 1 ? " is" : " are") + " saved; the other fields are as they were\n")
+        return session
+      }
     } else {
       session = try journal.apply(changes, to: id)
     }

@@ -94,6 +94,7 @@ public final class TTY: Terminal {
 
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {
+    note = text
     TerminalRestore.setNote(
       text.map { text in presentation.width.map { Wrap.prose(text, width: $0) } ?? text },
       fd: fd)
@@ -207,6 +208,8 @@ public final class TTY: Terminal {
   /// holding only "." never end the field.
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
     beforeFirstQuestion()
+    let noted = noteUnlessSet()
+    defer { if noted { clearDefaultNote() } }
     /// Hands `keep` the text with signals held: one that comes while the text is written
     /// away (a sealed, fsynced draft) must not end the process halfway, with the note of the
     /// text before; it is met once `keep` is done, and everything typed is kept then.
@@ -391,13 +394,36 @@ public final class TTY: Terminal {
   }
 
   /// Runs a reader that keeps nothing of an unfinished answer: a signal ends the process
-  /// at once, as it would have without us.
+  /// at once, as it would have without us, with the interrupt note.
   private func endingOnSignal<R>(_ body: () throws -> R) throws -> R {
+    let noted = noteUnlessSet()
+    defer { if noted { clearDefaultNote() } }
     do {
       return try body()
     } catch let interrupted as Interrupted {
       TerminalRestore.reraise(interrupted.signal)
     }
+  }
+
+  /// What a stop at a question says when the command has said nothing else: every stop
+  /// says in one line what was kept. Where something was saved or kept before the question,
+  /// the command sets its own note (`setInterruptNote`).
+  public static let nothingChangedNote = "\njournal: stopped; nothing was changed\n"
+
+  /// The note set last (nil: none).
+  private var note: String?
+
+  /// Sets the note for a stop at a question when none is set; whether it did.
+  private func noteUnlessSet() -> Bool {
+    guard note == nil else { return false }
+    setInterruptNote(Self.nothingChangedNote)
+    return true
+  }
+
+  /// Takes the note `noteUnlessSet` set away again, unless the command has set its own since
+  /// (a draft kept while the question was answered).
+  private func clearDefaultNote() {
+    if note == Self.nothingChangedNote { setInterruptNote(nil) }
   }
 
   // MARK: - Keys
