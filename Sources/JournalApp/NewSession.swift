@@ -108,8 +108,9 @@ public enum NewSession {
     return Saved(session: session, shownID: shown, sealed: place.isSealed)
   }
 
-  /// "Would you like a reminder to add reflections later?" — one key each; No thanks is
-  /// the default (Enter).
+  /// "Would you like a reminder to add reflections later?" — one key each, the digits shown
+  /// (a typed word must not pick a reminder by its letters); No thanks is the default (Enter,
+  /// or Esc).
   static func askReminder(_ terminal: TTY) throws -> ReminderChoice? {
     terminal.writeLine("Would you like a reminder to add reflections later?")
     let choices = ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
@@ -119,13 +120,13 @@ public enum NewSession {
     while true {
       guard let key = try terminal.waitForKey(timeout: 3600) else { return ReminderChoice.none }
       switch key {
-      case [0x31], [0x68]:  // 1, h
+      case [0x31]:  // 1
         terminal.writeLine("In 3 hours")
         return .inThreeHours
-      case [0x32], [0x74]:  // 2, t
+      case [0x32]:  // 2
         terminal.writeLine("Tomorrow")
         return .tomorrow
-      case [0x33], [0x6E], [0x0D], [0x0A], [0x1B]:  // 3, n, Enter, Esc
+      case [0x33], [0x0D], [0x0A], [0x1B]:  // 3, Enter, Esc
         terminal.writeLine("No thanks")
         return ReminderChoice.none
       default:

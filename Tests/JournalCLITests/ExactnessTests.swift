@@ -1,0 +1,45 @@
+import Foundation
+import JournalTestSupport
+import Testing
+
+/// Small promises of the terminal kept exactly (issue 32, "Exactness"): the real binary on
+/// a real pseudo-terminal, or with pipes where no terminal is involved.
+@Suite(.serialized) struct ExactnessTests {
+  static let colourTerminal = ["TERM": "xterm-256color", "COLUMNS": "100"]
+
+  /// The form up to its save, with the mood chosen.
+  func saveANewSession(_ process: Spawned) {
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\r")
+    #expect(process.expect("Intention — what you bring to this session"))
+    process.write("to arrive\r")
+    #expect(process.expect("to arrive"))
+    process.write(".\r")
+    #expect(process.expect("5 😐 neutral"))
+    process.write("\r")
+  }
+
+  /// At the reminder question only the digits shown choose: a letter (the "t" of a typed
+  /// "thanks") picks nothing.
+  @Test func reminderQuestionTakesOnlyItsDigits() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    saveANewSession(process)
+    #expect(process.expect("No thanks [3] "))
+    // When "t", "h" and "n" are typed, then "1"
+    process.write("thn")
+    process.write("1")
+    #expect(process.expect("In 3 hours\r\n"))
+    #expect(process.expect("Add them now? [y/N] "))
+    process.write("\r")
+    let result = process.wait()
+    // Then the letters chose nothing: the reminder is the digit's
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("Tomorrow\r\n"), "\(process.screenText)")
+    #expect(process.screenText.contains("A gentle reminder will come"))
+  }
+}
