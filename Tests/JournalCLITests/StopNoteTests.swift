@@ -91,7 +91,8 @@ import Testing
     #expect(first.status == 130)
     #expect(
       reminderWords.hasSuffix(
-        #"journal: stopped; session \#(id) is saved; "journal reflect \#(id)" adds the later fields"#),
+        #"journal: stopped; session \#(id) is saved; "journal reflect \#(id)" adds the later fields"#
+      ),
       "\(atReminder.screenText)")
 
     let atLater = f.cli.interactive(["new"], extra: Self.colourTerminal)
