@@ -490,7 +490,7 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .passphraseUnavailable)
     case .passphraseTooShort(let minimum):
       return Diagnosis(
-        message: "the new passphrase is shorter than \(minimum) characters",
+        message: "the passphrase chosen is shorter than \(minimum) characters",
         hint: "a few unrelated words make a strong passphrase that is easy to remember",
         exitCode: .usage)
     case .passphraseMismatch:
