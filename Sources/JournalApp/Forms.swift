@@ -17,9 +17,10 @@ public struct Forms {
   // MARK: - Now
 
   /// Asks for the "Now" fields the draft does not have yet, in form order.
-  /// `onAnswer` gets the draft after every answer, to keep it safe (the draft file).
+  /// `onAnswer` gets the draft after every answer, to keep it safe (the draft file). The
+  /// intention starts from `intentionSoFar` (a kept, unfinished one taken up again).
   public func fillNow(
-    _ draft: inout SessionDraft, skipping given: Set<Field>,
+    _ draft: inout SessionDraft, skipping given: Set<Field>, intentionSoFar: String = "",
     onAnswer: (SessionDraft) -> Void = { _ in }
   ) throws {
     terminal.writeLine("Now — before the session")
@@ -28,7 +29,8 @@ public struct Forms {
       // (Ctrl-C, a closed terminal, a kill) loses at most the line being typed, and with
       // Ctrl-C or a closed terminal not even that.
       let started = draft
-      let change = try ask(field, current: nil) { partial in
+      let initial = field == .intention ? intentionSoFar : ""
+      let change = try ask(field, current: nil, initial: initial) { partial in
         guard let change = try? context.fields.change(field, partial) else { return }
         var kept = started
         guard (try? kept.apply(change)) != nil else { return }
@@ -193,7 +195,7 @@ public struct Forms {
       return try terminal.readText(
         prompt: wrapped(
           "  Intention — what you bring to this session\(longHint(current?.intention))")
-          + "\n", keep: keepText)
+          + "\n", initial: initial, keep: keepText)
     case .moodBefore:
       return try terminal.readMood(
         MoodQuestion(

@@ -49,7 +49,20 @@ public enum NewSession {
       }
       let file = try DraftFile.begin(
         draft: &draft, runtime: runtime, place: place, terminal: terminal, forms: forms)
-      try forms.fillNow(&draft, skipping: given.union(file.answered)) { file.keep($0) }
+      var skipping = given.union(file.answered)
+      var intentionSoFar = ""
+      // A draft stopped in the intention (or at the mood after it) goes on with the
+      // intention, shown as kept, as reflect goes on with a kept reflection.
+      if file.answered.contains(.intention), !given.contains(.intention),
+        draft.moodBefore == nil, let kept = draft.intention
+      {
+        skipping.remove(.intention)
+        // On a line of its own below it: Enter and "." end it, without a "." added to it.
+        intentionSoFar = kept + "\n"
+      }
+      try forms.fillNow(&draft, skipping: skipping, intentionSoFar: intentionSoFar) {
+        file.keep($0)
+      }
       draftFile = file
     }
     var session: Session

@@ -84,6 +84,8 @@ import Testing
     resumed.write("r\r")
     #expect(resumed.expect("Dose (optional) "))
     resumed.write("\r")
+    #expect(resumed.expect("and to rest aft"))
+    resumed.write("\u{04}")
     #expect(resumed.expect("5 😐 neutral"), "\(resumed.screenText)")
     resumed.write("\r")
     #expect(resumed.expect("No thanks [3] "))
