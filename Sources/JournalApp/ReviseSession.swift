@@ -219,17 +219,39 @@ public enum ReviseSession {
 
   /// The long texts (intention, reflection, environment, music), each opened in the editor
   /// with its current text, in the private runtime buffer `--editor` uses (wiped after);
-  /// only the texts that changed are saved, together, once the last is closed.
+  /// only the texts that changed are saved, together, once the last is closed. A text whose
+  /// buffer comes back empty (an accidental `:%d`) is cleared only when the person says so,
+  /// and the intention, which a session needs, is never cleared: the walk goes on.
   static func editLongTexts(
     _ session: Session, editor: ExternalEditor, terminal: TTY, context: AppContext,
     save: ([Session.Change]) throws -> Session
   ) throws -> Session {
     var changes: [Session.Change] = []
+    var cleared: [Field] = []
+    let forms = Forms(terminal: terminal, context: context)
     for field in [Field.intention, .reflection, .environment, .music] {
       let current = session.text(of: field) ?? ""
       terminal.writeLine("The \(field.label), in your editor…")
       let edited = try editor.edit(
         current.isEmpty ? "" : current + "\n", terminalFD: terminal.descriptor)
+      if edited.trimmingWhitespace().isEmpty {
+        guard !current.isEmpty else { continue }
+        if field == .intention {
+          terminal.writeLine(
+            "  the intention is needed and cannot be cleared; it is kept as it was")
+          continue
+        }
+        guard
+          try forms.confirm(
+            "The \(field.label) came back empty. Clear it?", default: false, destructive: true)
+        else {
+          terminal.writeLine("  kept as it was")
+          continue
+        }
+        changes.append(try context.fields.change(field, ""))
+        cleared.append(field)
+        continue
+      }
       let parsed = try context.fields.change(field, edited)
       guard parsed != (try? context.fields.change(field, current)) else { continue }
       changes.append(parsed)
@@ -239,7 +261,11 @@ public enum ReviseSession {
       return session
     }
     let saved = try save(changes)
-    terminal.writeLine("Saved: " + Prose.list(changes.map { "the " + $0.field.label }) + ".")
+    let written = changes.map(\.field).filter { !cleared.contains($0) }
+    var done: [String] = []
+    if !written.isEmpty { done.append("Saved: " + Prose.list(written.map { "the " + $0.label })) }
+    if !cleared.isEmpty { done.append("Cleared: " + Prose.list(cleared.map { "the " + $0.label })) }
+    terminal.writeLine(done.joined(separator: ". ") + ".")
     return saved
   }
 }

@@ -96,3 +96,35 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: f.home.file(".viminfo")))
   }
 }
+
+extension EditorTests {
+  /// `edit --editor` with every buffer emptied: the intention is kept (it cannot be cleared)
+  /// and the walk goes on; each other text is cleared only when the person says so, and the
+  /// last line says what was cleared.
+  @Test func emptiedBuffersAreClearedOnlyWhenAsked() {
+    // Given a session with every long text
+    let f = CLIFixture().initialise()
+    let id = f.new(
+      "--reflection", "it was kind", "--environment", "by the sea", "--music", "rain sounds")
+    let editor = fakeEditor(f, text: "")
+    // When each buffer comes back empty
+    let process = f.cli.interactive(["edit", id, "--editor"], extra: ["EDITOR": editor.script])
+    #expect(process.expect("the intention is needed and cannot be cleared"))
+    #expect(process.expect("The reflection came back empty. Clear it? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("The environment came back empty. Clear it? [y/N] "))
+    process.write("\r")
+    #expect(process.expect("kept as it was"))
+    #expect(process.expect("The music notes came back empty. Clear it? [y/N] "))
+    process.write("n\r")
+    let result = process.wait()
+    // Then only the reflection is cleared, and the screen says so
+    #expect(result.status == 0, "\(result)")
+    #expect(process.screenText.contains("Cleared: the reflection."), "\(process.screenText)")
+    let session = f.show(id)
+    #expect(session["intention"] as? String == "to listen inward")
+    #expect(session["reflection"] is NSNull)
+    #expect(session["environment"] as? String == "by the sea")
+    #expect(session["music"] as? String == "rain sounds")
+  }
+}
