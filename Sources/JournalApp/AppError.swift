@@ -48,6 +48,8 @@ public enum AppError: Error, Equatable, Sendable {
   /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
   case editorTextUnreadable
   /// The editor could not start; nothing was taken from it.
+  /// $VISUAL or $EDITOR names a program that is not there (it was never started).
+  case editorNotFound(name: String)
   case editorFailed(status: Int32)
   /// The editor ended without saving (a non-zero status, as vim's `:cq`): a cancellation;
   /// its text was not used.

@@ -562,6 +562,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #""\#(path)" already exists"#,
         hint: "choose a new file name; journal does not overwrite files", exitCode: .notAllowed)
+    case .outputUnwritable(let path, let code) where code == ENOENT || code == ENOTDIR:
+      // The path given names no directory: a value to correct, not a failing disk.
+      return Diagnosis(
+        message: #"cannot write "\#(path)": its directory does not exist"#,
+        hint: "make the directory first, or give a path in one that exists", exitCode: .usage)
     case .outputUnwritable(let path, let code):
       return Diagnosis(
         message: #"cannot write "\#(path)": \#(String(cString: strerror(code)))"#,
@@ -600,6 +605,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "that time has already passed",
         hint: "choose a time ahead: --at with a later date, --in 3h, or --tomorrow",
+        exitCode: .usage)
+    case .editorNotFound(let name):
+      return Diagnosis(
+        message: #"the editor "\#(name)" was not found"#,
+        hint: "set $VISUAL or $EDITOR to an installed editor, or unset both for \"editor\" or vi",
         exitCode: .usage)
     case .editorFailed(let status):
       return Diagnosis(

@@ -26,7 +26,11 @@ public struct ExternalEditor {
       .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
       ?? (locate("editor", path: path) != nil ? "editor" : "vi")
     let words = editor.split(separator: " ").map(String.init)
-    let program = words.first.flatMap { locate($0, path: path) }.map(realName) ?? ""
+    // Checked before any question is asked: a form must not end at its first long text.
+    guard let located = words.first.flatMap({ locate($0, path: path) }) else {
+      throw AppError.editorNotFound(name: words.first ?? editor)
+    }
+    let program = realName(located)
     let result = ExternalEditor(
       directory: directory, command: words + privacyArguments(program: program))
     result.wipeLeftovers()

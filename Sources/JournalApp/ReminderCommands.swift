@@ -105,11 +105,18 @@ public enum ReminderCommands {
     return answer
   }
 
-  /// Delivers the reminders that are due, once; `note` says what could not be delivered.
+  /// Delivers the reminders that are due, once; `note` says what could not be delivered,
+  /// and then the run fails (exit 11), so that cron or a systemd timer sees it.
   public static func deliverDue(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
     let vault = try Vault.open(at: try runtime.vaultPath())
     try vault.purgeExpired(now: runtime.context.now())
-    let notifier = Notifier(environment: runtime.context.environment, report: note)
+    // The notifier reports only what it could not do.
+    nonisolated(unsafe) var failed = false
+    let notifier = Notifier(environment: runtime.context.environment) { message in
+      failed = true
+      note(message)
+    }
     try runtime.reminders(vault).run(notifier: notifier)
+    if failed { throw ExitCodeOnly(code: .ioError) }
   }
 }

@@ -78,6 +78,8 @@ struct DiagnosisTests {
     AppError.olderThanSeen(seen: 9, found: 7), AppError.otherThanSeen(generation: 9),
     AppError.witnessDamaged(path: "/s/seen/00"),
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
+    AppError.editorNotFound(name: "/nonexistent"),
+    AppError.outputUnwritable(path: "/missing/o", errno: ENOENT),
     AppError.reminderInPast, AppError.badLimit, AppError.noSearchWords, AppError.nothingToUndo,
     AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
@@ -143,7 +145,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 60)
+    #expect(names["AppError"]?.count == 61)
     #expect(names["SyncError"]?.count == 4)
   }
 
@@ -276,6 +278,8 @@ struct DiagnosisTests {
     case .ageMissing: .notAllowed
     case .ageRecipientRefused, .shareNeedsRecipients: .usage
     case .ageFailed: .ioError
+    case .editorNotFound: .usage
+    case .outputUnwritable(_, let code) where code == ENOENT || code == ENOTDIR: .usage
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
     case .reminderInPast, .badLimit, .noSearchWords: .usage

@@ -42,4 +42,24 @@ import Testing
     #expect(!process.screenText.contains("Tomorrow\r\n"), "\(process.screenText)")
     #expect(process.screenText.contains("A gentle reminder will come"))
   }
+
+  /// A missing editor is a setting to correct (exit 2), said before any question is asked;
+  /// a missing output directory is a path to correct (exit 2), not a failing disk (11).
+  @Test func exitCodesForValuesToCorrect() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    // A missing editor
+    let process = f.cli.interactive(
+      ["reflect", id, "--editor"], extra: ["EDITOR": "/nonexistent", "TERM": "dumb"])
+    let result = process.wait()
+    #expect(result.status == 2, "\(result)")
+    #expect(
+      result.stderr.hasPrefix(#"journal: error: the editor "/nonexistent" was not found"#),
+      "\(result)")
+    #expect(!process.screenText.contains("Mood after"), "asked before it failed")
+    // A missing output directory
+    let export = f.run("export", "--output", f.home.file("no-such-directory/out.json"))
+    #expect(export.status == 2, "\(export)")
+    #expect(export.stderr.contains("its directory does not exist"), "\(export)")
+  }
 }

@@ -98,6 +98,11 @@ import Testing
     let failing = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": "false"])
     #expect(
       failing.stderr == "journal: the notifier ended with exit status 1; the reminder stays\n")
+    // A failed delivery fails the run, so that cron or a systemd timer sees it
+    #expect(failing.status == 11, "\(failing)")
+    let none = f.run("reminders", "run", extra: ["DBUS_SESSION_BUS_ADDRESS": ""])
+    #expect(none.status == 11, "\(none)")
+    #expect(none.stderr.contains("no notifier"), "\(none)")
     let retried = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": script])
     #expect(retried.status == 0, "\(retried)")
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "1|\(words)\n")
