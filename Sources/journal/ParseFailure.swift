@@ -64,6 +64,17 @@ enum ParseFailure {
       }
       return ("the value given for \(option) cannot be used", choices ?? help)
     }
+    // "--dose -5 kg": a value that starts with "-" reads as an option, so the option seems to
+    // have none. It is given joined with "=" (which ArgumentParser takes as the value).
+    if line.hasPrefix("Missing value for '"), let option = quoted.first.map(optionName),
+      let place = arguments.firstIndex(of: option), place + 1 < arguments.count,
+      arguments[place + 1].hasPrefix("-")
+    {
+      return (
+        #"the value after \#(option) starts with "-" and reads as an option"#,
+        #"write it joined with "=": \#(option)=… (for example \#(option)=-5)"#
+      )
+    }
     if line.hasPrefix("The option '"), let option = quoted.first.map(optionName) {
       return ("\(option) takes no value", help)
     }

@@ -62,4 +62,24 @@ import Testing
     #expect(export.status == 2, "\(export)")
     #expect(export.stderr.contains("its directory does not exist"), "\(export)")
   }
+
+  /// A value that starts with "-" after an option that needs one is not "missing": the
+  /// message says to join it with "=", and that works.
+  @Test func dashValueSaysToJoinIt() {
+    let f = CLIFixture().initialise()
+    let dose = f.run("new", "--intention", "x", "--mood-before", "5", "--dose", "-5 kg")
+    #expect(dose.status == 2)
+    #expect(
+      dose.stderr == """
+        journal: error: the value after --dose starts with "-" and reads as an option
+        journal: hint: write it joined with "=": --dose=… (for example --dose=-5)
+
+        """)
+    let limit = f.run("list", "-n", "-1")
+    #expect(limit.stderr.hasPrefix(#"journal: error: the value after -n starts with "-""#))
+    // As the hint says
+    let joined = f.run("new", "--intention", "x", "--mood-before", "5", "--dose=-5 kg")
+    #expect(joined.status == 0, "\(joined)")
+    #expect(f.show(joined.stdout.trimmingCharacters(in: .newlines))["dose"] as? String == "-5 kg")
+  }
 }
