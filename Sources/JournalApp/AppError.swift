@@ -58,6 +58,8 @@ public enum AppError: Error, Equatable, Sendable {
   case reminderInPast
   /// `-n`/`--limit` below 1.
   case badLimit
+  /// --since is after --until: no session could be in between.
+  case emptyDateRange
   /// `search` without words (none given, none read, or only spaces).
   case noSearchWords
   /// `undo` found no deletion whose window is still open.

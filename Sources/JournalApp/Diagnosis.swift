@@ -596,6 +596,10 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           #"give them after "journal search", or "journal search -" to read them from standard input"#,
         exitCode: .usage)
+    case .emptyDateRange:
+      return Diagnosis(
+        message: "the dates after --since and --until make an empty range: --since is later",
+        hint: "give the earlier date to --since and the later one to --until", exitCode: .usage)
     case .badLimit:
       return Diagnosis(
         message: "the count after -n (--limit) is below 1",

@@ -80,7 +80,8 @@ struct DiagnosisTests {
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.editorNotFound(name: "/nonexistent"),
     AppError.outputUnwritable(path: "/missing/o", errno: ENOENT),
-    AppError.reminderInPast, AppError.badLimit, AppError.noSearchWords, AppError.nothingToUndo,
+    AppError.reminderInPast, AppError.badLimit, AppError.emptyDateRange, AppError.noSearchWords,
+    AppError.nothingToUndo,
     AppError.confirmationNeeded,
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
@@ -145,7 +146,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 61)
+    #expect(names["AppError"]?.count == 62)
     #expect(names["SyncError"]?.count == 4)
   }
 
@@ -282,7 +283,7 @@ struct DiagnosisTests {
     case .outputUnwritable(_, let code) where code == ENOENT || code == ENOTDIR: .usage
     case .editorFailed, .outputUnwritable, .configUnreadable: .ioError
     case .editorCancelled: .cancelled
-    case .reminderInPast, .badLimit, .noSearchWords: .usage
+    case .reminderInPast, .badLimit, .emptyDateRange, .noSearchWords: .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed

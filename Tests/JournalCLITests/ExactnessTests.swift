@@ -82,4 +82,30 @@ import Testing
     #expect(joined.status == 0, "\(joined)")
     #expect(f.show(joined.stdout.trimmingCharacters(in: .newlines))["dose"] as? String == "-5 kg")
   }
+
+  /// A bare day word in a filter means the whole day, as a bare date does: `--since today`
+  /// finds this morning's session; `--until yesterday` does not. A range that ends before it
+  /// starts is refused, said so.
+  @Test func dayWordsMeanTheWholeDay() {
+    // Given a session this morning, and the clock at 20:00
+    let f = CLIFixture(extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T20:00:00Z"]).initialise()
+    let id = f.new()  // dated 2026-11-20 18:00
+    let morning = f.run(
+      "new", "--intention", "a morning", "--mood-before", "6", "--date", "2026-11-21 09:00"
+    ).stdout.trimmingCharacters(in: .newlines)
+    // Then
+    let today = f.run("list", "--since", "today")
+    #expect(today.stdout.contains(morning) && !today.stdout.contains(id), "\(today)")
+    let untilYesterday = f.run("list", "--until", "yesterday")
+    #expect(
+      untilYesterday.stdout.contains(id) && !untilYesterday.stdout.contains(morning),
+      "\(untilYesterday)")
+    let yesterday = f.run("list", "--since", "yesterday", "--until", "yesterday")
+    #expect(yesterday.stdout.contains(id) && !yesterday.stdout.contains(morning), "\(yesterday)")
+    let empty = f.run("list", "--since", "today", "--until", "yesterday")
+    #expect(empty.status == 2)
+    #expect(
+      empty.stderr.hasPrefix(
+        "journal: error: the dates after --since and --until make an empty range"), "\(empty)")
+  }
 }
