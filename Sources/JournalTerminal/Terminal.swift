@@ -95,7 +95,8 @@ public struct MoodQuestion: Sendable {
 /// Wrapping text to a width at spaces, counting wide characters (emoji, CJK) as two columns.
 public enum Wrap {
   /// `text`'s lines, each at most `width` columns where a space allows; lines after a break
-  /// start with `indent`. Existing line breaks are kept.
+  /// start with `indent`. Existing line breaks are kept. A quoted span ("journal reflect
+  /// 3f2a") is never broken where it fits on a line, so that a command can be copied whole.
   public static func lines(_ text: String, width: Int, indent: String = "") -> [String] {
     var result: [String] = []
     for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -103,9 +104,10 @@ public enum Wrap {
       var line = String(leading)
       var used = columns(leading)
       var empty = true
-      for word in paragraph.dropFirst(leading.count).split(
-        separator: " ", omittingEmptySubsequences: false)
-      {
+      let words = keepingQuotesWhole(
+        paragraph.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false),
+        width: width - columns(indent))
+      for word in words {
         let size = columns(word)
         if !empty && used + 1 + size > width {
           result.append(line)
@@ -118,6 +120,28 @@ public enum Wrap {
         empty = false
       }
       result.append(line)
+    }
+    return result
+  }
+
+  /// `words` with each quoted span that fits in `width` joined into one word.
+  private static func keepingQuotesWhole(_ words: [Substring], width: Int) -> [Substring] {
+    var result: [Substring] = []
+    var index = 0
+    while index < words.count {
+      var end = index
+      var quotes = words[index].count { $0 == "\"" }
+      while quotes % 2 == 1, end + 1 < words.count {
+        end += 1
+        quotes += words[end].count { $0 == "\"" }
+      }
+      let span = Substring(words[index...end].joined(separator: " "))
+      if end > index, quotes % 2 == 0, columns(span) <= width {
+        result.append(span)
+      } else {
+        result += words[index...end]
+      }
+      index = end + 1
     }
     return result
   }

@@ -49,6 +49,16 @@ struct PresentationTests {
     #expect(Wrap.lines("supercalifragilistic x", width: 8) == ["supercalifragilistic", "x"])
   }
 
+  /// A quoted command is never broken across lines where it fits on one, so that it can be
+  /// copied whole; one longer than a line breaks at its spaces as any words do.
+  @Test func keepsQuotedCommandsWhole() {
+    let text = #"journal: add them with "journal reflect 85ae550a" when ready"#
+    let lines = Wrap.lines(text, width: 30, indent: "  ")
+    #expect(lines == ["journal: add them with", #"  "journal reflect 85ae550a""#, "  when ready"])
+    let long = Wrap.lines(#"see "a b c d e f g h" now"#, width: 8)
+    #expect(long == [#"see "a b"#, "c d e f", #"g h" now"#])
+  }
+
   @Test func countsEmojiAndWideCharactersAsTwoColumns() {
     #expect(Wrap.columns("🙂") == 2)
     #expect(Wrap.columns("日本") == 4)
