@@ -64,7 +64,8 @@ public enum ReminderCommands {
   /// of the session starting with `text` as a notification with its answers, waits for one,
   /// and carries it out, none needing the passphrase: "Reflect now" opens a terminal
   /// ($TERMINAL, else x-terminal-emulator) running `journal reflect <id>`, "Tomorrow" moves
-  /// the reminder to tomorrow, "Leave it" cancels it (the session still waits in `list`).
+  /// the reminder to tomorrow, "No more reminders" cancels it (the session still waits in
+  /// `list`).
   /// What it did; exit 11 when the notification could not be shown.
   @discardableResult
   public static func answer(
@@ -99,7 +100,7 @@ public enum ReminderCommands {
         throw ExitCodeOnly(code: .ioError)
       }
     case .tomorrow: try service.set(id, .tomorrow)
-    case .leave: try service.set(id, ReminderChoice.none)
+    case .stop: try service.set(id, ReminderChoice.none)
     case nil: break
     }
     return answer

@@ -248,10 +248,15 @@ public struct Runtime {
     return vault
   }
 
-  /// The one gentle line shown at every run while sessions wait for reflection.
+  /// The one gentle line shown while sessions wait for reflection and a reminder is due:
+  /// once a day, at the first run that day (ReminderNote), not before every command.
   public func announce(_ vault: Vault) {
     guard let service = try? reminders(vault), let line = try? service.banner() else { return }
+    let note = ReminderNote(vaultID: vault.header.vaultID, environment: context.environment)
+    let today = ReminderNote.day(context.now(), timeZone: context.timeZone)
+    if let note, note.shown(on: today) { return }
     Report.note(line)
+    note?.record(today)
   }
 
   /// Process-wide protections, first thing in `main`: files private by default, no core

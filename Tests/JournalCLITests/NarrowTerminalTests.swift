@@ -50,8 +50,15 @@ import Testing
     let words = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
     #expect(
       words.contains(
-        "journal: 1 session is waiting for your reflections — journal reflect \(id)"),
+        #"journal: 1 session is waiting for your reflections — "journal reflect \#(id)""#),
       "\(result)")
+    // Each command on one line, whole inside its quotes, so that it can be copied
+    for command in [
+      #""journal reflect \#(id)""#, #""journal remind \#(id) --tomorrow""#,
+      #""journal close \#(id)""#,
+    ] {
+      #expect(lines.contains { $0.contains(command) }, "\(command) split: \(lines)")
+    }
   }
 
   /// The draft notice after Ctrl-C, and the delete confirmation's closing line, at 40 columns.
