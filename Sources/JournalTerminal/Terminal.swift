@@ -95,7 +95,8 @@ public struct MoodQuestion: Sendable {
 /// Wrapping text to a width at spaces, counting wide characters (emoji, CJK) as two columns.
 public enum Wrap {
   /// `text`'s lines, each at most `width` columns where a space allows; lines after a break
-  /// start with `indent`. Existing line breaks are kept. A quoted span ("journal reflect
+  /// start with `indent` (less of it for a word that would not fit after it). Existing line
+  /// breaks are kept. A quoted span ("journal reflect
   /// 3f2a") is never broken where it fits on a line, so that a command can be copied whole.
   public static func lines(_ text: String, width: Int, indent: String = "") -> [String] {
     var result: [String] = []
@@ -111,8 +112,17 @@ public enum Wrap {
         let size = columns(word)
         if !empty && used + 1 + size > width {
           result.append(line)
-          line = indent + word
-          used = columns(indent) + size
+          // A word that fits a line but not after the indent (a 38-letter word at 40
+          // columns) gets less of it, rather than be cut by the terminal.
+          let room = max(0, min(columns(indent), width - size))
+          let shift = indent.allSatisfy { $0 == " " } ? String(repeating: " ", count: room) : indent
+          line = shift + word
+          used = columns(shift) + size
+        } else if empty && used + size > width {
+          // The same for the first word after the paragraph's own indent.
+          let room = max(0, min(used, width - size))
+          line = String(repeating: " ", count: room) + word
+          used = room + size
         } else {
           line += (empty ? "" : " ") + word
           used += (empty ? 0 : 1) + size

@@ -44,6 +44,14 @@ struct PresentationTests {
     #expect(lines.allSatisfy { Wrap.columns($0) <= 12 })
   }
 
+  /// A word that fits a line, but not after the indent, gets less of the indent, so the
+  /// terminal never cuts it; one longer than the line is left whole.
+  @Test func aLongWordGetsLessIndentRatherThanBeCut() {
+    let word = String(repeating: "w", count: 38)
+    #expect(Wrap.lines("    " + word, width: 40) == ["  " + word])
+    #expect(Wrap.lines("ab " + word, width: 40, indent: "    ") == ["ab", "  " + word])
+  }
+
   @Test func keepsLineBreaksAndLongWords() {
     #expect(Wrap.lines("a\n\nb", width: 10) == ["a", "", "b"])
     #expect(Wrap.lines("supercalifragilistic x", width: 8) == ["supercalifragilistic", "x"])

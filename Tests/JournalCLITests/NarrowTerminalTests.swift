@@ -89,4 +89,19 @@ import Testing
       #expect(line.count <= 40, "\(line.debugDescription)")
     }
   }
+
+  /// A session's long word at 40 columns is shown whole on a line, never cut by the
+  /// terminal: it takes less of the indent.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func longWordFits() {
+    let f = CLIFixture().initialise()
+    let word = "supercalifragilisticexpialidocious-3838"
+    let id = f.new("--reflection", word + " and more")
+    let result = f.cli.runProgram(
+      ["/usr/bin/script", "-qec", "\(CLI.binary) show \(id)", "/dev/null"],
+      extra: Self.narrow.merging(["PAGER": "cat"]) { $1 })
+    let lines = Self.shownLines(result.stdout)
+    #expect(lines.allSatisfy { $0.count <= 40 }, "\(result)")
+    #expect(lines.contains { $0.hasSuffix(word) }, "\(result)")
+  }
 }
