@@ -90,6 +90,19 @@ import Testing
     }
   }
 
+  /// `journal help new` at 40 columns: each option on its line, its description below it
+  /// across the width (not squeezed into 14 columns), every line fitting.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func helpFits() {
+    let f = CLIFixture()
+    let result = f.cli.runProgram(
+      ["/usr/bin/script", "-qec", "\(CLI.binary) help new", "/dev/null"], extra: Self.narrow)
+    let lines = Self.shownLines(result.stdout)
+    #expect(lines.allSatisfy { $0.count <= 40 }, "\(result)")
+    #expect(lines.contains("  --dose <dose>"), "\(result)")
+    #expect(lines.contains(#"      Free text, such as "2.5 g dried"."#), "\(result)")
+  }
+
   /// A session's long word at 40 columns is shown whole on a line, never cut by the
   /// terminal: it takes less of the indent.
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
