@@ -189,7 +189,11 @@ public final class EditorTerminal: Terminal {
   }
 
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
-    base.write(prompt.trimmingCharacters(in: .newlines) + " — opening your editor\n")
+    // The prompt comes wrapped for a typed answer; with the words added it is wrapped again
+    // as one line, so that the terminal never cuts one of them.
+    let line = prompt.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }.joined(separator: " ")
+    base.writeWrapped("  " + line + " — opening your editor", indent: "    ")
     let text = try editor.edit(initial, terminalFD: base.descriptor)
     base.write("  (\(text.split(whereSeparator: \.isWhitespace).count) words)\n")
     return text

@@ -127,4 +127,25 @@ extension EditorTests {
     #expect(session["environment"] as? String == "by the sea")
     #expect(session["music"] as? String == "rain sounds")
   }
+
+  /// The long text's prompt with "opening your editor" after it is wrapped whole at the
+  /// terminal's width (at 100 columns it was cut inside "editor").
+  @Test func editorPromptFitsTheWidth() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let editor = fakeEditor(f, text: "from the editor")
+    let process = f.cli.interactive(
+      ["reflect", id, "--editor"],
+      extra: ["EDITOR": editor.script, "TERM": "xterm-256color", "COLUMNS": "100"])
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("\r")
+    #expect(process.expect("Music notes "))
+    process.write("\r")
+    #expect(process.wait().status == 0)
+    let lines = NarrowTerminalTests.shownLines(process.screenText)
+    #expect(lines.allSatisfy { $0.count <= 100 }, "\(lines)")
+    #expect(process.screenWords.contains(#"holding only ".") — opening your editor"#), "\(lines)")
+  }
 }
