@@ -131,7 +131,7 @@ public struct Render: Sendable {
       + dim(
         wrap(
           "Created \(format.dateTime(s.created))\(dot)updated \(format.dateTime(s.updated))",
-          indent: ""))
+          indent: "  "))
     if !s.conflicts.isEmpty {
       // Two devices wrote the same text at once: the other one is kept, never dropped.
       out += "\n\n" + heading("Also written on another device at the same time")
@@ -142,19 +142,19 @@ public struct Render: Sendable {
         out += dim(wrap("    written \(format.dateTime(conflict.written))", indent: "    ")) + "\n"
       }
       out += wrap(
-        "Keep one or both: journal resolve \(shownID) <field> --keep shown|kept|both",
-        indent: "")
+        #"Keep one or both: "journal resolve \#(shownID) <field> --keep shown|kept|both""#,
+        indent: "  ")
     }
     // Anyone who can write the vault file can seal an addition: what came that way says so.
     if let added = s.addedSealed {
-      out += "\n" + wrap("Added without the passphrase on \(format.dateTime(added))", indent: "")
+      out += "\n" + wrap("Added without the passphrase on \(format.dateTime(added))", indent: "  ")
     }
     if let later = s.laterSealed {
       out +=
         "\n"
         + wrap(
           "Later fields added without the passphrase, last on \(format.dateTime(later))",
-          indent: "")
+          indent: "  ")
     }
     return out + "\n"
   }

@@ -116,5 +116,13 @@ import Testing
     let lines = Self.shownLines(result.stdout)
     #expect(lines.allSatisfy { $0.count <= 40 }, "\(result)")
     #expect(lines.contains { $0.hasSuffix(word) }, "\(result)")
+    // A wrapped line of prose goes on indented below its start
+    if let created = lines.firstIndex(where: { $0.hasPrefix("Created ") }),
+      created + 1 < lines.count
+    {
+      #expect(lines[created + 1].hasPrefix("  "), "\(result)")
+    } else {
+      Issue.record("no Created line: \(result)")
+    }
   }
 }
