@@ -43,11 +43,12 @@ public struct Runtime {
     let quiet =
       try options.noInput || Setting.flag("JOURNAL_NO_INPUT", environment: environment) ?? false
     let plain = try Setting.isPlain(flag: options.plain, environment: environment)
+    let spoken = try Setting.isSpoken(flag: options.plain, environment: environment)
     self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
     self.presentation = Presentation(
       plain: plain,
       colour: Presentation.colourAllowed(environment: environment) && isatty(STDOUT_FILENO) != 0,
-      width: Presentation.width(of: STDOUT_FILENO, environment: environment))
+      width: Presentation.width(of: STDOUT_FILENO, environment: environment), spoken: spoken)
     ExternalEditor.wipeLeftoverBuffers(environment: environment)
   }
 
