@@ -7,8 +7,10 @@ struct Journal: ParsableCommand {
     commandName: "journal",
     abstract: "A private, encrypted journal for psychedelic-assisted therapy sessions.",
     discussion: """
-      Everything you write is encrypted on this machine and never leaves it. Start with \
-      "journal init", then "journal new". The whole manual: \(Manual.pointer).
+      Everything you write is encrypted on this machine; it leaves it only as you choose: \
+      sealed for your own devices ("journal sync"), or for a person you name ("journal \
+      share", "journal export"). Start with "journal init", then "journal new". The whole \
+      manual: \(Manual.pointer), once journal is installed (Scripts/install).
       """,
     version: "0.1.0",
     subcommands: [
