@@ -148,6 +148,8 @@ public final class TTY: Terminal {
         echo(" ")
       case .backspace:
         if removeLastCharacter(&line, from: 0) { echo("\u{08} \u{08}") }
+      case .eraseWord:
+        eraseWord(&line, from: 0)
       case .clearLine:
         if !line.isEmpty { echoClear() }
         line.removeAll()
@@ -282,6 +284,8 @@ public final class TTY: Terminal {
             echo("\t")
           case .backspace:
             if removeLastCharacter(&text, from: lineStart) { echo("\u{08} \u{08}") }
+          case .eraseWord:
+            eraseWord(&text, from: lineStart)
           case .clearLine:
             let removed = text.count - lineStart
             text.removeLast(removed)
@@ -346,7 +350,7 @@ public final class TTY: Terminal {
             } else {
               write("\r\u{1B}[K  (pasted text is not a mood; it was left out)\n")
             }
-          case .text, .clearLine, .escape, .other: continue
+          case .text, .clearLine, .eraseWord, .escape, .other: continue
           }
           write(
             "\r\u{1B}[K" + slider.line(width: presentation.width ?? 80, colour: presentation.colour)
@@ -379,6 +383,7 @@ public final class TTY: Terminal {
         case .tab: return [0x09]
         case .backspace: return [0x7F]
         case .clearLine: return [0x15]
+        case .eraseWord: return [0x17]
         case .endOfInput: return [0x04]
         case .interrupt: throw Interrupted(signal: SIGINT)
         case .escape: return [0x1B]
@@ -483,7 +488,8 @@ public final class TTY: Terminal {
     case .text(let bytes), .paste(let bytes): bytes
     case .enter: [0x0A]
     case .tab: [0x09]
-    case .backspace, .clearLine, .endOfInput, .interrupt, .escape, .up, .down, .left, .right,
+    case .backspace, .clearLine, .eraseWord, .endOfInput, .interrupt, .escape, .up, .down,
+      .left, .right,
       .other:
       []
     }
@@ -542,6 +548,21 @@ public final class TTY: Terminal {
       guard count > 0 else { return false }
       if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { return true }
     }
+  }
+
+  /// Ctrl-W, as a shell does it: removes the spaces before the cursor, then the word before
+  /// them (back to `start`), and rubs each character out on screen.
+  private func eraseWord(_ bytes: inout [UInt8], from start: Int) {
+    var erased = 0
+    while bytes.count > start, bytes.last == 0x20 || bytes.last == 0x09 {
+      bytes.removeLast()
+      erased += 1
+    }
+    while bytes.count > start, let last = bytes.last, last != 0x20, last != 0x09 {
+      _ = removeLastCharacter(&bytes, from: start)
+      erased += 1
+    }
+    echo(String(repeating: "\u{08} \u{08}", count: erased))
   }
 
   /// Removes the last character of `bytes` after `start` (all of a multi-byte one).

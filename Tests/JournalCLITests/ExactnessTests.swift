@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JournalTestSupport
 import Testing
 
@@ -107,5 +108,38 @@ import Testing
     #expect(
       empty.stderr.hasPrefix(
         "journal: error: the dates after --since and --until make an empty range"), "\(empty)")
+  }
+
+  /// `reflect` up to its environment question, the mood and reflection skipped.
+  func reflectUpToTheEnvironment(_ f: CLIFixture, _ id: String) -> Spawned {
+    let process = f.cli.interactive(["reflect", id], extra: Self.colourTerminal)
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    process.write("\u{04}")
+    #expect(process.expect("Environment — where, and with whom "))
+    return process
+  }
+
+  /// The end of `reflect` after the environment: music skipped, the session left waiting.
+  func finishReflect(_ process: Spawned) -> CLI.Result {
+    #expect(process.expect("Music notes "))
+    process.write("\r")
+    #expect(process.expect("Leave it here for now? [y/N] "))
+    process.write("\r")
+    return process.wait()
+  }
+
+  /// Ctrl-W erases the word before the cursor, as in a shell.
+  @Test func ctrlWErasesAWord() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = reflectUpToTheEnvironment(f, id)
+    process.write("by the sea")
+    #expect(process.expect("by the sea"))
+    process.write("\u{17}")
+    process.write("lake\r")
+    #expect(finishReflect(process).status == 0)
+    #expect(f.show(id)["environment"] as? String == "by the lake")
   }
 }
