@@ -119,6 +119,7 @@ public final class TTY: Terminal {
     let shown = presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt
     write(shown)
     var line: [UInt8] = []
+    let last = shown.split(separator: "\n", omittingEmptySubsequences: false).last ?? ""
     reading: while true {
       guard let key = try nextKey() else { continue }
       switch key {
@@ -127,6 +128,13 @@ public final class TTY: Terminal {
         // was busy are each their own). A paste is marked by the terminal (bracketed
         // paste) and comes as one key; without that, nothing pasted reaches the shell at
         // least: input left at the end is discarded.
+        guard String(validating: line, as: UTF8.self) != nil else {
+          // Bytes that are not UTF-8 text (a paste from a file in another encoding) are
+          // refused, as the same bytes on standard input are, never kept as U+FFFD.
+          write("\n  that was not text journal can keep (not UTF-8); type it again\n" + last)
+          line.removeAll()
+          continue
+        }
         break reading
       case .paste(let bytes):
         let (text, lines) = Self.oneLine(bytes)
@@ -134,11 +142,10 @@ public final class TTY: Terminal {
         if lines > 1 {
           // Said as the paste arrives, while the answer can still be changed, not after
           // Enter has kept it; then the prompt's last line and the answer so far again.
-          let last = shown.split(separator: "\n", omittingEmptySubsequences: false).last ?? ""
           write("\n  (the pasted lines were joined into one)\n" + last)
-          echo(String(decoding: line, as: UTF8.self))
+          echoPasted(line)
         } else {
-          echo(String(decoding: text, as: UTF8.self))
+          echoPasted(text)
         }
       case .text(let bytes):
         line += bytes
@@ -236,6 +243,12 @@ public final class TTY: Terminal {
           case .interrupt:
             throw Interrupted(signal: SIGINT)
           case .enter:
+            if String(validating: text[lineStart...], as: UTF8.self) == nil {
+              // A typed line that is not UTF-8 text is refused, never kept as U+FFFD.
+              text.removeLast(text.count - lineStart)
+              write("\r\n  (that line was not text journal can keep, not UTF-8: left out)\r\n")
+              continue
+            }
             // Enter before any text skips the field (an optional one stays empty), as the
             // forms say; a pasted empty first line on a plain terminal is text.
             if text.isEmpty, pasteMarked || !hasMoreWaiting {
@@ -269,6 +282,11 @@ public final class TTY: Terminal {
             }
           case .paste(let bytes):
             let clean = Self.printable(bytes)
+            guard String(validating: clean, as: UTF8.self) != nil else {
+              // Refused as on standard input: never kept as U+FFFD.
+              write("\r\n  (that paste was not text journal can keep, not UTF-8: left out)\r\n")
+              continue
+            }
             text += clean
             if let last = clean.lastIndex(of: 0x0A) {
               lineStart = text.count - (clean.count - last - 1)
@@ -608,6 +626,15 @@ public final class TTY: Terminal {
   }
 
   private func echo(_ text: String) { write(text) }
+
+  /// Echoes a paste into a one-line answer: a long one (100 KB into the dose) as its start
+  /// and its length, not a thousand lines of scrolling before the answer is refused.
+  private func echoPasted(_ bytes: [UInt8]) {
+    let room = max(20, (presentation.width ?? 80) - 30)
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.count > room * 2 else { return echo(text) }
+    echo(String(text.prefix(room)) + " … (\(text.count) characters pasted)")
+  }
 
   /// Clears the line being typed on screen (plain mode marks it instead).
   private func echoClear() {

@@ -214,7 +214,12 @@ public final class Spawned: @unchecked Sendable {
 
   /// Types `text` (on the terminal) or writes it to stdin.
   public func write(_ text: String) {
-    var bytes = Array(text.utf8)
+    write(bytes: Array(text.utf8))
+  }
+
+  /// Writes `bytes` as they are, valid UTF-8 or not (a paste from a file in another encoding).
+  public func write(bytes: [UInt8]) {
+    var bytes = bytes
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeMutableBytes {

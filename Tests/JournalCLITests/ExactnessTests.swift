@@ -142,4 +142,36 @@ import Testing
     #expect(finishReflect(process).status == 0)
     #expect(f.show(id)["environment"] as? String == "by the lake")
   }
+
+  /// Bytes that are not UTF-8, typed or pasted at a prompt, are refused as on standard input,
+  /// never kept as U+FFFD: the question is asked again.
+  @Test func invalidUTF8AtAPromptIsRefused() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = reflectUpToTheEnvironment(f, id)
+    process.write(bytes: Array("caf".utf8) + [0xE9, 0x0D])  // Latin-1 "café" and Enter
+    #expect(process.expect("not UTF-8"))
+    process.write("by the sea\r")
+    #expect(finishReflect(process).status == 0)
+    #expect(f.show(id)["environment"] as? String == "by the sea")
+  }
+
+  /// A 100 KB paste into a one-line answer is echoed as its start and its length, not a
+  /// thousand lines of scrolling; Enter then refuses it for the dose, which is asked again.
+  @Test func hugePasteIntoAOneLineAnswer() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.colourTerminal)
+    #expect(process.expect("When was it? [now] "))
+    process.write("2026-11-20 19:00\r")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\r")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\u{1B}[200~" + String(repeating: "x", count: 100_000) + "\u{1B}[201~")
+    #expect(process.expect("(100000 characters pasted)"))
+    #expect(process.screenText.count < 5_000, "the paste was echoed whole")
+    process.write("\r")
+    #expect(process.expect("Dose (optional) ", occurrence: 2))
+    process.signal(SIGTERM)
+    _ = process.wait()
+  }
 }
