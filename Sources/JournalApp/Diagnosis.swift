@@ -73,7 +73,9 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the date is more than a day ahead",
         hint: "a session may be dated at most 24 hours from now", exitCode: .usage)
     case .dateTooFarBack:
-      return Diagnosis(message: "the date is before 1900", exitCode: .usage)
+      return Diagnosis(
+        message: "the date is before 1900",
+        hint: "a session's date is from 1 January 1900 on; check the year", exitCode: .usage)
     case .emptyIntention:
       return Diagnosis(
         message: "the intention is empty", hint: "a few words are enough", exitCode: .usage)

@@ -13,16 +13,19 @@ public enum ReminderCommands {
   }
 
   /// Sets (or, for `.none`, cancels) the reminder of the session starting with `text`.
-  /// Returns the session's short id and when the reminder falls due (nil when cancelled).
+  /// Returns the session's short id, when the reminder falls due (nil when cancelled), and
+  /// whether there was one before (a cancel with none to cancel says so).
   public static func set(_ text: String, _ choice: ReminderChoice, _ runtime: Runtime) throws
-    -> (shortID: String, due: Date?)
+    -> (shortID: String, due: Date?, hadOne: Bool)
   {
     if case .at(let date) = choice, date <= runtime.context.now() {
       throw AppError.reminderInPast
     }
-    let service = try runtime.reminders(try runtime.openLocked())
+    let vault = try runtime.openLocked()
+    let service = try runtime.reminders(vault)
     let id = try service.resolve(text)
-    return (id.short, try service.set(id, choice))
+    let hadOne = try vault.reminders().contains { $0.id == id }
+    return (id.short, try service.set(id, choice), hadOne)
   }
 
   /// The reminders set, soonest first as the vault keeps them.

@@ -23,3 +23,19 @@ struct Journal: ParsableCommand {
     ]
   )
 }
+
+extension Journal {
+  /// What `journal` alone prints: the first steps, and where the rest is.
+  static let start = """
+    journal — a private, encrypted journal for psychedelic-assisted therapy sessions.
+
+    To begin:
+      journal init      make your journal (once), with a passphrase
+      journal new       log a session
+      journal reflect   add your reflections later
+      journal list      your sessions, newest first
+
+    Every command: "journal help". The whole manual: \(Manual.pointer).
+
+    """
+}

@@ -174,4 +174,21 @@ import Testing
     process.signal(SIGTERM)
     _ = process.wait()
   }
+
+  /// Small words kept exact: a cancel with no reminder to cancel says so; `journal` alone
+  /// is a few lines that start with "journal init"; a date before 1900 says what to do.
+  @Test func smallWordsAreExact() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let cancel = f.run("remind", id, "--cancel")
+    #expect(cancel.status == 0)
+    #expect(cancel.stderr == "journal: session \(id) had no reminder; nothing was changed\n")
+    let bare = f.run()
+    #expect(bare.status == 0)
+    #expect(bare.stdout.split(separator: "\n").count <= 12, "\(bare)")
+    #expect(bare.stdout.contains("journal init"))
+    let old = f.run("new", "--intention", "x", "--mood-before", "5", "--date", "1899-12-31")
+    #expect(old.status == 2)
+    #expect(old.stderr.contains("journal: hint: "), "\(old)")
+  }
 }
