@@ -53,7 +53,9 @@ public struct Forms {
     terminal.discardTypedAhead()
     while true {
       let text = try terminal.readLine(
-        prompt: "Resume it, discard it, or keep it for later? [R/d/k] "
+        prompt: terminal.presentation.spoken
+          ? "Resume it, discard it, or keep it for later? (r, d or k, Enter resumes) "
+          : "Resume it, discard it, or keep it for later? [R/d/k] "
       )
       .trimmingWhitespace().lowercased()
       switch text {
@@ -114,7 +116,10 @@ public struct Forms {
     throws -> Bool
   {
     if destructive { terminal.discardTypedAhead() }
-    let options = answer ? "[Y/n]" : "[y/N]"
+    // Read aloud, "[y/N]" is "y slash n": plain mode asked for says it in words.
+    let options =
+      terminal.presentation.spoken
+      ? "(yes or no, Enter for \(answer ? "yes" : "no"))" : answer ? "[Y/n]" : "[y/N]"
     while true {
       let text = try terminal.readLine(prompt: "\(question) \(options) ").trimmingWhitespace()
         .lowercased()
@@ -237,7 +242,11 @@ public struct Forms {
   }
 
   private func longHint(_ existing: String?) -> String {
-    let ending = #"end with Ctrl-D or a line holding only ".""#
+    // Read aloud, a quoted "." is not heard: plain mode asked for names it.
+    let ending =
+      terminal.presentation.spoken
+      ? "end with Ctrl-D, or a line holding only a full stop"
+      : #"end with Ctrl-D or a line holding only ".""#
     guard let existing else { return " (\(ending))" }
     let words = existing.split(whereSeparator: \.isWhitespace).count
     return " (\(words) words written; leave empty to keep them; \(ending))"

@@ -80,10 +80,13 @@ public enum NewSession {
     }
     if let terminal, let forms {
       let state = session.status == .complete ? "is complete" : "needs reflection"
+      // Read aloud (plain mode asked for), the id is spelled and the date said in words.
+      let spoken = terminal.presentation.spoken
+      let heard = spoken ? DisplayFormat.spokenID(shown) : shown
       terminal.writeLine(
         place.isSealed
-          ? "Saved, sealed until the journal is next opened. Session \(shown) \(state)."
-          : "Saved. Session \(shown) \(state).")
+          ? "Saved, sealed until the journal is next opened. Session \(heard) \(state)."
+          : "Saved. Session \(heard) \(state).")
       // A stop at the questions after the save says the session is saved.
       let format = DisplayFormat(timeZone: runtime.context.timeZone)
       func stopNote(reminder due: Date?) {
@@ -100,7 +103,8 @@ public enum NewSession {
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
         let due = try reminders.set(session.id, choice)
       {
-        terminal.writeLine("A gentle reminder will come \(format.dateTime(due)).")
+        let when = spoken ? format.spokenDateTime(due) : format.dateTime(due)
+        terminal.writeLine("A gentle reminder will come \(when).")
         stopNote(reminder: due)
       }
       if session.status == .needsReflection,
@@ -115,7 +119,10 @@ public enum NewSession {
           return session
         }
       } else if session.status == .needsReflection {
-        terminal.writeLine(#"Add them any time with "journal reflect \#(shown)"."#)
+        terminal.writeLine(
+          spoken
+            ? #"Add them any time with "journal reflect" and the session's id."#
+            : #"Add them any time with "journal reflect \#(shown)"."#)
       }
     }
     return Saved(session: session, shownID: shown, sealed: place.isSealed)
@@ -126,7 +133,11 @@ public enum NewSession {
   /// or Esc).
   static func askReminder(_ terminal: TTY) throws -> ReminderChoice? {
     terminal.writeLine("Would you like a reminder to add reflections later?")
-    let choices = ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
+    // Read aloud, the bracketed default is a bare "three": plain mode asked for says it.
+    let choices =
+      terminal.presentation.spoken
+      ? ["  1 in 3 hours,", "  2 tomorrow,", "  3 no thanks (Enter for no thanks) "]
+      : ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
     // Side by side where they fit; one under another on a narrow terminal.
     let fits = (terminal.presentation.width ?? 80) > choices.joined(separator: " ").count
     terminal.write(choices.joined(separator: fits ? " " : "\n"))

@@ -44,7 +44,7 @@ public struct Runtime {
       try options.noInput || Setting.flag("JOURNAL_NO_INPUT", environment: environment) ?? false
     let plain = try Setting.isPlain(flag: options.plain, environment: environment)
     let spoken = try Setting.isSpoken(flag: options.plain, environment: environment)
-    self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
+    self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain, spoken: spoken)
     self.presentation = Presentation(
       plain: plain,
       colour: Presentation.colourAllowed(environment: environment) && isatty(STDOUT_FILENO) != 0,

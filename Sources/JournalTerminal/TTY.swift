@@ -31,7 +31,9 @@ public final class TTY: Terminal {
 
   /// The terminal, or nil when there is none (a pipe, cron, CI). Opened once per run: later
   /// calls get the same one.
-  public static func open(environment: [String: String], plain: Bool) -> TTY? {
+  public static func open(environment: [String: String], plain: Bool, spoken: Bool = false)
+    -> TTY?
+  {
     if let opened { return opened }
     var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
@@ -42,7 +44,7 @@ public final class TTY: Terminal {
     guard fd >= 0 else { return nil }
     let presentation = Presentation(
       plain: plain, colour: Presentation.colourAllowed(environment: environment),
-      width: Presentation.width(of: fd, environment: environment))
+      width: Presentation.width(of: fd, environment: environment), spoken: spoken)
     TerminalRestore.terminalFD = fd
     TerminalRestore.installHandlers()
     let tty = TTY(fd: fd, presentation: presentation)

@@ -64,4 +64,36 @@ import Testing
     let spelled = String(id.prefix(4)).map(String.init).joined(separator: " ")
     #expect(f.run("show", spelled, "--json").status == 0)
   }
+
+  /// The guided form in plain mode asked for, at 40 columns: every question and line it
+  /// writes (what the person typed aside) is said without a symbol read out: no "y slash
+  /// n", no unheard quoted dot, no date with dashes.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: espeak)))
+  func theGuidedFormReadsWell() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(["new"], extra: Self.plain)
+    #expect(process.expect("When was it? [now] "))
+    process.write("\n")
+    #expect(process.expect("Treatment [psilocybin] "))
+    process.write("\n")
+    #expect(process.expect("Dose (optional) "))
+    process.write("\n")
+    #expect(process.expect("Intention"))
+    #expect(process.expect("stop)"))
+    process.write("to arrive\n.\n")
+    #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
+    process.write("6\n")
+    #expect(process.expect("(Enter for no thanks) "))
+    process.write("2")
+    #expect(process.expect("(yes or no, Enter for no) "))
+    process.write("\n")
+    #expect(process.wait().status == 0)
+    let screen = process.screenText.replacingOccurrences(of: "\r", with: "")
+    let said = Self.phonemes(screen)
+    for (phoneme, name) in Self.symbols {
+      #expect(!said.contains(phoneme), "the form says \(name): \(screen)\n\(said)")
+    }
+    #expect(!screen.contains("[y/N]") && !screen.contains(#"only ".""#), "\(screen)")
+    #expect(process.screenWords.contains("a line holding only a full stop"), "\(screen)")
+  }
 }
