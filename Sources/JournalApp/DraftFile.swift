@@ -119,7 +119,8 @@ public final class DraftFile {
     guard let draft = stored?.draft else { return }
     terminal.setInterruptNote(
       "\njournal: your draft is kept\(sealed ? ", sealed," : "") with \(Self.describe(draft)); "
-        + Self.resumeCommand(sealed: sealed) + "\n")
+        + (sealed ? Self.resumeCommand(sealed: true) : #""journal new" will offer it again"#)
+        + "\n")
   }
 
   /// How a kept draft is taken up again: `journal new` offers it, but one written without the
@@ -127,7 +128,7 @@ public final class DraftFile {
   static func resumeCommand(sealed: Bool) -> String {
     sealed
       ? #"it opens with your passphrase: after "journal unlock", "journal new" offers it again"#
-      : #""journal new" will offer it again"#
+      : #""journal new" offers it again"#
   }
 
   /// "the date, the treatment and 3 lines of the intention".
