@@ -49,6 +49,8 @@ import Testing
     step("edit", f.run("edit", id, "--dose", "LEAKEDITED"))
     // A draft left by a killed guided form, and an editor's buffer.
     let form = f.cli.interactive(["new", "--editor"], extra: ["EDITOR": editor])
+    // (Typed once the first question shows: what is typed before it is dropped.)
+    _ = form.expect("When was it?", timeout: 10)
     form.write("2026-11-20 19:00\nmdma\nLEAKDRAFT dose\n")
     _ = form.expect("LEAKDRAFT dose", timeout: 10)
     _ = eventually(timeout: 10) {
@@ -60,6 +62,7 @@ import Testing
     form.signal(SIGKILL)
     _ = form.wait()
     let edited = f.cli.interactive(["reflect", waitingID, "--editor"], extra: ["EDITOR": editor])
+    _ = edited.expect("Mood after", timeout: 10)
     edited.write("\n\n\n\n\n\n")
     step("reflect --editor", edited.wait(timeout: 30))
     step("drafts", f.run("drafts"))
