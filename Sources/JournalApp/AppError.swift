@@ -48,6 +48,8 @@ public enum AppError: Error, Equatable, Sendable {
   /// The editor's buffer did not hold UTF-8 text; nothing was taken from it.
   case editorTextUnreadable
   /// The editor could not start; nothing was taken from it.
+  /// $VISUAL or $EDITOR names a program that is not there (it was never started).
+  case editorNotFound(name: String)
   case editorFailed(status: Int32)
   /// The editor ended without saving (a non-zero status, as vim's `:cq`): a cancellation;
   /// its text was not used.
@@ -56,6 +58,8 @@ public enum AppError: Error, Equatable, Sendable {
   case reminderInPast
   /// `-n`/`--limit` below 1.
   case badLimit
+  /// --since is after --until: no session could be in between.
+  case emptyDateRange
   /// `search` without words (none given, none read, or only spaces).
   case noSearchWords
   /// `undo` found no deletion whose window is still open.
@@ -88,6 +92,9 @@ public enum AppError: Error, Equatable, Sendable {
   case declined(what: String)
   /// A reminder's notification could not be shown (no notifier, or it failed).
   case notificationNotShown
+  /// `reminders run` could not deliver a reminder that is due (`reason`: the notifier's own
+  /// words, which name no content); the reminder stays due.
+  case remindersNotDelivered(reason: String)
   /// No terminal program to open for "Reflect now" (`id`: the session's short id).
   case noTerminalProgram(id: String)
   /// The terminal program for "Reflect now" did not start.
@@ -143,6 +150,7 @@ public enum AppError: Error, Equatable, Sendable {
   /// A bug: something that should not happen did. The text is for the report.
   case internalError(String)
   /// A guided `new` could not save its session (`cause` says why), and its answers are safe
-  /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention").
-  case notSavedDraftKept(cause: Diagnosis, kept: String)
+  /// in the draft file: `kept` names what it holds ("the date and 2 lines of the intention");
+  /// `sealed`: written without the passphrase, it opens only with it.
+  case notSavedDraftKept(cause: Diagnosis, kept: String, sealed: Bool)
 }

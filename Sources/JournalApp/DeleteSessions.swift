@@ -42,7 +42,8 @@ public enum DeleteSessions {
       let question =
         targets.count == 1 ? "Delete this session?" : "Delete these \(targets.count) sessions?"
       guard
-        try Forms(terminal: terminal, context: runtime.context).confirm(question, default: false)
+        try Forms(terminal: terminal, context: runtime.context).confirm(
+          question, default: false, destructive: true)
       else { return .declined }
     }
     let deletion = try journal.delete(targets, window: window)

@@ -73,7 +73,9 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the date is more than a day ahead",
         hint: "a session may be dated at most 24 hours from now", exitCode: .usage)
     case .dateTooFarBack:
-      return Diagnosis(message: "the date is before 1900", exitCode: .usage)
+      return Diagnosis(
+        message: "the date is before 1900",
+        hint: "a session's date is from 1 January 1900 on; check the year", exitCode: .usage)
     case .emptyIntention:
       return Diagnosis(
         message: "the intention is empty", hint: "a few words are enough", exitCode: .usage)
@@ -673,7 +675,7 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .passphraseUnavailable)
     case .passphraseTooShort(let minimum):
       return Diagnosis(
-        message: "the new passphrase is shorter than \(minimum) characters",
+        message: "the passphrase chosen is shorter than \(minimum) characters",
         hint: "a few unrelated words make a strong passphrase that is easy to remember",
         exitCode: .usage)
     case .passphraseMismatch:
@@ -761,6 +763,8 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the reminder's notification could not be shown",
         hint: "check JOURNAL_NOTIFY_COMMAND, or the desktop's notification service",
         exitCode: .ioError)
+    case .remindersNotDelivered(let reason):
+      return Diagnosis(message: reason, exitCode: .ioError)
     case .noTerminalProgram(let id):
       return Diagnosis(
         message: "there is no terminal program to open",
@@ -778,6 +782,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #""\#(path)" already exists"#,
         hint: "choose a new file name; journal does not overwrite files", exitCode: .notAllowed)
+    case .outputUnwritable(let path, let code) where code == ENOENT || code == ENOTDIR:
+      // The path given names no directory: a value to correct, not a failing disk.
+      return Diagnosis(
+        message: #"cannot write "\#(path)": its directory does not exist"#,
+        hint: "make the directory first, or give a path in one that exists", exitCode: .usage)
     case .outputUnwritable(let path, let code):
       return Diagnosis(
         message: #"cannot write "\#(path)": \#(String(cString: strerror(code)))"#,
@@ -807,6 +816,10 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           #"give them after "journal search", or "journal search -" to read them from standard input"#,
         exitCode: .usage)
+    case .emptyDateRange:
+      return Diagnosis(
+        message: "the dates after --since and --until make an empty range: --since is later",
+        hint: "give the earlier date to --since and the later one to --until", exitCode: .usage)
     case .badLimit:
       return Diagnosis(
         message: "the count after -n (--limit) is below 1",
@@ -816,6 +829,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "that time has already passed",
         hint: "choose a time ahead: --at with a later date, --in 3h, or --tomorrow",
+        exitCode: .usage)
+    case .editorNotFound(let name):
+      return Diagnosis(
+        message: #"the editor "\#(name)" was not found"#,
+        hint: "set $VISUAL or $EDITOR to an installed editor, or unset both for \"editor\" or vi",
         exitCode: .usage)
     case .editorFailed(let status):
       return Diagnosis(
@@ -936,11 +954,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the passphrase does not open this vault (after \(tries) tries)",
         hint: "nothing was changed; run the command again to try once more",
         exitCode: .wrongPassphrase)
-    case .notSavedDraftKept(let cause, let kept):
+    case .notSavedDraftKept(let cause, let kept, let sealed):
       return Diagnosis(
         message: "the session was not saved: " + cause.message,
         hint: #"your answers are safe in the draft (\#(kept)); once that is fixed, "#
-          + #""journal new" offers it again"#, exitCode: cause.exitCode)
+          + DraftFile.resumeCommand(sealed: sealed), exitCode: cause.exitCode)
     }
   }
 }

@@ -9,15 +9,18 @@ public final class DraftFile {
   private let store: DraftStore
   private let terminal: TTY
   private let now: () -> Date
+  /// Written without the passphrase: the draft opens only with it.
+  private let sealed: Bool
   private var handle: DraftHandle?
   private var stored: StoredDraft?
   /// The fields a resumed draft already holds.
   public private(set) var answered: Set<Field> = []
   private var warned = false
 
-  private init(store: DraftStore, terminal: TTY, now: @escaping () -> Date) {
+  private init(store: DraftStore, terminal: TTY, sealed: Bool, now: @escaping () -> Date) {
     self.store = store
     self.terminal = terminal
+    self.sealed = sealed
     self.now = now
   }
 
@@ -37,12 +40,14 @@ public final class DraftFile {
           "\(counted(waiting, "unfinished draft")) \(waiting == 1 ? "waits" : "wait"); "
             + #"it opens with your passphrase ("journal unlock", then "journal new")."#)
       }
-      let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
+      let file = DraftFile(
+        store: store, terminal: terminal, sealed: true, now: { runtime.context.now() })
       if !draft.answered.isEmpty { file.keep(draft) }
       return file
     }
     let (store, recovery) = try runtime.recoverDrafts(journal)
-    let file = DraftFile(store: store, terminal: terminal, now: { runtime.context.now() })
+    let file = DraftFile(
+      store: store, terminal: terminal, sealed: false, now: { runtime.context.now() })
     for notice in recovery.notices { terminal.writeLine(notice) }
     for offer in recovery.offers {
       switch try forms.offer(offer) {
@@ -97,7 +102,8 @@ public final class DraftFile {
   /// the draft could not be kept.
   public func unsaved(_ error: any Error) -> any Error {
     guard let draft = stored?.draft else { return error }
-    return AppError.notSavedDraftKept(cause: Diagnosis(error), kept: Self.describe(draft))
+    return AppError.notSavedDraftKept(
+      cause: Diagnosis(error), kept: Self.describe(draft), sealed: sealed)
   }
 
   /// Removes the draft once its session is saved.
@@ -107,12 +113,22 @@ public final class DraftFile {
     handle = nil
   }
 
-  /// What an interruption leaves, said exactly: the fields in the draft file now.
+  /// What an interruption leaves, said exactly: the fields in the draft file now, and the
+  /// command that offers it again.
   private func armInterruptNote() {
     guard let draft = stored?.draft else { return }
     terminal.setInterruptNote(
-      "\njournal: your draft is kept with \(Self.describe(draft)); "
-        + "\"journal new\" will offer it again\n")
+      "\njournal: your draft is kept\(sealed ? ", sealed," : "") with \(Self.describe(draft)); "
+        + (sealed ? Self.resumeCommand(sealed: true) : #""journal new" will offer it again"#)
+        + "\n")
+  }
+
+  /// How a kept draft is taken up again: `journal new` offers it, but one written without the
+  /// passphrase only once the key is at hand (a locked `journal new` starts afresh).
+  static func resumeCommand(sealed: Bool) -> String {
+    sealed
+      ? #"it opens with your passphrase: after "journal unlock", "journal new" offers it again"#
+      : #""journal new" offers it again"#
   }
 
   /// "the date, the treatment and 3 lines of the intention".

@@ -26,7 +26,11 @@ public struct ExternalEditor {
       .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
       ?? (locate("editor", path: path) != nil ? "editor" : "vi")
     let words = editor.split(separator: " ").map(String.init)
-    let program = words.first.flatMap { locate($0, path: path) }.map(realName) ?? ""
+    // Checked before any question is asked: a form must not end at its first long text.
+    guard let located = words.first.flatMap({ locate($0, path: path) }) else {
+      throw AppError.editorNotFound(name: words.first ?? editor)
+    }
+    let program = realName(located)
     let result = ExternalEditor(
       directory: directory, command: words + privacyArguments(program: program))
     result.wipeLeftovers()
@@ -178,13 +182,18 @@ public final class EditorTerminal: Terminal {
     try base.readMood(question)
   }
   public func write(_ text: String) { base.write(text) }
+  public func discardTypedAhead() { base.discardTypedAhead() }
   public func readLine(prompt: String) throws -> String { try base.readLine(prompt: prompt) }
   public func readSecret(prompt: String) throws -> SecureBytes {
     try base.readSecret(prompt: prompt)
   }
 
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
-    base.write(prompt.trimmingCharacters(in: .newlines) + " — opening your editor\n")
+    // The prompt comes wrapped for a typed answer; with the words added it is wrapped again
+    // as one line, so that the terminal never cuts one of them.
+    let line = prompt.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }.joined(separator: " ")
+    base.writeWrapped("  " + line + " — opening your editor", indent: "    ")
     let text = try editor.edit(initial, terminalFD: base.descriptor)
     base.write("  (\(text.split(whereSeparator: \.isWhitespace).count) words)\n")
     return text

@@ -17,9 +17,10 @@ public struct Forms {
   // MARK: - Now
 
   /// Asks for the "Now" fields the draft does not have yet, in form order.
-  /// `onAnswer` gets the draft after every answer, to keep it safe (the draft file).
+  /// `onAnswer` gets the draft after every answer, to keep it safe (the draft file). The
+  /// intention starts from `intentionSoFar` (a kept, unfinished one taken up again).
   public func fillNow(
-    _ draft: inout SessionDraft, skipping given: Set<Field>,
+    _ draft: inout SessionDraft, skipping given: Set<Field>, intentionSoFar: String = "",
     onAnswer: (SessionDraft) -> Void = { _ in }
   ) throws {
     terminal.writeLine("Now — before the session")
@@ -28,7 +29,8 @@ public struct Forms {
       // (Ctrl-C, a closed terminal, a kill) loses at most the line being typed, and with
       // Ctrl-C or a closed terminal not even that.
       let started = draft
-      let change = try ask(field, current: nil) { partial in
+      let initial = field == .intention ? intentionSoFar : ""
+      let change = try ask(field, current: nil, initial: initial) { partial in
         guard let change = try? context.fields.change(field, partial) else { return }
         var kept = started
         guard (try? kept.apply(change)) != nil else { return }
@@ -47,9 +49,13 @@ public struct Forms {
     terminal.writeLine(
       "An unfinished draft from \(format.dateTime(stored.started)) is here "
         + "(\(stored.filledCount) of 5 fields answered).")
+    // "d" discards it: only a key pressed after the question is drawn answers that.
+    terminal.discardTypedAhead()
     while true {
       let text = try terminal.readLine(
-        prompt: "Resume it, discard it, or keep it for later? [R/d/k] "
+        prompt: terminal.presentation.spoken
+          ? "Resume it, discard it, or keep it for later? (r, d or k, Enter resumes) "
+          : "Resume it, discard it, or keep it for later? [R/d/k] "
       )
       .trimmingWhitespace().lowercased()
       switch text {
@@ -103,9 +109,17 @@ public struct Forms {
     return session
   }
 
-  /// Asks yes or no; the default answers an empty line.
-  public func confirm(_ question: String, default answer: Bool) throws -> Bool {
-    let options = answer ? "[Y/n]" : "[y/N]"
+  /// Asks yes or no; the default answers an empty line. A `destructive` question (its yes,
+  /// or its no, loses something) first drops whatever was typed or pasted ahead of it, so
+  /// only a key pressed after it is drawn answers it.
+  public func confirm(_ question: String, default answer: Bool, destructive: Bool = false)
+    throws -> Bool
+  {
+    if destructive { terminal.discardTypedAhead() }
+    // Read aloud, "[y/N]" is "y slash n": plain mode asked for says it in words.
+    let options =
+      terminal.presentation.spoken
+      ? "(yes or no, Enter for \(answer ? "yes" : "no"))" : answer ? "[Y/n]" : "[y/N]"
     while true {
       let text = try terminal.readLine(prompt: "\(question) \(options) ").trimmingWhitespace()
         .lowercased()
@@ -186,7 +200,7 @@ public struct Forms {
       return try terminal.readText(
         prompt: wrapped(
           "  Intention — what you bring to this session\(longHint(current?.intention))")
-          + "\n", keep: keepText)
+          + "\n", initial: initial, keep: keepText)
     case .moodBefore:
       return try terminal.readMood(
         MoodQuestion(
@@ -228,7 +242,11 @@ public struct Forms {
   }
 
   private func longHint(_ existing: String?) -> String {
-    let ending = #"end with Ctrl-D or a line holding only ".""#
+    // Read aloud, a quoted "." is not heard: plain mode asked for names it.
+    let ending =
+      terminal.presentation.spoken
+      ? "end with Ctrl-D, or a line holding only a full stop"
+      : #"end with Ctrl-D or a line holding only ".""#
     guard let existing else { return " (\(ending))" }
     let words = existing.split(whereSeparator: \.isWhitespace).count
     return " (\(words) words written; leave empty to keep them; \(ending))"

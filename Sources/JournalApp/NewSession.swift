@@ -1,3 +1,4 @@
+import Foundation
 import JournalCore
 import JournalTerminal
 
@@ -48,7 +49,20 @@ public enum NewSession {
       }
       let file = try DraftFile.begin(
         draft: &draft, runtime: runtime, place: place, terminal: terminal, forms: forms)
-      try forms.fillNow(&draft, skipping: given.union(file.answered)) { file.keep($0) }
+      var skipping = given.union(file.answered)
+      var intentionSoFar = ""
+      // A draft stopped in the intention (or at the mood after it) goes on with the
+      // intention, shown as kept, as reflect goes on with a kept reflection.
+      if file.answered.contains(.intention), !given.contains(.intention),
+        draft.moodBefore == nil, let kept = draft.intention
+      {
+        skipping.remove(.intention)
+        // On a line of its own below it: Enter and "." end it, without a "." added to it.
+        intentionSoFar = kept + "\n"
+      }
+      try forms.fillNow(&draft, skipping: skipping, intentionSoFar: intentionSoFar) {
+        file.keep($0)
+      }
       draftFile = file
     }
     var session: Session
@@ -66,16 +80,32 @@ public enum NewSession {
     }
     if let terminal, let forms {
       let state = session.status == .complete ? "is complete" : "needs reflection"
+      // Read aloud (plain mode asked for), the id is spelled and the date said in words.
+      let spoken = terminal.presentation.spoken
+      let heard = spoken ? DisplayFormat.spokenID(shown) : shown
       terminal.writeLine(
         place.isSealed
-          ? "Saved, sealed until the journal is next opened. Session \(shown) \(state)."
-          : "Saved. Session \(shown) \(state).")
+          ? "Saved, sealed until the journal is next opened. Session \(heard) \(state)."
+          : "Saved. Session \(heard) \(state).")
+      // A stop at the questions after the save says the session is saved.
+      let format = DisplayFormat(timeZone: runtime.context.timeZone)
+      func stopNote(reminder due: Date?) {
+        let reminded = due.map { "; a reminder comes \(format.dateTime($0))" } ?? ""
+        let next =
+          session.status == .needsReflection
+          ? #"; "journal reflect \#(shown)" adds the later fields"# : ""
+        terminal.setInterruptNote(
+          "\njournal: stopped; session \(shown) is saved\(reminded)\(next)\n")
+      }
+      stopNote(reminder: nil)
+      defer { terminal.setInterruptNote(nil) }
       if reminder == nil, session.status == .needsReflection,
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
         let due = try reminders.set(session.id, choice)
       {
-        let format = DisplayFormat(timeZone: runtime.context.timeZone)
-        terminal.writeLine("A gentle reminder will come \(format.dateTime(due)).")
+        let when = spoken ? format.spokenDateTime(due) : format.dateTime(due)
+        terminal.writeLine("A gentle reminder will come \(when).")
+        stopNote(reminder: due)
       }
       if session.status == .needsReflection,
         try forms.confirm("The later fields are open now. Add them now?", default: false)
@@ -89,30 +119,38 @@ public enum NewSession {
           return session
         }
       } else if session.status == .needsReflection {
-        terminal.writeLine(#"Add them any time with "journal reflect \#(shown)"."#)
+        terminal.writeLine(
+          spoken
+            ? #"Add them any time with "journal reflect" and the session's id."#
+            : #"Add them any time with "journal reflect \#(shown)"."#)
       }
     }
     return Saved(session: session, shownID: shown, sealed: place.isSealed)
   }
 
-  /// "Would you like a reminder to add reflections later?" — one key each; No thanks is
-  /// the default (Enter).
+  /// "Would you like a reminder to add reflections later?" — one key each, the digits shown
+  /// (a typed word must not pick a reminder by its letters); No thanks is the default (Enter,
+  /// or Esc).
   static func askReminder(_ terminal: TTY) throws -> ReminderChoice? {
     terminal.writeLine("Would you like a reminder to add reflections later?")
-    let choices = ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
+    // Read aloud, the bracketed default is a bare "three": plain mode asked for says it.
+    let choices =
+      terminal.presentation.spoken
+      ? ["  1 in 3 hours,", "  2 tomorrow,", "  3 no thanks (Enter for no thanks) "]
+      : ["  1 In 3 hours", "  2 Tomorrow", "  3 No thanks [3] "]
     // Side by side where they fit; one under another on a narrow terminal.
     let fits = (terminal.presentation.width ?? 80) > choices.joined(separator: " ").count
     terminal.write(choices.joined(separator: fits ? " " : "\n"))
     while true {
       guard let key = try terminal.waitForKey(timeout: 3600) else { return ReminderChoice.none }
       switch key {
-      case [0x31], [0x68]:  // 1, h
+      case [0x31]:  // 1
         terminal.writeLine("In 3 hours")
         return .inThreeHours
-      case [0x32], [0x74]:  // 2, t
+      case [0x32]:  // 2
         terminal.writeLine("Tomorrow")
         return .tomorrow
-      case [0x33], [0x6E], [0x0D], [0x0A], [0x1B]:  // 3, n, Enter, Esc
+      case [0x33], [0x0D], [0x0A], [0x1B]:  // 3, Enter, Esc
         terminal.writeLine("No thanks")
         return ReminderChoice.none
       default:

@@ -34,7 +34,7 @@ public enum RecoveryCodes {
       guard
         try forms.confirm(
           "This journal has a recovery code. Make a new one? The old one stops working.",
-          default: false)
+          default: false, destructive: true)
       else { return false }
     }
     try journal.makeRecoveryCode { code in try Text(bytes: try code.text()).print() }
@@ -59,6 +59,10 @@ public enum RecoveryCodes {
       "A recovery code is a second key, to write on paper: if the passphrase is ever lost, "
         + "it lets you choose a new one.")
     let forms = Forms(terminal: terminal, context: runtime.context)
+    terminal.setInterruptNote(
+      #"\njournal: stopped; your journal is made, without a recovery code ("journal recovery-code" makes one)\n"#
+    )
+    defer { terminal.setInterruptNote(nil) }
     guard try forms.confirm("Make one now?", default: false) else {
       terminal.writeLine(#"You can make one any time with "journal recovery-code"."#)
       return false

@@ -13,16 +13,19 @@ public enum ReminderCommands {
   }
 
   /// Sets (or, for `.none`, cancels) the reminder of the session starting with `text`.
-  /// Returns the session's short id and when the reminder falls due (nil when cancelled).
+  /// Returns the session's short id, when the reminder falls due (nil when cancelled), and
+  /// whether there was one before (a cancel with none to cancel says so).
   public static func set(_ text: String, _ choice: ReminderChoice, _ runtime: Runtime) throws
-    -> (shortID: String, due: Date?)
+    -> (shortID: String, due: Date?, hadOne: Bool)
   {
     if case .at(let date) = choice, date <= runtime.context.now() {
       throw AppError.reminderInPast
     }
-    let service = try runtime.reminders(try runtime.openLocked())
+    let vault = try runtime.openLocked()
+    let service = try runtime.reminders(vault)
     let id = try service.resolve(text)
-    return (id.short, try service.set(id, choice))
+    let hadOne = try vault.reminders().contains { $0.id == id }
+    return (id.short, try service.set(id, choice), hadOne)
   }
 
   /// The reminders set, soonest first as the vault keeps them.
@@ -92,7 +95,8 @@ public enum ReminderCommands {
   /// of the session starting with `text` as a notification with its answers, waits for one,
   /// and carries it out, none needing the passphrase: "Reflect now" opens a terminal
   /// ($TERMINAL, else x-terminal-emulator) running `journal reflect <id>`, "Tomorrow" moves
-  /// the reminder to tomorrow, "Leave it" cancels it (the session still waits in `list`).
+  /// the reminder to tomorrow, "No more reminders" cancels it (the session still waits in
+  /// `list`).
   /// What it did; exit 11 when the notification could not be shown.
   @discardableResult
   public static func answer(
@@ -121,18 +125,31 @@ public enum ReminderCommands {
           newSession: true) != nil
       else { throw AppError.terminalProgramFailed(id: id.short) }
     case .tomorrow: try service.set(id, .tomorrow)
-    case .leave: try service.set(id, ReminderChoice.none)
+    case .stop: try service.set(id, ReminderChoice.none)
     case nil: break
     }
     return answer
   }
 
-  /// Delivers the reminders that are due, once; `note` says what could not be delivered.
+  /// Delivers the reminders that are due, once; `note` says what could not be delivered,
+  /// and then the run fails (exit 11), so that cron or a systemd timer sees it.
   public static func deliverDue(_ runtime: Runtime, note: @escaping (String) -> Void) throws {
     let vault = try Vault.open(at: try runtime.vaultPath())
     try vault.purgeExpired(now: runtime.context.now())
-    let notifier = Notifier(environment: runtime.context.environment, report: note)
+    // The notifier reports only what it could not do: all but the last said as they come,
+    // the last as the error the run ends with (exit 11), once the damaged are named.
+    nonisolated(unsafe) var failures: [String] = []
+    let notifier = Notifier(environment: runtime.context.environment) { message in
+      if let earlier = failures.last { note(earlier) }
+      failures.append(message)
+    }
     try runtime.reminders(vault).run(notifier: notifier)
+    if let last = failures.last {
+      for id in try vault.damagedReminders() {
+        Report.error(Diagnosis(StoreError.damagedReminder(id: id)).message)
+      }
+      throw AppError.remindersNotDelivered(reason: last)
+    }
     try refuseDamaged(vault)
   }
 }

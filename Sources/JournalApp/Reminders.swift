@@ -100,17 +100,18 @@ public struct ReminderService {
     guard let first = due.first else { return nil }
     let waiting = max(try vault.waitingCount(), due.count)
     let id = first.id.short
-    // Each answer a notification offers, as one command.
+    // Each answer, as a command to copy as it is printed. "Leave it" means close, as at the
+    // end of reflect's form; the notification's own third answer only stops the reminders.
     let answers =
-      "journal reflect \(id) now, journal remind \(id) --tomorrow, or journal close \(id) "
-      + "to leave it"
+      #""journal reflect \#(id)" now, "journal remind \#(id) --tomorrow" tomorrow, or "#
+      + #""journal close \#(id)" to leave it there"#
     if waiting == 1 { return "1 session is waiting for your reflections — \(answers)" }
     if due.count == 1 {
       return "\(waiting) sessions are waiting for your reflections; a reminder is due for "
         + "\(id) — \(answers)"
     }
     return "\(waiting) sessions are waiting for your reflections, \(due.count) with a reminder "
-      + "due — journal list --needs-reflection"
+      + #"due — "journal list --needs-reflection""#
   }
 
   /// Fires what is due: one calm notification for all of them, and only once it was
@@ -119,7 +120,8 @@ public struct ReminderService {
   /// line keeps showing the session. Returns how many were delivered.
   ///
   /// With one session due and notify-send offering actions, the notification can be
-  /// answered ("Reflect now", "Tomorrow", "Leave it"): see `Notifier.deliver(_:answering:)`.
+  /// answered ("Reflect now", "Tomorrow", "No more reminders"): see
+  /// `Notifier.deliver(_:answering:)`.
   @discardableResult
   public func run(notifier: Notifier) throws -> Int {
     let instant = now()
@@ -158,14 +160,15 @@ public struct Notifier {
     case reflect
     /// The reminder comes again tomorrow (JOURNAL_REMINDER_TIME).
     case tomorrow
-    /// No more reminders for this session (it still waits in `list`).
-    case leave
+    /// No more reminders for this session (it still waits in `list`). Not "Leave it": that
+    /// means closing the session, in the line before commands and at the end of reflect.
+    case stop
 
     public var label: String {
       switch self {
       case .reflect: "Reflect now"
       case .tomorrow: "Tomorrow"
-      case .leave: "Leave it"
+      case .stop: "No more reminders"
       }
     }
   }

@@ -45,6 +45,10 @@ public enum ReviseSession {
       ) { try journal.apply($0, to: id) }
       // The last step, when the reflection was skipped: a gentle way to stop being asked.
       if session.status == .needsReflection {
+        terminal.setInterruptNote(
+          "\njournal: stopped; what you answered is saved; session \(shown) still needs "
+            + "reflection\n")
+        defer { terminal.setInterruptNote(nil) }
         terminal.writeLine(
           "No reflection for now. You can leave this session here: it counts as complete, "
             + "without a reflection, and no reminder comes for it.")
@@ -117,6 +121,8 @@ public enum ReviseSession {
         stoppedNote(saved: saved, kept: draft?.kept != nil, id: id, justSaved: justSaved))
     }
     var soFar = ""
+    // Set before "Go on with it?" too: a stop there keeps the reflection as it was.
+    note()
     if let draft, let kept = draft.kept, let since = draft.keptSince {
       let lines =
         kept.split(separator: "\n", omittingEmptySubsequences: false).count
@@ -125,7 +131,8 @@ public enum ReviseSession {
       terminal.writeLine(
         "An unfinished reflection from \(format.dateTime(since)) is kept "
           + "(\(counted(lines, "line"))).")
-      if try forms.confirm("Go on with it?", default: true) {
+      // No discards the kept reflection.
+      if try forms.confirm("Go on with it?", default: true, destructive: true) {
         soFar = kept
       } else {
         try draft.discard()
@@ -191,9 +198,19 @@ public enum ReviseSession {
         terminal: terminal, context: runtime.context
       ) { try journal.apply($0, to: id) }
     } else if changes.isEmpty, let terminal = runtime.terminal {
+      // Each change is saved as it is entered: a stop says which are.
+      var saved: [Field] = []
+      defer { terminal.setInterruptNote(nil) }
       session = try Forms(terminal: terminal, context: runtime.context).edit(
         try journal.session(id)
-      ) { try journal.apply($0, to: id) }
+      ) { change in
+        let session = try journal.apply(change, to: id)
+        if !saved.contains(change.field) { saved.append(change.field) }
+        terminal.setInterruptNote(
+          "\njournal: stopped; " + Prose.list(saved.map { "the " + $0.label })
+            + (saved.count == 1 ? " is" : " are") + " saved; the other fields are as they were\n")
+        return session
+      }
     } else {
       session = try journal.apply(changes, to: id)
     }
@@ -202,17 +219,39 @@ public enum ReviseSession {
 
   /// The long texts (intention, reflection, environment, music), each opened in the editor
   /// with its current text, in the private runtime buffer `--editor` uses (wiped after);
-  /// only the texts that changed are saved, together, once the last is closed.
+  /// only the texts that changed are saved, together, once the last is closed. A text whose
+  /// buffer comes back empty (an accidental `:%d`) is cleared only when the person says so,
+  /// and the intention, which a session needs, is never cleared: the walk goes on.
   static func editLongTexts(
     _ session: Session, editor: ExternalEditor, terminal: TTY, context: AppContext,
     save: ([Session.Change]) throws -> Session
   ) throws -> Session {
     var changes: [Session.Change] = []
+    var cleared: [Field] = []
+    let forms = Forms(terminal: terminal, context: context)
     for field in [Field.intention, .reflection, .environment, .music] {
       let current = session.text(of: field) ?? ""
       terminal.writeLine("The \(field.label), in your editor…")
       let edited = try editor.edit(
         current.isEmpty ? "" : current + "\n", terminalFD: terminal.descriptor)
+      if edited.trimmingWhitespace().isEmpty {
+        guard !current.isEmpty else { continue }
+        if field == .intention {
+          terminal.writeLine(
+            "  the intention is needed and cannot be cleared; it is kept as it was")
+          continue
+        }
+        guard
+          try forms.confirm(
+            "The \(field.label) came back empty. Clear it?", default: false, destructive: true)
+        else {
+          terminal.writeLine("  kept as it was")
+          continue
+        }
+        changes.append(try context.fields.change(field, ""))
+        cleared.append(field)
+        continue
+      }
       let parsed = try context.fields.change(field, edited)
       guard parsed != (try? context.fields.change(field, current)) else { continue }
       changes.append(parsed)
@@ -222,7 +261,11 @@ public enum ReviseSession {
       return session
     }
     let saved = try save(changes)
-    terminal.writeLine("Saved: " + Prose.list(changes.map { "the " + $0.field.label }) + ".")
+    let written = changes.map(\.field).filter { !cleared.contains($0) }
+    var done: [String] = []
+    if !written.isEmpty { done.append("Saved: " + Prose.list(written.map { "the " + $0.label })) }
+    if !cleared.isEmpty { done.append("Cleared: " + Prose.list(cleared.map { "the " + $0.label })) }
+    terminal.writeLine(done.joined(separator: ". ") + ".")
     return saved
   }
 }

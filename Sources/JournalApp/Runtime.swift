@@ -43,11 +43,12 @@ public struct Runtime {
     let quiet =
       try options.noInput || Setting.flag("JOURNAL_NO_INPUT", environment: environment) ?? false
     let plain = try Setting.isPlain(flag: options.plain, environment: environment)
-    self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain)
+    let spoken = try Setting.isSpoken(flag: options.plain, environment: environment)
+    self.terminal = quiet ? nil : TTY.open(environment: environment, plain: plain, spoken: spoken)
     self.presentation = Presentation(
       plain: plain,
       colour: Presentation.colourAllowed(environment: environment) && isatty(STDOUT_FILENO) != 0,
-      width: Presentation.width(of: STDOUT_FILENO, environment: environment))
+      width: Presentation.width(of: STDOUT_FILENO, environment: environment), spoken: spoken)
     ExternalEditor.wipeLeftoverBuffers(environment: environment)
   }
 
@@ -285,10 +286,15 @@ public struct Runtime {
     return vault
   }
 
-  /// The one gentle line shown at every run while sessions wait for reflection.
+  /// The one gentle line shown while sessions wait for reflection and a reminder is due:
+  /// once a day, at the first run that day (ReminderNote), not before every command.
   public func announce(_ vault: Vault) {
     guard let service = try? reminders(vault), let line = try? service.banner() else { return }
+    let note = ReminderNote(vaultID: vault.header.vaultID, environment: context.environment)
+    let today = ReminderNote.day(context.now(), timeZone: context.timeZone)
+    if let note, note.shown(on: today) { return }
     Report.note(line)
+    note?.record(today)
   }
 
   /// Process-wide protections, first thing in `main`: files private by default, no core

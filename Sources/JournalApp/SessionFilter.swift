@@ -36,9 +36,11 @@ public struct SessionFilter: Sendable {
     return true
   }
 
-  /// The filter the command line's texts ask for: dates as `DateInput` reads them (a bare
-  /// day for `until` means the whole of that day), a status, a treatment key ("other" takes
-  /// every custom treatment, "other:San Pedro" only that one), and how many of the newest.
+  /// The filter the command line's texts ask for: dates as `DateInput` reads them (a whole
+  /// day, `today`, `yesterday` or a bare date, means all of that day: from its start for
+  /// `since`, to its end for `until`), a status, a treatment key ("other" takes every custom
+  /// treatment, "other:San Pedro" only that one), and how many of the newest. A range that
+  /// ends before it starts is refused: nothing could match it.
   public static func parse(
     since: String?, until: String?, status: SessionStatus?, treatment: String?, limit: Int?,
     _ runtime: Runtime
@@ -46,15 +48,22 @@ public struct SessionFilter: Sendable {
     let now = runtime.context.now()
     let dates = DateInput(timeZone: runtime.context.timeZone)
     var filter = SessionFilter(status: status)
-    if let since { filter.since = try dates.parseInstant(since, now: now) }
+    if let since {
+      filter.since = try dates.dayStart(since, now: now) ?? dates.parseInstant(since, now: now)
+    }
     if let until {
-      let instant = try dates.parseInstant(until, now: now)
-      let wholeDay = until.trimmingCharacters(in: .whitespaces).count == 10
-      var calendar = Calendar(identifier: .gregorian)
-      calendar.timeZone = runtime.context.timeZone
-      let nextDay = calendar.date(byAdding: .day, value: 1, to: instant) ?? instant + 86400
-      // A day is not always 24 h (daylight saving): the end is the next midnight.
-      filter.until = wholeDay ? nextDay.addingTimeInterval(-0.001) : instant
+      if let start = try dates.dayStart(until, now: now) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = runtime.context.timeZone
+        // A day is not always 24 h (daylight saving): the end is the next midnight.
+        let nextDay = calendar.date(byAdding: .day, value: 1, to: start) ?? start + 86400
+        filter.until = nextDay.addingTimeInterval(-0.001)
+      } else {
+        filter.until = try dates.parseInstant(until, now: now)
+      }
+    }
+    if let start = filter.since, let end = filter.until, start > end {
+      throw AppError.emptyDateRange
     }
     if let treatment {
       let key = treatment.lowercased()

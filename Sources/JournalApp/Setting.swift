@@ -9,6 +9,13 @@ public enum Setting {
     return term.isEmpty || term == "dumb"
   }
 
+  /// Whether plain mode was asked for (`--plain`, the plain setting), not only implied by the
+  /// terminal: then `list` and `show` are written for the ear.
+  public static func isSpoken(flag: Bool, environment: [String: String]) throws(AppError) -> Bool {
+    if flag { return true }
+    return try Self.flag("JOURNAL_PLAIN", environment: environment) == true
+  }
+
   /// `1/true/yes/on` or `0/false/no/off`; nil when unset or empty.
   public static func flag(_ name: String, environment: [String: String]) throws(AppError) -> Bool? {
     guard let value = environment[name]?.lowercased(), !value.isEmpty else { return nil }

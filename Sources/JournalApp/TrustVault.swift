@@ -133,7 +133,7 @@ public enum TrustVault {
       return try Forms(terminal: terminal, context: runtime.context).confirm(
         "Trust this journal as it is now, with all of the above? What is missing from it "
           + "stays missing.",
-        default: false)
+        default: false, destructive: true)
     })
     return (journal, journal.acceptedChanges)
   }

@@ -29,6 +29,21 @@ public struct DateInput: Sendable {
     try read(text.trimmingWhitespace().lowercased(), now: now)
   }
 
+  /// The start of the day `text` names when it names a whole day — `today`, `yesterday` or a
+  /// bare date — for a filter, where such a day means all of it; nil for an instant.
+  public func dayStart(_ text: String, now: Date) throws(ValidationError) -> Date? {
+    let text = text.trimmingWhitespace().lowercased()
+    let day: Date
+    switch text {
+    case "today": day = now
+    case "yesterday": day = try shift(now, days: -1)
+    default:
+      guard text.count == 10, text.filter({ $0 == "-" }).count == 2 else { return nil }
+      day = try read(text, now: now)
+    }
+    return calendar.startOfDay(for: day)
+  }
+
   /// Checks a date from any source (a flag, an import) against the session-date rules.
   public func check(_ date: Date, now: Date) throws(ValidationError) {
     if date > now.addingTimeInterval(DateInput.maximumAhead) { throw .dateTooFarAhead }

@@ -116,10 +116,11 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     (lhs.high, lhs.low) < (rhs.high, rhs.low)
   }
 
-  /// Normalises what a person typed as an id prefix: lowercase hex, dashes ignored.
-  /// Returns nil when it is empty or holds anything but hex digits and dashes.
+  /// Normalises what a person typed as an id prefix: lowercase hex, dashes and spaces
+  /// ignored (plain mode spells an id out, "5 b 5 4", for the ear). Returns nil when it is
+  /// empty or holds anything but hex digits, dashes and spaces.
   public static func normalisedPrefix(_ text: String) -> String? {
-    let digits = text.lowercased().filter { $0 != "-" }
+    let digits = text.lowercased().filter { $0 != "-" && $0 != " " }
     guard !digits.isEmpty, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else { return nil }
     return digits
   }

@@ -19,6 +19,31 @@ public struct DisplayFormat: Sendable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// "Saturday 21 November 2026, 18:30": the date as it is said, for plain mode read aloud
+  /// (a screen reader says "2026-11-21" as "two thousand and twenty-six dash eleven dash…").
+  public func spokenDateTime(_ date: Date) -> String {
+    let parts = calendar.dateComponents(
+      [.weekday, .day, .month, .year, .hour, .minute], from: date)
+    let weekday = Self.weekdayNames[((parts.weekday ?? 1) - 1) % 7]
+    let month = Self.monthNames[((parts.month ?? 1) - 1) % 12]
+    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    return "\(weekday) \(parts.day ?? 1) \(month) \(parts.year ?? 0), \(time)"
+  }
+
+  private static let weekdayNames = [
+    "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+  ]
+  private static let monthNames = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+  ]
+
+  /// An id as it is said: its characters apart ("5 b 5 4 9 6 b 7"), so that a screen reader
+  /// spells it rather than reading "5496" as a number. Typed back, the spaces are ignored.
+  public static func spokenID(_ id: String) -> String {
+    id.map(String.init).joined(separator: " ")
+  }
+
   /// "Sat 2026-11-21"
   public func day(_ date: Date) -> String { String(dateTime(date).prefix(14)) }
 

@@ -18,6 +18,8 @@ public struct KeyDecoder: Sendable {
     case backspace
     /// Ctrl-U: clear the line.
     case clearLine
+    /// Ctrl-W: erase the word before the cursor.
+    case eraseWord
     /// Ctrl-D: end of input.
     case endOfInput
     /// Ctrl-C read as a byte (only when the terminal does not turn it into a signal).
@@ -137,6 +139,7 @@ public struct KeyDecoder: Sendable {
     case 0x09: keys.append(.tab)
     case 0x7F, 0x08: keys.append(.backspace)
     case 0x15: keys.append(.clearLine)
+    case 0x17: keys.append(.eraseWord)
     case 0x04: keys.append(.endOfInput)
     case 0x03: keys.append(.interrupt)
     case 0x1B: state = .escape

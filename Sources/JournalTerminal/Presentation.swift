@@ -9,14 +9,19 @@ import Glibc
 /// Colour also needs `NO_COLOR` to be unset or empty.
 public struct Presentation: Sendable, Equatable {
   public var plain: Bool
+  /// Plain mode asked for by the person (`--plain`, the plain setting), as a screen reader
+  /// user does, rather than by a terminal that can do little: `list` and `show` are then
+  /// written for the ear (dates in words, ids spelled out, no symbol read as one).
+  public var spoken: Bool
   public var colour: Bool
   /// Columns to wrap to; nil when the output is not a terminal (a pipe or a file keeps
   /// every line whole, for programs).
   public var width: Int?
 
-  public init(plain: Bool, colour: Bool, width: Int?) {
-    self.plain = plain
-    self.colour = colour && !plain
+  public init(plain: Bool, colour: Bool, width: Int?, spoken: Bool = false) {
+    self.plain = plain || spoken
+    self.spoken = spoken
+    self.colour = colour && !plain && !spoken
     self.width = width.map { max($0, Self.narrowest) }
   }
 

@@ -41,6 +41,13 @@ public struct Render: Sendable {
     }
     let width = names.indices.filter { used[$0] }.map { names[$0].displayName.count }.max() ?? 0
     let lineWidth = 8 + 2 + 21 + 7 + 7 + 2 + width + 2 + 16
+    if presentation.spoken {
+      for start in stride(from: 0, to: sessions.count, by: 1024) {
+        let part = sessions[start..<min(start + 1024, sessions.count)]
+        try write(Array(part.map(spokenRow).joined().utf8))
+      }
+      return
+    }
     if let columns = presentation.width, columns < lineWidth {
       try write(Array(narrowList(sessions).utf8))
       return
@@ -96,6 +103,21 @@ public struct Render: Sendable {
     if !out.isEmpty { try write(out) }
   }
 
+  /// One sentence a session, for the ear: "5 b 5 4 9 6 b 7: Thursday 26 November 2026,
+  /// 19:30; Psilocybin; mood 4 to 8; needs reflection" (no arrow, dash or bare id a voice
+  /// would read as a symbol or a number), wrapped at spaces to the terminal's width.
+  private func spokenRow(_ s: SessionSummary) -> String {
+    let mood =
+      s.moodBefore.map { before in
+        "mood \(before.value)" + (s.moodAfter.map { " to \($0.value)" } ?? "")
+      }
+      ?? (s.moodAfter.map { "mood not recorded before, \($0.value) after" } ?? "mood not recorded")
+    let row =
+      "\(DisplayFormat.spokenID(s.id.short)): \(format.spokenDateTime(s.date)); "
+      + "\(s.treatment.displayName); \(mood); \(s.status.label)"
+    return wrap(row, indent: "  ") + "\n"
+  }
+
   /// Two lines a session, for a narrow terminal: id and date, then mood, treatment, status.
   private func narrowList(_ sessions: [SessionSummary]) -> String {
     var out = ""
@@ -123,6 +145,7 @@ public struct Render: Sendable {
 
   /// The whole session, grouped Before / Setting / Reflection.
   public func detail(_ s: Session, shownID: String) -> String {
+    if presentation.spoken { return spokenDetail(s, shownID: shownID) }
     let dot = presentation.plain ? ", " : " · "
     var out = "Session \(shownID)  \(badge(s.status))\n"
     out += wrap(
@@ -144,7 +167,7 @@ public struct Render: Sendable {
       + dim(
         wrap(
           "Created \(format.dateTime(s.created))\(dot)updated \(format.dateTime(s.updated))",
-          indent: ""))
+          indent: "  "))
     if !s.conflicts.isEmpty {
       // Two devices wrote the same text at once: the other one is kept, never dropped.
       out += "\n\n" + heading("Also written on another device at the same time")
@@ -155,11 +178,56 @@ public struct Render: Sendable {
         out += dim(wrap("    written \(format.dateTime(conflict.written))", indent: "    ")) + "\n"
       }
       out += wrap(
-        "Keep one or both: journal resolve \(shownID) <field> --keep shown|kept|both",
-        indent: "")
+        #"Keep one or both: "journal resolve \#(shownID) <field> --keep shown|kept|both""#,
+        indent: "  ")
     }
     // Anyone who can write the vault file can seal an addition: what came that way says so.
-    for mark in Self.marks(s.summary, format) { out += "\n" + wrap(mark, indent: "") }
+    for mark in Self.marks(s.summary, format) { out += "\n" + wrap(mark, indent: "  ") }
+    return out + "\n"
+  }
+
+  /// The whole session for the ear: each field named and followed by a colon, dates in
+  /// words, the id spelled out, "none" for an empty field, no symbol a voice would read.
+  private func spokenDetail(_ s: Session, shownID: String) -> String {
+    func field(_ label: String, _ value: String?) -> String {
+      wrap("  \(label): \(value ?? "none")", indent: "    ") + "\n"
+    }
+    func text(_ label: String, _ value: String?) -> String {
+      guard let value else { return field(label, nil) }
+      return "  \(label):\n"
+        + value.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.isEmpty ? "" : wrap("    " + $0, indent: "    ") }.joined(separator: "\n") + "\n"
+    }
+    func spokenMood(_ mood: Mood?) -> String? { mood.map { "\($0.value), \($0.word)" } }
+    var out = wrap("Session \(DisplayFormat.spokenID(shownID)): \(s.status.label)", indent: "  ")
+    out += "\n"
+    out += wrap(
+      "\(format.spokenDateTime(s.date)); \(s.treatment.displayName)"
+        + (s.dose.map { "; " + $0 } ?? ""),
+      indent: "  ")
+    out += "\n\nBefore\n"
+    out += field("Mood before", spokenMood(s.moodBefore) ?? "not recorded")
+    out += text("Intention", s.intention)
+    out += "\nSetting\n"
+    out += field("Environment", s.environment)
+    out += field("Music", s.music)
+    out += "\nReflection\n"
+    out += field("Mood after", spokenMood(s.moodAfter))
+    out += text("Reflection", s.reflection)
+    out += "\n"
+    out += wrap(
+      "Created \(format.spokenDateTime(s.created)); updated \(format.spokenDateTime(s.updated))",
+      indent: "  ")
+    for conflict in s.conflicts {
+      out += "\n\n" + text("Also written on another device: \(conflict.field.label)", conflict.text)
+      out += wrap("  written \(format.spokenDateTime(conflict.written))", indent: "    ")
+    }
+    if !s.conflicts.isEmpty {
+      out += "\n" + wrap(#"Keep one or both with "journal resolve""#, indent: "  ")
+    }
+    for mark in Self.marks(s.summary, format, spoken: true) {
+      out += "\n" + wrap(mark, indent: "  ")
+    }
     return out + "\n"
   }
 
@@ -171,12 +239,13 @@ public struct Render: Sendable {
 
   /// The marks of what was written without the passphrase, one sentence each, as `show` and
   /// the Markdown export say them.
-  public static func marks(_ s: SessionSummary, _ format: DisplayFormat) -> [String] {
-    [
-      s.addedSealed.map { "Added without the passphrase on \(format.dateTime($0))" },
-      s.laterSealed.map {
-        "Later fields added without the passphrase, last on \(format.dateTime($0))"
-      },
+  public static func marks(
+    _ s: SessionSummary, _ format: DisplayFormat, spoken: Bool = false
+  ) -> [String] {
+    let said = spoken ? format.spokenDateTime : format.dateTime
+    return [
+      s.addedSealed.map { "Added without the passphrase on \(said($0))" },
+      s.laterSealed.map { "Later fields added without the passphrase, last on \(said($0))" },
     ].compactMap { $0 }
   }
 

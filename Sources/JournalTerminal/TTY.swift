@@ -7,6 +7,11 @@ import JournalCrypto
 ///
 /// Whenever the terminal's mode is changed (no echo for a passphrase, character-at-a-time
 /// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends.
+///
+/// One owner for the whole run: the terminal is opened once, by the first `open`, and its
+/// descriptor stays open until the process ends, so that the flush of unread input at every
+/// exit (`discardPendingInput`, and the signal handlers) always reaches it. Closed early,
+/// the flush failed (EBADF) and a line pasted behind the passphrase ran in the shell.
 public final class TTY: Terminal {
   private let fd: Int32
   public let presentation: Presentation
@@ -14,15 +19,22 @@ public final class TTY: Terminal {
   /// The most bytes a passphrase may have. Generous for diceware; bounded for guarded memory.
   public static let maximumSecretBytes = 1024
 
+  /// The terminal of this run, once opened.
+  nonisolated(unsafe) private static var opened: TTY?
+
   private init(fd: Int32, presentation: Presentation) {
     self.fd = fd
     self.presentation = presentation
   }
 
-  deinit { close(fd) }
+  // No deinit closing `fd`: it belongs to the whole run (see above); exit closes it.
 
-  /// The terminal, or nil when there is none (a pipe, cron, CI).
-  public static func open(environment: [String: String], plain: Bool) -> TTY? {
+  /// The terminal, or nil when there is none (a pipe, cron, CI). Opened once per run: later
+  /// calls get the same one.
+  public static func open(environment: [String: String], plain: Bool, spoken: Bool = false)
+    -> TTY?
+  {
+    if let opened { return opened }
     var fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     if fd < 0, isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) {
       // No O_NOCTTY: a session leader without a terminal (started with setsid) takes this
@@ -32,10 +44,12 @@ public final class TTY: Terminal {
     guard fd >= 0 else { return nil }
     let presentation = Presentation(
       plain: plain, colour: Presentation.colourAllowed(environment: environment),
-      width: Presentation.width(of: fd, environment: environment))
+      width: Presentation.width(of: fd, environment: environment), spoken: spoken)
     TerminalRestore.terminalFD = fd
     TerminalRestore.installHandlers()
-    return TTY(fd: fd, presentation: presentation)
+    let tty = TTY(fd: fd, presentation: presentation)
+    opened = tty
+    return tty
   }
 
   /// Drops whatever was typed or pasted into the terminal and not read: called as journal
@@ -48,8 +62,41 @@ public final class TTY: Terminal {
   /// The terminal's file descriptor, for a program that takes it over (the editor).
   public var descriptor: Int32 { fd }
 
+  /// Drops everything typed or pasted and not read yet, the kernel's queue and journal's
+  /// own: before a question whose answer destroys something, so that a line typed ahead, or
+  /// pasted behind a passphrase, never answers it.
+  public func discardTypedAhead() {
+    tcflush(fd, TCIFLUSH)
+    keys.removeAll()
+    bursts.removeAll()
+    decoder = KeyDecoder()
+  }
+
+  /// Whether a question has been drawn in this run yet.
+  private var questionDrawn = false
+
+  /// Before the run's first question is drawn, what was typed or pasted before it is dropped,
+  /// never taken as its answer (a passphrase typed ahead for a prompt that never came would
+  /// otherwise be shown in the date field and kept in the scrollback), and the person is
+  /// told. (A passphrase prompt drops what was typed before it every time: `readSecret`.)
+  private func beforeFirstQuestion() {
+    guard !questionDrawn else { return }
+    questionDrawn = true
+    dropTypedBeforePrompt()
+  }
+
+  /// Drops what was typed before a prompt is drawn, saying so when there was any.
+  private func dropTypedBeforePrompt() {
+    var waiting: Int32 = 0
+    let kernel = ioctl(fd, UInt(FIONREAD), &waiting) == 0 && waiting > 0
+    guard kernel || !keys.isEmpty || decoder.isMidway else { return }
+    discardTypedAhead()
+    write("  (what was typed before this question was left out)\n")
+  }
+
   /// A line to show if a signal ends the process from here on (nil: none).
   public func setInterruptNote(_ text: String?) {
+    note = text
     TerminalRestore.setNote(
       text.map { text in presentation.width.map { Wrap.prose(text, width: $0) } ?? text },
       fd: fd)
@@ -61,7 +108,8 @@ public final class TTY: Terminal {
   }
 
   public func readLine(prompt: String) throws -> String {
-    try endingOnSignal {
+    beforeFirstQuestion()
+    return try endingOnSignal {
       try withMode(keys: true) { try lineInMode(prompt: prompt) }
     }
   }
@@ -70,9 +118,10 @@ public final class TTY: Terminal {
     // The prompt only once the mode is set: text typed or pasted as soon as it shows is
     // read by us, not by the kernel's line editor. A long one is wrapped: the answer goes
     // on its last line.
-    write(presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt)
+    let shown = presentation.width.map { Wrap.prose(prompt, width: $0) } ?? prompt
+    write(shown)
     var line: [UInt8] = []
-    var joined = false
+    let last = shown.split(separator: "\n", omittingEmptySubsequences: false).last ?? ""
     reading: while true {
       guard let key = try nextKey() else { continue }
       switch key {
@@ -81,12 +130,25 @@ public final class TTY: Terminal {
         // was busy are each their own). A paste is marked by the terminal (bracketed
         // paste) and comes as one key; without that, nothing pasted reaches the shell at
         // least: input left at the end is discarded.
+        guard String(validating: line, as: UTF8.self) != nil else {
+          // Bytes that are not UTF-8 text (a paste from a file in another encoding) are
+          // refused, as the same bytes on standard input are, never kept as U+FFFD.
+          write("\n  that was not text journal can keep (not UTF-8); type it again\n" + last)
+          line.removeAll()
+          continue
+        }
         break reading
       case .paste(let bytes):
         let (text, lines) = Self.oneLine(bytes)
         line += text
-        joined = joined || lines > 1
-        echo(String(decoding: text, as: UTF8.self))
+        if lines > 1 {
+          // Said as the paste arrives, while the answer can still be changed, not after
+          // Enter has kept it; then the prompt's last line and the answer so far again.
+          write("\n  (the pasted lines were joined into one)\n" + last)
+          echoPasted(line)
+        } else {
+          echoPasted(text)
+        }
       case .text(let bytes):
         line += bytes
         echo(String(decoding: bytes, as: UTF8.self))
@@ -95,6 +157,8 @@ public final class TTY: Terminal {
         echo(" ")
       case .backspace:
         if removeLastCharacter(&line, from: 0) { echo("\u{08} \u{08}") }
+      case .eraseWord:
+        eraseWord(&line, from: 0)
       case .clearLine:
         if !line.isEmpty { echoClear() }
         line.removeAll()
@@ -106,23 +170,29 @@ public final class TTY: Terminal {
       }
     }
     write("\n")
-    if joined { write("  (the pasted lines were joined into one)\n") }
     if line.last == 0x0D { line.removeLast() }
     return String(decoding: line, as: UTF8.self)
   }
 
   public func readSecret(prompt: String) throws -> SecureBytes {
     // A secret never passes through the key queue (ordinary memory): it is read byte by byte
-    // into guarded memory, with the kernel's own line editing and no echo. Keys typed ahead
-    // of the prompt are dropped, so none of them becomes part of the passphrase.
-    keys.removeAll()
-    decoder = KeyDecoder()
+    // into guarded memory, with the kernel's own line editing and no echo.
     let secret = try SecureBytes(count: Self.maximumSecretBytes)
     var length = 0
+    try endingOnSignal {
+      try readSecret(prompt: prompt, into: secret, length: &length)
+    }
+    return try secret.prefix(length)
+  }
+
+  private func readSecret(prompt: String, into secret: SecureBytes, length: inout Int) throws {
     try withMode({
       $0.c_lflag &= ~tcflag_t(ECHO); $0.c_lflag |= tcflag_t(ECHONL)
     }) {
-      // The prompt only once echo is off, so nothing typed ahead of it is ever shown.
+      // Keys typed before the prompt is drawn are dropped, in journal's queue and the
+      // kernel's, so none of them becomes part of the passphrase (or answers the next
+      // question); the prompt only once echo is off, so nothing typed after it is shown.
+      dropTypedBeforePrompt()
       write(prompt)
       try secret.withUnsafeMutableBytes { buffer in
         while true {
@@ -139,7 +209,6 @@ public final class TTY: Terminal {
         if length > 0, buffer[length - 1] == 0x0D { length -= 1 }
       }
     }
-    return try secret.prefix(length)
   }
 
   /// Reads text over several lines, ended by Ctrl-D or a line holding only "." (Enter
@@ -149,6 +218,19 @@ public final class TTY: Terminal {
   /// is all that was typed. Pasted text (bracketed) is text: its newlines and a pasted line
   /// holding only "." never end the field.
   public func readText(prompt: String, initial: String, keep: (String) -> Void) throws -> String {
+    beforeFirstQuestion()
+    let noted = noteUnlessSet()
+    defer { if noted { clearDefaultNote() } }
+    /// Hands `keep` the text with signals held: one that comes while the text is written
+    /// away (a sealed, fsynced draft) must not end the process halfway, with the note of the
+    /// text before; it is met once `keep` is done, and everything typed is kept then.
+    func keepHoldingSignals(_ kept: String) throws {
+      let holding = TerminalRestore.catching
+      TerminalRestore.catching = true
+      keep(kept)
+      TerminalRestore.catching = holding
+      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
+    }
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
     do {
@@ -163,6 +245,12 @@ public final class TTY: Terminal {
           case .interrupt:
             throw Interrupted(signal: SIGINT)
           case .enter:
+            if String(validating: text[lineStart...], as: UTF8.self) == nil {
+              // A typed line that is not UTF-8 text is refused, never kept as U+FFFD.
+              text.removeLast(text.count - lineStart)
+              write("\r\n  (that line was not text journal can keep, not UTF-8: left out)\r\n")
+              continue
+            }
             // Enter before any text skips the field (an optional one stays empty), as the
             // forms say; a pasted empty first line on a plain terminal is text.
             if text.isEmpty, pasteMarked || !hasMoreWaiting {
@@ -170,9 +258,11 @@ public final class TTY: Terminal {
               break reading
             }
             if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
-              if !pasteMarked && hasMoreWaiting {
+              if (!pasteMarked && hasMoreWaiting) || inBurst {
                 // Without bracketed paste, a pasted "." line looks typed; with more pasted
-                // text behind it, it is part of the paste, and the field goes on.
+                // text behind it, it is part of the paste, and the field goes on. So too on a
+                // terminal said to mark pastes that did not mark this one (the Linux console,
+                // some serial and web terminals): more text behind it in the same read.
                 write("\r\n  (a line holding only \".\" inside pasted text was kept as text)\r\n")
               } else {
                 text.removeLast()
@@ -183,22 +273,29 @@ public final class TTY: Terminal {
             text.append(0x0A)
             lineStart = text.count
             echo("\r\n")
-            // Kept after every typed line. Where pastes are not marked (plain terminals), a
-            // paste's lines arrive as typed ones: those are kept when the burst ends, not
-            // line by line (a 20,000-line paste would be 20,000 sealed, fsynced draft
-            // writes); an interruption hands over everything anyway.
-            if pasteMarked || !hasMoreWaiting {
-              keep(String(decoding: text, as: UTF8.self))
+            // Kept after every typed line. Where a paste is not marked (plain terminals, and
+            // terminals that do not do what they were asked), its lines arrive as typed ones:
+            // those are kept at the last line ending of what was read, not line by line (a
+            // 20,000-line paste would be 20,000 sealed, fsynced draft writes); an
+            // interruption hands over everything anyway.
+            let pasted = inBurst || (!pasteMarked && hasMoreWaiting)
+            if !pasted || !keys.contains(.enter) {
+              try keepHoldingSignals(String(decoding: text, as: UTF8.self))
             }
           case .paste(let bytes):
             let clean = Self.printable(bytes)
+            guard String(validating: clean, as: UTF8.self) != nil else {
+              // Refused as on standard input: never kept as U+FFFD.
+              write("\r\n  (that paste was not text journal can keep, not UTF-8: left out)\r\n")
+              continue
+            }
             text += clean
             if let last = clean.lastIndex(of: 0x0A) {
               lineStart = text.count - (clean.count - last - 1)
             }
             echo(
               String(decoding: clean, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n"))
-            keep(String(decoding: text, as: UTF8.self))
+            try keepHoldingSignals(String(decoding: text, as: UTF8.self))
           case .text(let bytes):
             text += bytes
             echo(String(decoding: bytes, as: UTF8.self))
@@ -207,6 +304,8 @@ public final class TTY: Terminal {
             echo("\t")
           case .backspace:
             if removeLastCharacter(&text, from: lineStart) { echo("\u{08} \u{08}") }
+          case .eraseWord:
+            eraseWord(&text, from: lineStart)
           case .clearLine:
             let removed = text.count - lineStart
             text.removeLast(removed)
@@ -221,6 +320,10 @@ public final class TTY: Terminal {
         }
       }
     } catch let interrupted as Interrupted {
+      // A second signal while the text is kept (a closed window sends SIGHUP to the shell
+      // and, as it ends, to us, just after our reads fail) only waits its turn: it must not
+      // end the process halfway through keeping what was typed.
+      TerminalRestore.catching = true
       keep(String(decoding: text, as: UTF8.self))
       TerminalRestore.reraise(interrupted.signal)
     }
@@ -233,13 +336,20 @@ public final class TTY: Terminal {
   /// the numbered prompt instead.
   public func readMood(_ question: MoodQuestion) throws -> String {
     guard !presentation.plain else { return try readMoodPlainly(question) }
+    beforeFirstQuestion()
     var slider = MoodSlider(question: question)
     return try endingOnSignal {
       try withMode(keys: true) {
         writeWrapped("  " + slider.help, indent: "    ")
         write(slider.line(width: presentation.width ?? 80, colour: presentation.colour))
         while true {
-          guard let key = try nextKey() else { continue }
+          guard var key = try nextKey() else { continue }
+          if lastBurst {
+            // More than a key and its Enter in one read: no hand types that fast. It is a
+            // paste the terminal did not mark (or keys typed far ahead), and its letters
+            // and Enter must not move the slider or choose a mood nobody chose.
+            key = .paste(try restOfBurst(after: key))
+          }
           var finished = false
           switch key {
           case .endOfInput, .interrupt:
@@ -253,9 +363,14 @@ public final class TTY: Terminal {
           case .backspace: finished = slider.press(0x7F)
           case .text(let bytes) where bytes.count == 1: finished = slider.press(bytes[0])
           case .paste(let bytes):
-            // A pasted number is taken as typed; the rest of a paste is not a mood.
-            for byte in bytes where (0x30...0x39).contains(byte) { finished = slider.press(byte) }
-          case .text, .clearLine, .escape, .other: continue
+            // A pasted number is taken as typed (Enter still chooses); any other paste is
+            // not a mood, and is left out, said so.
+            if let number = Self.pastedMood(bytes) {
+              for byte in number { _ = slider.press(byte) }
+            } else {
+              write("\r\u{1B}[K  (pasted text is not a mood; it was left out)\n")
+            }
+          case .text, .clearLine, .eraseWord, .escape, .other: continue
           }
           write(
             "\r\u{1B}[K" + slider.line(width: presentation.width ?? 80, colour: presentation.colour)
@@ -274,16 +389,21 @@ public final class TTY: Terminal {
   /// a read is handed out in turn; an Enter that came in the same read right after the key
   /// belongs to it (a key and Enter typed together) and is used up with it.
   public func waitForKey(timeout: Double) throws -> [UInt8]? {
-    try endingOnSignal {
+    beforeFirstQuestion()
+    return try endingOnSignal {
       try withMode(keys: true) {
         guard let key = try nextKey(timeout: timeout) else { return nil }
-        if key != .enter, keys.first == .enter { keys.removeFirst() }
+        if key != .enter, keys.first == .enter {
+          bursts.removeFirst()
+          keys.removeFirst()
+        }
         switch key {
         case .text(let bytes): return bytes
         case .enter: return [0x0D]
         case .tab: return [0x09]
         case .backspace: return [0x7F]
         case .clearLine: return [0x15]
+        case .eraseWord: return [0x17]
         case .endOfInput: return [0x04]
         case .interrupt: throw Interrupted(signal: SIGINT)
         case .escape: return [0x1B]
@@ -299,13 +419,36 @@ public final class TTY: Terminal {
   }
 
   /// Runs a reader that keeps nothing of an unfinished answer: a signal ends the process
-  /// at once, as it would have without us.
+  /// at once, as it would have without us, with the interrupt note.
   private func endingOnSignal<R>(_ body: () throws -> R) throws -> R {
+    let noted = noteUnlessSet()
+    defer { if noted { clearDefaultNote() } }
     do {
       return try body()
     } catch let interrupted as Interrupted {
       TerminalRestore.reraise(interrupted.signal)
     }
+  }
+
+  /// What a stop at a question says when the command has said nothing else: every stop
+  /// says in one line what was kept. Where something was saved or kept before the question,
+  /// the command sets its own note (`setInterruptNote`).
+  public static let nothingChangedNote = "\njournal: stopped; nothing was changed\n"
+
+  /// The note set last (nil: none).
+  private var note: String?
+
+  /// Sets the note for a stop at a question when none is set; whether it did.
+  private func noteUnlessSet() -> Bool {
+    guard note == nil else { return false }
+    setInterruptNote(Self.nothingChangedNote)
+    return true
+  }
+
+  /// Takes the note `noteUnlessSet` set away again, unless the command has set its own since
+  /// (a draft kept while the question was answered).
+  private func clearDefaultNote() {
+    if note == Self.nothingChangedNote { setInterruptNote(nil) }
   }
 
   // MARK: - Keys
@@ -322,14 +465,62 @@ public final class TTY: Terminal {
 
   /// Keys decoded from earlier reads and not used yet.
   private var keys: [KeyDecoder.Key] = []
+  /// For each of `keys`, whether it came in a burst: a read that held more than a key and
+  /// its Enter (a paste the terminal did not mark, or keys typed far ahead).
+  private var bursts: [Bool] = []
   private var decoder = KeyDecoder()
+  /// Whether the key `nextKey` returned last came in a burst.
+  private var lastBurst = false
 
   /// The next key, reading more when none is waiting; nil when `timeout` runs out first.
   private func nextKey(timeout: Double? = nil) throws -> KeyDecoder.Key? {
     while keys.isEmpty {
       guard try fill(timeout: timeout) else { return nil }
     }
+    lastBurst = bursts.removeFirst()
     return keys.removeFirst()
+  }
+
+  /// Whether the key just used came in a burst with more of it still behind.
+  private var inBurst: Bool { lastBurst && !keys.isEmpty }
+
+  /// The bytes of a burst, from `key` (its first key, already taken) to its end, and of any
+  /// more that is already here behind it: one paste.
+  private func restOfBurst(after key: KeyDecoder.Key) throws -> [UInt8] {
+    var bytes = Self.bytes(of: key)
+    while true {
+      if keys.isEmpty {
+        guard try ready(timeout: 0) else { break }
+        _ = try fill(timeout: 0)
+        continue
+      }
+      guard bursts.first == true else { break }
+      bytes += Self.bytes(of: keys[0])
+      bursts.removeFirst()
+      keys.removeFirst()
+    }
+    return bytes
+  }
+
+  /// The bytes a key stands for, for a burst taken as a paste.
+  private static func bytes(of key: KeyDecoder.Key) -> [UInt8] {
+    switch key {
+    case .text(let bytes), .paste(let bytes): bytes
+    case .enter: [0x0A]
+    case .tab: [0x09]
+    case .backspace, .clearLine, .eraseWord, .endOfInput, .interrupt, .escape, .up, .down,
+      .left, .right,
+      .other:
+      []
+    }
+  }
+
+  /// A paste that is a mood, as its digits ("7", " 10\n"); nil for anything else.
+  static func pastedMood(_ bytes: [UInt8]) -> [UInt8]? {
+    let text = String(decoding: printable(bytes), as: UTF8.self)
+      .trimmingCharacters(in: [" ", "\t", "\n"])
+    guard let value = Int(text), (1...10).contains(value) else { return nil }
+    return value == 10 ? [0x30] : Array(String(value).utf8)
   }
 
   /// Whether more input is already here behind the key just used: typed ahead, or the rest
@@ -344,12 +535,18 @@ public final class TTY: Terminal {
     guard try ready(timeout: timeout) else { return false }
     var chunk = [UInt8](repeating: 0, count: 4096)
     let count = try readChunk(&chunk)
-    decoder.feed(chunk[0..<count], into: &keys)
+    var decoded: [KeyDecoder.Key] = []
+    decoder.feed(chunk[0..<count], into: &decoded)
     // A lone Esc: an arrow key's other bytes come in the same write, so a short wait
     // tells Esc from the start of a sequence.
-    if keys.isEmpty, decoder.isMidway, try !ready(timeout: 0.03) {
-      decoder.flush(into: &keys)
+    if keys.isEmpty, decoded.isEmpty, decoder.isMidway, try !ready(timeout: 0.03) {
+      decoder.flush(into: &decoded)
     }
+    // A key and Enter typed together come in one read; more keys than that in one read
+    // were not typed one by one (a marked paste is one key, and counts once).
+    let burst = decoded.count > 2
+    keys += decoded
+    bursts += Array(repeating: burst, count: decoded.count)
     return true
   }
 
@@ -371,6 +568,21 @@ public final class TTY: Terminal {
       guard count > 0 else { return false }
       if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { return true }
     }
+  }
+
+  /// Ctrl-W, as a shell does it: removes the spaces before the cursor, then the word before
+  /// them (back to `start`), and rubs each character out on screen.
+  private func eraseWord(_ bytes: inout [UInt8], from start: Int) {
+    var erased = 0
+    while bytes.count > start, bytes.last == 0x20 || bytes.last == 0x09 {
+      bytes.removeLast()
+      erased += 1
+    }
+    while bytes.count > start, let last = bytes.last, last != 0x20, last != 0x09 {
+      _ = removeLastCharacter(&bytes, from: start)
+      erased += 1
+    }
+    echo(String(repeating: "\u{08} \u{08}", count: erased))
   }
 
   /// Removes the last character of `bytes` after `start` (all of a multi-byte one).
@@ -417,6 +629,15 @@ public final class TTY: Terminal {
 
   private func echo(_ text: String) { write(text) }
 
+  /// Echoes a paste into a one-line answer: a long one (100 KB into the dose) as its start
+  /// and its length, not a thousand lines of scrolling before the answer is refused.
+  private func echoPasted(_ bytes: [UInt8]) {
+    let room = max(20, (presentation.width ?? 80) - 30)
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.count > room * 2 else { return echo(text) }
+    echo(String(text.prefix(room)) + " … (\(text.count) characters pasted)")
+  }
+
   /// Clears the line being typed on screen (plain mode marks it instead).
   private func echoClear() {
     write(presentation.plain ? " ^U\r\n" : "\r\u{1B}[K")
@@ -429,8 +650,7 @@ public final class TTY: Terminal {
     while true {
       let count = Glibc.read(fd, &byte, 1)
       if count == 1 { return byte }
-      if count == 0 { throw TerminalError.stopped }
-      if errno != EINTR { throw TerminalError.stopped }
+      try readFailed(count)
     }
   }
 
@@ -438,9 +658,17 @@ public final class TTY: Terminal {
     while true {
       let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if count > 0 { return count }
-      if count == 0 { throw TerminalError.stopped }
-      if errno != EINTR { throw TerminalError.stopped }
+      try readFailed(count)
     }
+  }
+
+  /// A read that gave nothing. Interrupted by a signal: read again. Anything else means the
+  /// terminal went away (its window closed: reads end, or fail with EIO), whether or not a
+  /// SIGHUP comes too (it goes only to the terminal's session leader, often the shell): it
+  /// is met as that hangup, so a reader keeps the line being typed, as for the signal.
+  private func readFailed(_ count: Int) throws {
+    if count < 0 && errno == EINTR { return }
+    throw Interrupted(signal: SIGHUP)
   }
 
   private func writeAll(_ bytes: inout [UInt8]) {

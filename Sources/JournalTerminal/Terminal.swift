@@ -22,6 +22,10 @@ public protocol Terminal: AnyObject {
   /// current value (or leave an optional one empty), "-" to clear it. The plain version,
   /// a numbered prompt with a word for each value, is the default.
   func readMood(_ question: MoodQuestion) throws -> String
+  /// Drops whatever was typed or pasted and not read yet, before a question whose answer
+  /// destroys something: a "y" typed ahead or pasted behind the passphrase must not answer
+  /// it.
+  func discardTypedAhead()
   /// Plain or not, colour or not, and the width to wrap to.
   var presentation: Presentation { get }
 }
@@ -91,7 +95,9 @@ public struct MoodQuestion: Sendable {
 /// Wrapping text to a width at spaces, counting wide characters (emoji, CJK) as two columns.
 public enum Wrap {
   /// `text`'s lines, each at most `width` columns where a space allows; lines after a break
-  /// start with `indent`. Existing line breaks are kept.
+  /// start with `indent` (less of it for a word that would not fit after it). Existing line
+  /// breaks are kept. A quoted span ("journal reflect
+  /// 3f2a") is never broken where it fits on a line, so that a command can be copied whole.
   public static func lines(_ text: String, width: Int, indent: String = "") -> [String] {
     var result: [String] = []
     for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -99,14 +105,24 @@ public enum Wrap {
       var line = String(leading)
       var used = columns(leading)
       var empty = true
-      for word in paragraph.dropFirst(leading.count).split(
-        separator: " ", omittingEmptySubsequences: false)
-      {
+      let words = keepingQuotesWhole(
+        paragraph.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false),
+        width: width - columns(indent))
+      for word in words {
         let size = columns(word)
         if !empty && used + 1 + size > width {
           result.append(line)
-          line = indent + word
-          used = columns(indent) + size
+          // A word that fits a line but not after the indent (a 38-letter word at 40
+          // columns) gets less of it, rather than be cut by the terminal.
+          let room = max(0, min(columns(indent), width - size))
+          let shift = indent.allSatisfy { $0 == " " } ? String(repeating: " ", count: room) : indent
+          line = shift + word
+          used = columns(shift) + size
+        } else if empty && used + size > width {
+          // The same for the first word after the paragraph's own indent.
+          let room = max(0, min(used, width - size))
+          line = String(repeating: " ", count: room) + word
+          used = room + size
         } else {
           line += (empty ? "" : " ") + word
           used += (empty ? 0 : 1) + size
@@ -114,6 +130,28 @@ public enum Wrap {
         empty = false
       }
       result.append(line)
+    }
+    return result
+  }
+
+  /// `words` with each quoted span that fits in `width` joined into one word.
+  private static func keepingQuotesWhole(_ words: [Substring], width: Int) -> [Substring] {
+    var result: [Substring] = []
+    var index = 0
+    while index < words.count {
+      var end = index
+      var quotes = words[index].count { $0 == "\"" }
+      while quotes % 2 == 1, end + 1 < words.count {
+        end += 1
+        quotes += words[end].count { $0 == "\"" }
+      }
+      let span = Substring(words[index...end].joined(separator: " "))
+      if end > index, quotes % 2 == 0, columns(span) <= width {
+        result.append(span)
+      } else {
+        result += words[index...end]
+      }
+      index = end + 1
     }
     return result
   }

@@ -64,10 +64,14 @@ public struct CLI {
   }
 
   /// Starts `journal arguments…` with a pseudo-terminal as its terminal, for guided forms.
-  public func interactive(_ arguments: [String], extra: [String: String] = [:]) -> Spawned {
+  /// `typedAhead` is typed on the terminal before journal starts, as a person who types
+  /// before the first prompt shows would.
+  public func interactive(
+    _ arguments: [String], extra: [String: String] = [:], typedAhead: String = ""
+  ) -> Spawned {
     Spawned(
       arguments: [Self.binary] + arguments, environment: environment.merging(extra) { $1 },
-      terminal: true)
+      terminal: true, typedAhead: typedAhead)
   }
 }
 
@@ -82,8 +86,13 @@ public final class Spawned: @unchecked Sendable {
   private var screen = Data()
   private var readers: [Thread] = []
   private let group = DispatchGroup()
+  /// Set to end the reading of the terminal's screen, so that its master side can close.
+  private var closingScreen = false
+  private let screenClosed = DispatchSemaphore(value: 0)
 
-  public init(arguments: [String], environment: [String: String], terminal: Bool) {
+  public init(
+    arguments: [String], environment: [String: String], terminal: Bool, typedAhead: String = ""
+  ) {
     var stdoutPipe: [Int32] = [0, 0]
     var stderrPipe: [Int32] = [0, 0]
     var stdinPipe: [Int32] = [0, 0]
@@ -99,6 +108,10 @@ public final class Spawned: @unchecked Sendable {
       precondition(slave >= 0)
       input = master
       childInput = slave
+      if !typedAhead.isEmpty {
+        var bytes = Array(typedAhead.utf8)
+        precondition(Glibc.write(master, &bytes, bytes.count) == bytes.count)
+      }
     } else {
       precondition(journal_test_pipe(&stdinPipe) == 0)
       input = stdinPipe[1]
@@ -141,10 +154,44 @@ public final class Spawned: @unchecked Sendable {
     close(stderrPipe[1])
     drain(stdoutPipe[0]) { self.out.append($0) }
     drain(stderrPipe[0]) { self.err.append($0) }
-    if terminal {
-      let master = input
-      drain(fcntl(master, F_DUPFD_CLOEXEC, 0)) { self.screen.append($0) }
+    if terminal { drainScreen(fcntl(input, F_DUPFD_CLOEXEC, 0)) }
+  }
+
+  /// Reads what the terminal shows, until the process ends or `hangUp` asks it to stop.
+  private func drainScreen(_ fd: Int32) {
+    group.enter()
+    let thread = Thread { [lock, group, screenClosed] in
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while true {
+        lock.lock()
+        let closing = self.closingScreen
+        lock.unlock()
+        if closing { break }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 20) > 0 else { continue }
+        let count = read(fd, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        lock.lock()
+        self.screen.append(Data(buffer[0..<count]))
+        lock.unlock()
+      }
+      close(fd)
+      screenClosed.signal()
+      group.leave()
     }
+    thread.start()
+  }
+
+  /// Closes the terminal as a closed window does: its master side goes away, so that the
+  /// process's reads of it end (EIO) and no SIGHUP is sent by anyone but the kernel (which
+  /// sends one only to the terminal's session leader: not journal when a shell started it).
+  public func hangUp() {
+    lock.lock()
+    closingScreen = true
+    lock.unlock()
+    screenClosed.wait()
+    closeInput()
   }
 
   private func drain(_ fd: Int32, _ append: @escaping @Sendable (Data) -> Void) {
@@ -169,8 +216,13 @@ public final class Spawned: @unchecked Sendable {
   /// (journal refuses an over-long input without reading the rest) ends the write, never the
   /// test process: SIGPIPE is ignored here, so the write fails with EPIPE instead.
   public func write(_ text: String) {
+    write(bytes: Array(text.utf8))
+  }
+
+  /// Writes `bytes` as they are, valid UTF-8 or not (a paste from a file in another encoding).
+  public func write(bytes: [UInt8]) {
     Self.ignoreBrokenPipes
-    var bytes = Array(text.utf8)
+    var bytes = bytes
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeMutableBytes {
@@ -186,6 +238,7 @@ public final class Spawned: @unchecked Sendable {
   private static let ignoreBrokenPipes: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
   public func closeInput() {
+    guard input >= 0 else { return }
     close(input)
     input = -1
   }

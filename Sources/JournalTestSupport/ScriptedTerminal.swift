@@ -27,6 +27,10 @@ public final class ScriptedTerminal: Terminal {
 
   public func write(_ text: String) { transcript += text }
 
+  /// Counted, so that a test can see a destructive question dropped what was typed ahead.
+  public private(set) var discards = 0
+  public func discardTypedAhead() { discards += 1 }
+
   public func readLine(prompt: String) throws -> String {
     transcript += prompt
     switch try next() {

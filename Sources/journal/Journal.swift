@@ -7,8 +7,10 @@ struct Journal: ParsableCommand {
     commandName: "journal",
     abstract: "A private, encrypted journal for psychedelic-assisted therapy sessions.",
     discussion: """
-      Everything you write is encrypted on this machine and never leaves it. Start with \
-      "journal init", then "journal new". The whole manual: \(Manual.pointer).
+      Everything you write is encrypted on this machine; it leaves it only as you choose: \
+      sealed for your own devices ("journal sync"), or for a person you name ("journal \
+      share", "journal export"). Start with "journal init", then "journal new". The whole \
+      manual: \(Manual.pointer), once journal is installed (Scripts/install).
       """,
     version: "0.1.0",
     subcommands: [
@@ -20,4 +22,20 @@ struct Journal: ParsableCommand {
       Capture.self, RecoveryCode.self, Share.self, Sync.self, Resolve.self,
     ]
   )
+}
+
+extension Journal {
+  /// What `journal` alone prints: the first steps, and where the rest is.
+  static let start = """
+    journal — a private, encrypted journal for psychedelic-assisted therapy sessions.
+
+    To begin:
+      journal init      make your journal (once), with a passphrase
+      journal new       log a session
+      journal reflect   add your reflections later
+      journal list      your sessions, newest first
+
+    Every command: "journal help". The whole manual: \(Manual.pointer).
+
+    """
 }

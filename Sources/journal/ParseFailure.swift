@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import JournalApp
 import JournalCore
+import JournalTerminal
 
 /// Turns ArgumentParser's refusals into journal's own words.
 ///
@@ -18,13 +20,46 @@ enum ParseFailure {
     let code = Journal.exitCode(for: error)
     let message = Journal.fullMessage(for: error)
     if code == .success {
-      if !message.isEmpty { try? Runtime.output(message + "\n") }
+      if !message.isEmpty { try? Runtime.output(narrowed(error, message) + "\n") }
       return JournalApp.ExitCode.success.rawValue
     }
     if let code = reportUnknownCommand(arguments) { return code }
     let (text, hint) = words(for: message, arguments: arguments)
     Report.error(text, hint: hint)
     return JournalApp.ExitCode.usage.rawValue
+  }
+
+  /// Help on a terminal narrower than ArgumentParser's layout needs (its descriptions start
+  /// at column 26: at 40 columns they were squeezed into 14) is laid out again: each option
+  /// or command on a line of its own, its description below it, indented six, across the
+  /// width. Wide terminals and pipes keep ArgumentParser's own layout.
+  static func narrowed(_ error: any Error, _ message: String) -> String {
+    guard let width = Presentation.width(of: 1, environment: ProcessInfo.processInfo.environment),
+      width < 80
+    else { return message }
+    // The same help, unwrapped: every description whole on its line.
+    let whole = Journal.fullMessage(for: error, columns: 100_000)
+    var out: [String] = []
+    let label = 26
+    for line in whole.split(separator: "\n", omittingEmptySubsequences: false) {
+      let text = String(line)
+      let leading = text.prefix { $0 == " " }.count
+      if leading == label {
+        // A description under a label too long to share its line.
+        out += Wrap.lines(
+          "      " + text.dropFirst(leading), width: width, indent: "      ")
+      } else if leading == 2, text.count > label, Array(text)[label - 1] == " " {
+        // "  --dose <dose>           Free text…": the label, then its description below.
+        let characters = Array(text)
+        out.append(String(characters[..<(label - 1)]).trimmingCharacters(in: .whitespaces))
+        out[out.count - 1] = "  " + out[out.count - 1]
+        let description = String(characters[label...])
+        out += Wrap.lines("      " + description, width: width, indent: "      ")
+      } else {
+        out += Wrap.lines(text, width: width, indent: String(repeating: " ", count: leading))
+      }
+    }
+    return out.joined(separator: "\n")
   }
 
   /// The one-line message and hint for ArgumentParser's `message`, with no typed value in it.
@@ -63,6 +98,17 @@ enum ParseFailure {
         }
       }
       return ("the value given for \(option) cannot be used", choices ?? help)
+    }
+    // "--dose -5 kg": a value that starts with "-" reads as an option, so the option seems to
+    // have none. It is given joined with "=" (which ArgumentParser takes as the value).
+    if line.hasPrefix("Missing value for '"), let option = quoted.first.map(optionName),
+      let place = arguments.firstIndex(of: option), place + 1 < arguments.count,
+      arguments[place + 1].hasPrefix("-")
+    {
+      return (
+        #"the value after \#(option) starts with "-" and reads as an option"#,
+        #"write it joined with "=": \#(option)=… (for example \#(option)=-5)"#
+      )
     }
     if line.hasPrefix("The option '"), let option = quoted.first.map(optionName) {
       return ("\(option) takes no value", help)

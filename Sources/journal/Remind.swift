@@ -56,12 +56,14 @@ extension Journal {
       } else {
         choice = .none
       }
-      let (short, due) = try ReminderCommands.set(id, choice, runtime)
+      let (short, due, hadOne) = try ReminderCommands.set(id, choice, runtime)
       if let due {
         let format = DisplayFormat(timeZone: runtime.context.timeZone)
         Report.note("session \(short) will remind you \(format.dateTime(due))")
-      } else {
+      } else if hadOne {
         Report.note("the reminder for session \(short) is cancelled")
+      } else {
+        Report.note("session \(short) had no reminder; nothing was changed")
       }
     }
   }

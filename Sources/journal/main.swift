@@ -14,6 +14,12 @@ func finish(_ code: Int32) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `journal` alone: a few lines to start with, not the fifty of the whole help, where the first
+// step scrolled out of sight.
+if arguments.isEmpty {
+  try? Runtime.output(Journal.start)
+  finish(JournalApp.ExitCode.success.rawValue)
+}
 // `journal help nwe`: ArgumentParser would print the top-level help and succeed.
 if arguments.first == "help", let code = ParseFailure.reportUnknownCommand(arguments) {
   finish(code)

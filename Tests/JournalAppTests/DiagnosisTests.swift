@@ -79,7 +79,10 @@ struct DiagnosisTests {
     AppError.olderThanSeen(seen: 9, found: 7), AppError.otherThanSeen(generation: 9),
     AppError.witnessDamaged(path: "/s/seen/00"),
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
-    AppError.reminderInPast, AppError.badLimit, AppError.noSearchWords, AppError.nothingToUndo,
+    AppError.editorNotFound(name: "/nonexistent"),
+    AppError.outputUnwritable(path: "/missing/o", errno: ENOENT),
+    AppError.reminderInPast, AppError.badLimit, AppError.emptyDateRange, AppError.noSearchWords,
+    AppError.nothingToUndo,
     AppError.confirmationNeeded(what: "deleting"),
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
     AppError.importVersion(found: 9, supported: 1), AppError.importJrnlJournal,
@@ -89,6 +92,7 @@ struct DiagnosisTests {
     AppError.sessionsDamaged(ids: ["3f2a"]), AppError.declined(what: "nothing was deleted"),
     AppError.notificationNotShown, AppError.noTerminalProgram(id: "3f2a"),
     AppError.terminalProgramFailed(id: "3f2a"), AppError.fileStructureDamaged(report: "x"),
+    AppError.remindersNotDelivered(reason: "the notifier ended with exit status 1"),
     AppError.outputUnwritable(path: "/o", errno: ENOSPC),
     AppError.badSetting(name: "JOURNAL_UNDO_WINDOW", expected: "a duration"),
     AppError.configLine(path: "/c", line: 2, problem: "unknown setting"),
@@ -124,7 +128,8 @@ struct DiagnosisTests {
     SyncError.badAddress(reason: .unreadable), SyncError.badAddress(reason: .password),
     SyncError.badAddress(reason: .weakTLS(mode: "require")),
     AppError.notSavedDraftKept(
-      cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention"),
+      cause: Diagnosis(StoreError.diskFull(path: "/v")), kept: "the date and the intention",
+      sealed: false),
   ]
 
   /// Each row ends with the exit code its kind of failure is documented to have.
@@ -165,7 +170,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 5)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 66)
+    #expect(names["AppError"]?.count == 69)
     #expect(names["SyncError"]?.count == 16)
   }
 
@@ -300,20 +305,22 @@ struct DiagnosisTests {
     case .ageMissing: .notAllowed
     case .ageRecipientRefused, .shareNeedsRecipients: .usage
     case .ageFailed: .ioError
+    case .editorNotFound: .usage
+    case .outputUnwritable(_, let code) where code == ENOENT || code == ENOTDIR: .usage
     case .editorFailed, .outputUnwritable, .configUnreadable, .savedNotShown,
-      .notificationNotShown, .terminalProgramFailed:
+      .notificationNotShown, .terminalProgramFailed, .remindersNotDelivered:
       .ioError
     case .sessionsDamaged, .fileStructureDamaged: .damaged
     case .declined: .cancelled
     case .noTerminalProgram: .notFound
     case .editorCancelled: .cancelled
-    case .reminderInPast, .badLimit, .noSearchWords: .usage
+    case .reminderInPast, .badLimit, .emptyDateRange, .noSearchWords: .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
-    case .notSavedDraftKept(let cause, _), .syncJoinRefused(let cause),
+    case .notSavedDraftKept(let cause, _, _), .syncJoinRefused(let cause),
       .syncJoinUnfinished(let cause, _):
       cause.exitCode
     case .syncNewKey: .notAllowed

@@ -44,9 +44,27 @@ struct PresentationTests {
     #expect(lines.allSatisfy { Wrap.columns($0) <= 12 })
   }
 
+  /// A word that fits a line, but not after the indent, gets less of the indent, so the
+  /// terminal never cuts it; one longer than the line is left whole.
+  @Test func aLongWordGetsLessIndentRatherThanBeCut() {
+    let word = String(repeating: "w", count: 38)
+    #expect(Wrap.lines("    " + word, width: 40) == ["  " + word])
+    #expect(Wrap.lines("ab " + word, width: 40, indent: "    ") == ["ab", "  " + word])
+  }
+
   @Test func keepsLineBreaksAndLongWords() {
     #expect(Wrap.lines("a\n\nb", width: 10) == ["a", "", "b"])
     #expect(Wrap.lines("supercalifragilistic x", width: 8) == ["supercalifragilistic", "x"])
+  }
+
+  /// A quoted command is never broken across lines where it fits on one, so that it can be
+  /// copied whole; one longer than a line breaks at its spaces as any words do.
+  @Test func keepsQuotedCommandsWhole() {
+    let text = #"journal: add them with "journal reflect 85ae550a" when ready"#
+    let lines = Wrap.lines(text, width: 30, indent: "  ")
+    #expect(lines == ["journal: add them with", #"  "journal reflect 85ae550a""#, "  when ready"])
+    let long = Wrap.lines(#"see "a b c d e f g h" now"#, width: 8)
+    #expect(long == [#"see "a b"#, "c d e f", #"g h" now"#])
   }
 
   @Test func countsEmojiAndWideCharactersAsTwoColumns() {

@@ -47,9 +47,10 @@ struct ReminderServiceTests {
     #expect(try f.journal.file.reminders().first?.due == due + 86400)
     #expect(
       try s.banner()
-        == "1 session is waiting for your reflections — journal reflect \(session.id.short) now, "
-        + "journal remind \(session.id.short) --tomorrow, or journal close \(session.id.short) "
-        + "to leave it")
+        == "1 session is waiting for your reflections — "
+        + #""journal reflect \#(session.id.short)" now, "#
+        + #""journal remind \#(session.id.short) --tomorrow" tomorrow, or "#
+        + #""journal close \#(session.id.short)" to leave it there"#)
   }
 
   /// Completing the session clears its reminder; so does cancelling.

@@ -68,6 +68,15 @@ final class CLIFixture {
 }
 
 extension CLIFixture {
+  /// Forgets that the line about sessions waiting was shown today, as a new day would.
+  func forgetReminderNote() {
+    let seen = home.path + "/.local/state/journal/seen"
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: seen)) ?? []
+    where name.hasSuffix("-reminder-note") {
+      try? FileManager.default.removeItem(atPath: seen + "/" + name)
+    }
+  }
+
   /// The short id of the only session, as `list --json` reports it.
   func sessionPrefix() -> String {
     sessions().first?["short_id"] as? String ?? "none"

@@ -132,10 +132,11 @@ import Testing
     ]
   }
 
-  /// Each answer is carried out without the passphrase: Tomorrow moves the reminder, Leave it
-  /// cancels it (the session still waits), Reflect now opens a terminal running reflect; the
-  /// notification's words say nothing of the session.
-  @Test(arguments: ["tomorrow", "leave", "reflect", ""])
+  /// Each answer is carried out without the passphrase: Tomorrow moves the reminder, No more
+  /// reminders cancels it (the session still waits; "leave it" means closing it, elsewhere),
+  /// Reflect now opens a terminal running reflect; the notification's words say nothing of
+  /// the session.
+  @Test(arguments: ["tomorrow", "stop", "reflect", ""])
   func answers(answer: String) throws {
     let f = CLIFixture().initialise()
     let id = f.new("--remind", "0s", "--intention", "INTENTWORD")
@@ -149,13 +150,14 @@ import Testing
     let shown = try String(contentsOfFile: log, encoding: .utf8)
     #expect(shown.contains("--action=reflect=Reflect now"))
     #expect(shown.contains("--action=tomorrow=Tomorrow"))
-    #expect(shown.contains("--action=leave=Leave it"))
+    #expect(shown.contains("--action=stop=No more reminders"))
+    #expect(!shown.contains("Leave it"))
     #expect(shown.contains("A session is waiting for your reflections, whenever you are ready."))
     #expect(!shown.contains("INTENTWORD"))
     switch answer {
     case "tomorrow":
       #expect(eventually { f.run("reminders").stdout.contains("09:00") })
-    case "leave":
+    case "stop":
       #expect(eventually { f.run("reminders").stderr == "journal: no reminders are set\n" })
       #expect(f.run("status").stdout.hasPrefix("1 to reflect"))
     case "reflect":

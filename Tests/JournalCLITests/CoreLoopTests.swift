@@ -63,7 +63,8 @@ import Testing
     let tooShort = f.run("init", "--passphrase-file", short)
     #expect(tooShort.status == 2)
     #expect(
-      tooShort.stderr.hasPrefix("journal: error: the new passphrase is shorter than 8 characters\n")
+      tooShort.stderr.hasPrefix(
+        "journal: error: the passphrase chosen is shorter than 8 characters\n")
     )
     #expect(!FileManager.default.fileExists(atPath: f.vaultPath))
   }

@@ -49,7 +49,8 @@ import Testing
   }
 
   /// Killed, hung up on, or interrupted mid-form: the next `journal new` offers the draft,
-  /// resumes at the first unanswered field, and saves one session with every answer.
+  /// resumes at the first unanswered field (the intention going on when the mood after it
+  /// is unanswered), and saves one session with every answer.
   @Test(arguments: Interruption.allCases)
   func resumeAfter(_ how: Interruption) throws {
     // Given an interrupted form
@@ -62,8 +63,12 @@ import Testing
     #expect(process.expect("(4 of 5 fields answered)"))
     #expect(process.expect("Resume it, discard it, or keep it for later? [R/d/k] "))
     process.write("r\n")
-    #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
+    // Stopped after the intention (or in it: the draft cannot tell), the intention is shown
+    // as kept and goes on; "." ends it
+    #expect(process.expect("to listen to the plant"))
     #expect(!process.screenText.contains("When was it?"))
+    process.write(".\n")
+    #expect(process.expect("Mood before, 1 (low) to 10 (high) "))
     process.write("7\n")
     #expect(process.expect("No thanks [3] "))
     process.write("\r")
@@ -187,6 +192,8 @@ import Testing
     let resumed = f.cli.interactive(["new"])
     #expect(resumed.expect("[R/d/k] "))
     resumed.write("\n")
+    #expect(resumed.expect("LANTERNWISH"))
+    resumed.write(".\n")
     #expect(resumed.expect("Mood before, 1 (low) to 10 (high) "))
     resumed.write("5\n")
     #expect(resumed.expect("No thanks [3] "))

@@ -96,3 +96,56 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: f.home.file(".viminfo")))
   }
 }
+
+extension EditorTests {
+  /// `edit --editor` with every buffer emptied: the intention is kept (it cannot be cleared)
+  /// and the walk goes on; each other text is cleared only when the person says so, and the
+  /// last line says what was cleared.
+  @Test func emptiedBuffersAreClearedOnlyWhenAsked() {
+    // Given a session with every long text
+    let f = CLIFixture().initialise()
+    let id = f.new(
+      "--reflection", "it was kind", "--environment", "by the sea", "--music", "rain sounds")
+    let editor = fakeEditor(f, text: "")
+    // When each buffer comes back empty
+    let process = f.cli.interactive(["edit", id, "--editor"], extra: ["EDITOR": editor.script])
+    #expect(process.expect("the intention is needed and cannot be cleared"))
+    #expect(process.expect("The reflection came back empty. Clear it? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("The environment came back empty. Clear it? [y/N] "))
+    process.write("\r")
+    #expect(process.expect("kept as it was"))
+    #expect(process.expect("The music notes came back empty. Clear it? [y/N] "))
+    process.write("n\r")
+    let result = process.wait()
+    // Then only the reflection is cleared, and the screen says so
+    #expect(result.status == 0, "\(result)")
+    #expect(process.screenText.contains("Cleared: the reflection."), "\(process.screenText)")
+    let session = f.show(id)
+    #expect(session["intention"] as? String == "to listen inward")
+    #expect(session["reflection"] is NSNull)
+    #expect(session["environment"] as? String == "by the sea")
+    #expect(session["music"] as? String == "rain sounds")
+  }
+
+  /// The long text's prompt with "opening your editor" after it is wrapped whole at the
+  /// terminal's width (at 100 columns it was cut inside "editor").
+  @Test func editorPromptFitsTheWidth() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let editor = fakeEditor(f, text: "from the editor")
+    let process = f.cli.interactive(
+      ["reflect", id, "--editor"],
+      extra: ["EDITOR": editor.script, "TERM": "xterm-256color", "COLUMNS": "100"])
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Environment — where, and with whom "))
+    process.write("\r")
+    #expect(process.expect("Music notes "))
+    process.write("\r")
+    #expect(process.wait().status == 0)
+    let lines = NarrowTerminalTests.shownLines(process.screenText)
+    #expect(lines.allSatisfy { $0.count <= 100 }, "\(lines)")
+    #expect(process.screenWords.contains(#"holding only ".") — opening your editor"#), "\(lines)")
+  }
+}

@@ -24,14 +24,44 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: f.vaultPath))
   }
 
-  /// Two different entries: nothing is created.
-  @Test func initMismatch() {
+  /// Two different entries, or a short one, are said in one line and asked again (the
+  /// length as soon as it is typed, before the second entry); three wrong tries end with
+  /// nothing created.
+  @Test func initAsksAgain() {
     let f = CLIFixture(extra: ["JOURNAL_PASSPHRASE_FILE": ""])
     let process = f.cli.interactive(["init", "--kdf", "interactive"])
     #expect(process.expect("Choose a passphrase: "))
+    // A short one is refused at once
+    process.write("short\n")
+    #expect(process.expect("that is shorter than 8 characters"))
+    #expect(!process.screenText.contains("Type it again"))
+    #expect(process.expect("Choose a passphrase: ", occurrence: 2))
+    // Two that differ are asked again
     process.write("quiet forest morning\n")
     #expect(process.expect("Type it again: "))
     process.write("quiet forest evening\n")
+    #expect(process.expect("the two differ; choose it again"))
+    #expect(process.expect("Choose a passphrase: ", occurrence: 3))
+    process.write("quiet forest morning\n")
+    #expect(process.expect("Type it again: ", occurrence: 2))
+    process.write("quiet forest morning\n")
+    #expect(process.expect("Make one now? [y/N] "))
+    process.write("\n")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(FileManager.default.fileExists(atPath: f.vaultPath))
+  }
+
+  /// Three tries that differ: nothing is created.
+  @Test func initMismatch() {
+    let f = CLIFixture(extra: ["JOURNAL_PASSPHRASE_FILE": ""])
+    let process = f.cli.interactive(["init", "--kdf", "interactive"])
+    for attempt in 1...3 {
+      #expect(process.expect("Choose a passphrase: ", occurrence: attempt))
+      process.write("quiet forest morning\n")
+      #expect(process.expect("Type it again: ", occurrence: attempt))
+      process.write("quiet forest evening\n")
+    }
     let result = process.wait()
     #expect(result.status == 2)
     #expect(

@@ -16,7 +16,7 @@ import Testing
   static let readWhatIsLeft = #"IFS= read -r -t 2 left; printf 'LEFT[%s]\n' "$left""#
 
   /// A three-line paste (bracketed) at a one-line prompt is one answer, its lines joined and
-  /// said so; nothing spills into the next question or the shell.
+  /// said so as the paste arrives; nothing spills into the next question or the shell.
   @Test func bracketedPasteIntoOneLineField() {
     // Given a session and `reflect` run from a shell, on a terminal that marks pastes
     let f = CLIFixture().initialise()
@@ -32,8 +32,9 @@ import Testing
     process.write(Self.paste.start + "by the sea\nwith Ana\nlater: rain\n" + Self.paste.end)
     #expect(process.expect("by the sea with Ana later: rain"))
     #expect(!process.screenText.contains("Music notes"), "a pasted newline answered")
-    process.write("\r")
+    // The joining is said as the paste arrives, while the answer can still be changed
     #expect(process.expect("(the pasted lines were joined into one)"))
+    process.write("\r")
     #expect(process.expect("Music notes "))
     process.write("\r")
     #expect(process.expect("Leave it here for now? [y/N]"))
@@ -111,7 +112,8 @@ import Testing
 
   /// Typing the intention, interrupted mid-line: the lines already typed are in the draft
   /// (with Ctrl-C and a closed terminal, the unfinished line too), the message says exactly
-  /// what was kept, and the next `journal new` resumes with them.
+  /// what was kept, and the next `journal new` resumes with them, the intention going on
+  /// from where it stopped.
   @Test(arguments: Interruption.allCases)
   func intentionSurvivesInterruption(_ how: Interruption) {
     let f = CLIFixture().initialise()
@@ -137,11 +139,19 @@ import Testing
     let resumed = f.cli.interactive(["new"], extra: Self.colourTerminal)
     #expect(resumed.expect("Resume it, discard it, or keep it for later? [R/d/k] "))
     resumed.write("r\r")
-    // The dose was left empty, so it is asked again; the intention is not.
+    // The dose was left empty, so it is asked again; the intention goes on from what was
+    // kept, shown, and more can be written before it is ended
     #expect(resumed.expect("Dose (optional) "))
     resumed.write("\r")
+    #expect(resumed.expect("Intention — what you bring to this session"))
+    #expect(resumed.expect(expected.components(separatedBy: "\n").last ?? expected))
+    #expect(
+      resumed.screenWords.contains(expected.replacingOccurrences(of: "\n", with: " ")),
+      "\(resumed.screenText)")
+    resumed.write("and more\r")
+    #expect(resumed.expect("and more"))
+    resumed.write(".\r")
     #expect(resumed.expect("5 😐 neutral"))
-    #expect(!resumed.screenText.contains("Intention"))
     resumed.write("\r")
     #expect(resumed.expect("No thanks [3] "))
     resumed.write("\r")
@@ -150,7 +160,8 @@ import Testing
     let result = resumed.wait()
     #expect(result.status == 0, "\(result)")
     #expect(
-      f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String == expected)
+      f.show(result.stdout.trimmingCharacters(in: .newlines))["intention"] as? String
+        == expected + "\nand more")
   }
 
   /// Without bracketed paste, a pasted line holding only "." with more text behind it does

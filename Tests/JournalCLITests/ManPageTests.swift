@@ -114,4 +114,26 @@ struct ManPageTests {
       #expect(!result.stdout.contains(".md"), "journal \(command.path) --help: \(result)")
     }
   }
+
+  /// What the help and the page say is what journal does: the help does not say that what
+  /// you write never leaves the machine (sync and share exist), and every --status the page
+  /// lists names all three statuses a filter takes.
+  @Test func helpAndPageSayWhatJournalDoes() throws {
+    let home = TemporaryDirectory()
+    let help = CLI(home: home.path).run(["--help"])
+    #expect(!help.stdout.contains("never leaves"), "\(help)")
+    #expect(help.stdout.contains("journal sync"), "\(help)")
+    let page = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Docs/journal.1"), encoding: .utf8)
+    let entries = page.components(separatedBy: ".BI \\-\\-status \" status\"").dropFirst()
+    #expect(!entries.isEmpty)
+    for entry in entries {
+      let text = entry.components(separatedBy: ".TP").first ?? ""
+      for status in ["needs\\-reflection", "complete", "closed"] {
+        #expect(text.contains(status), "--status without \(status): \(text)")
+      }
+    }
+  }
 }

@@ -50,8 +50,15 @@ import Testing
     let words = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
     #expect(
       words.contains(
-        "journal: 1 session is waiting for your reflections — journal reflect \(id)"),
+        #"journal: 1 session is waiting for your reflections — "journal reflect \#(id)""#),
       "\(result)")
+    // Each command on one line, whole inside its quotes, so that it can be copied
+    for command in [
+      #""journal reflect \#(id)""#, #""journal remind \#(id) --tomorrow""#,
+      #""journal close \#(id)""#,
+    ] {
+      #expect(lines.contains { $0.contains(command) }, "\(command) split: \(lines)")
+    }
   }
 
   /// The draft notice after Ctrl-C, and the delete confirmation's closing line, at 40 columns.
@@ -80,6 +87,42 @@ import Testing
     #expect(delete.screenText.contains("until the window closes."))
     for line in Self.shownLines(delete.screenText) {
       #expect(line.count <= 40, "\(line.debugDescription)")
+    }
+  }
+
+  /// `journal help new` at 40 columns: each option on its line, its description below it
+  /// across the width (not squeezed into 14 columns), every line fitting.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func helpFits() {
+    let f = CLIFixture()
+    let result = f.cli.runProgram(
+      ["/usr/bin/script", "-qec", "\(CLI.binary) help new", "/dev/null"], extra: Self.narrow)
+    let lines = Self.shownLines(result.stdout)
+    #expect(lines.allSatisfy { $0.count <= 40 }, "\(result)")
+    #expect(lines.contains("  --dose <dose>"), "\(result)")
+    #expect(lines.contains(#"      Free text, such as "2.5 g dried"."#), "\(result)")
+  }
+
+  /// A session's long word at 40 columns is shown whole on a line, never cut by the
+  /// terminal: it takes less of the indent.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func longWordFits() {
+    let f = CLIFixture().initialise()
+    let word = "supercalifragilisticexpialidocious-3838"
+    let id = f.new("--reflection", word + " and more")
+    let result = f.cli.runProgram(
+      ["/usr/bin/script", "-qec", "\(CLI.binary) show \(id)", "/dev/null"],
+      extra: Self.narrow.merging(["PAGER": "cat"]) { $1 })
+    let lines = Self.shownLines(result.stdout)
+    #expect(lines.allSatisfy { $0.count <= 40 }, "\(result)")
+    #expect(lines.contains { $0.hasSuffix(word) }, "\(result)")
+    // A wrapped line of prose goes on indented below its start
+    if let created = lines.firstIndex(where: { $0.hasPrefix("Created ") }),
+      created + 1 < lines.count
+    {
+      #expect(lines[created + 1].hasPrefix("  "), "\(result)")
+    } else {
+      Issue.record("no Created line: \(result)")
     }
   }
 }

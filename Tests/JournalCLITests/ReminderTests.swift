@@ -28,11 +28,13 @@ import Testing
     for word in ["DOSEWORD", "INTENTWORD", "MDMA", "mdma", "2026"] {
       #expect(!delivered.contains(word))
     }
+    f.forgetReminderNote()
     let list = f.run("list")
     #expect(
       list.stderr
-        == "journal: 1 session is waiting for your reflections — journal reflect \(id) now, "
-        + "journal remind \(id) --tomorrow, or journal close \(id) to leave it\n")
+        == "journal: 1 session is waiting for your reflections — "
+        + #""journal reflect \#(id)" now, "journal remind \#(id) --tomorrow" tomorrow, or "#
+        + #""journal close \#(id)" to leave it there"# + "\n")
     f.run("reflect", id, "--reflection", "done")
     #expect(f.run("list").stderr == "")
     #expect(f.run("reminders").stderr == "journal: no reminders are set\n")
@@ -44,10 +46,12 @@ import Testing
     let f = CLIFixture().initialise()
     let log = f.home.file("notified")
     let first = f.new("--remind", "0s")
+    f.forgetReminderNote()
     #expect(
       f.run("list").stderr
-        == "journal: 1 session is waiting for your reflections — journal reflect \(first) now, "
-        + "journal remind \(first) --tomorrow, or journal close \(first) to leave it\n")
+        == "journal: 1 session is waiting for your reflections — "
+        + #""journal reflect \#(first)" now, "journal remind \#(first) --tomorrow" tomorrow, or "#
+        + #""journal close \#(first)" to leave it there"# + "\n")
     let second = f.new("--remind", "none")
     #expect(f.run("status").stdout.hasPrefix("2 to reflect"))
     let run = f.run(
@@ -56,19 +60,37 @@ import Testing
     #expect(
       try String(contentsOfFile: log, encoding: .utf8)
         == "2 sessions are waiting for your reflections, whenever you are ready.\n")
+    f.forgetReminderNote()
     #expect(
       f.run("list").stderr
         == "journal: 2 sessions are waiting for your reflections; a reminder is due for \(first) — "
-        + "journal reflect \(first) now, journal remind \(first) --tomorrow, or journal close "
-        + "\(first) to leave it\n"
+        + #""journal reflect \#(first)" now, "journal remind \#(first) --tomorrow" tomorrow, or "#
+        + #""journal close \#(first)" to leave it there"# + "\n"
     )
     f.run("remind", second, "--in", "0s")
     _ = f.new("--remind", "none")
+    f.forgetReminderNote()
     #expect(
       f.run("list").stderr
-        == "journal: 3 sessions are waiting for your reflections, 2 with a reminder due — journal list --needs-reflection\n"
+        == #"journal: 3 sessions are waiting for your reflections, 2 with a reminder due — "journal list --needs-reflection""#
+        + "\n"
     )
     #expect(f.run("status").stdout.hasPrefix("3 to reflect"))
+  }
+
+  /// The line before commands comes once a day: the first command of the day shows it, the
+  /// next ones that day do not, the first of the next day does again.
+  @Test func reminderNoteOnceADay() {
+    let f = CLIFixture().initialise()
+    let id = f.new("--remind", "0s")
+    let first = f.run("list")
+    #expect(first.stderr.hasPrefix("journal: 1 session is waiting"), "\(first)")
+    #expect(first.stderr.contains(#""journal reflect \#(id)" now"#))
+    #expect(f.run("list").stderr == "", "shown once today")
+    #expect(f.run("show", id).stderr == "")
+    let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
+    let next = f.run("list", extra: ["JOURNAL_DEBUG_NOW": tomorrow])
+    #expect(next.stderr.hasPrefix("journal: 1 session is waiting"), "\(next)")
   }
 
   /// A notifier given as a script path (or a command with arguments of its own) gets the
@@ -97,7 +119,13 @@ import Testing
     f.run("remind", id, "--in", "0s")
     let failing = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": "false"])
     #expect(
-      failing.stderr == "journal: the notifier ended with exit status 1; the reminder stays\n")
+      failing.stderr
+        == "journal: error: the notifier ended with exit status 1; the reminder stays\n")
+    // A failed delivery fails the run, so that cron or a systemd timer sees it
+    #expect(failing.status == 11, "\(failing)")
+    let none = f.run("reminders", "run", extra: ["DBUS_SESSION_BUS_ADDRESS": ""])
+    #expect(none.status == 11, "\(none)")
+    #expect(none.stderr.contains("no notifier"), "\(none)")
     let retried = f.run("reminders", "run", extra: ["JOURNAL_NOTIFY_COMMAND": script])
     #expect(retried.status == 0, "\(retried)")
     #expect(try String(contentsOfFile: log, encoding: .utf8) == "1|\(words)\n")

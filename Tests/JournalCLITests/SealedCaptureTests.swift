@@ -203,6 +203,9 @@ import Testing
     #expect(resumed.expect("(4 of 5 fields answered)"))
     #expect(resumed.expect("Resume it, discard it, or keep it for later? [R/d/k] "))
     resumed.write("r\n")
+    // The intention goes on from what was kept; "." ends it
+    #expect(resumed.expect("to listen to the plant"))
+    resumed.write(".\n")
     #expect(resumed.expect("Mood before, 1 (low) to 10 (high) "))
     resumed.write("7\n")
     #expect(resumed.expect("No thanks [3] "))

@@ -115,6 +115,38 @@ import Testing
       (Int(seen.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0) > 40)
   }
 
+  /// `PAGER=less` shows colour, not raw escape codes: with LESS unset, journal sets it to R;
+  /// a less told otherwise (LESS without R) is sent the text without colour.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func pagerLessShowsColourOrGetsNone() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    f.run("reflect", id, "--reflection", (1...40).map { "line \($0)" }.joined(separator: "\n"))
+    // A stand-in "less" first on PATH: records LESS and whether it was sent escape codes
+    let bin = f.home.file("bin")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    let log = f.home.file("less.log")
+    _ = f.home.write(
+      "bin/less",
+      """
+      #!/bin/sh
+      printf 'LESS=%s\\n' "${LESS-unset}" > '\(log)'
+      if grep -q "$(printf '\\033')" ; then echo escapes >> '\(log)'; else echo plain >> '\(log)'; fi
+
+      """, mode: 0o700)
+    let terminal = [
+      "PAGER": "less", "LINES": "10", "TERM": "xterm", "NO_COLOR": "",
+      "PATH": bin + ":/usr/bin:/bin",
+    ]
+    let show = ["/usr/bin/script", "-qec", "\(CLI.binary) show \(id)", "/dev/null"]
+    // LESS unset: set to R, and colour is sent
+    #expect(f.cli.runProgram(show, extra: terminal).status == 0)
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "LESS=R\nescapes\n")
+    // LESS set without R: no colour is sent
+    #expect(f.cli.runProgram(show, extra: terminal.merging(["LESS": "-X"]) { $1 }).status == 0)
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "LESS=-X\nplain\n")
+  }
+
   /// Interactive `edit` shows a long text's current value before asking, and Enter (an
   /// empty answer) keeps it.
   @Test func interactiveEditShowsTheCurrentText() throws {

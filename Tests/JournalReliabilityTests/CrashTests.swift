@@ -69,7 +69,9 @@ import Testing
         step == .newDraft
         ? f.cli.interactive(arguments) : f.cli.interactive(arguments + ["--no-input"])
       if step == .newDraft {
-        // Answers typed ahead, a few at a time, so the kill can fall between draft writes.
+        // Answers typed ahead, a few at a time, so the kill can fall between draft writes;
+        // once the first question shows (what is typed before it is dropped).
+        _ = process.expect("When was it?", timeout: 10)
         for answer in ["2026-11-20 19:00\n", "mdma\n", "\(marker)\n", "to rest\n.\n"] {
           usleep(UInt32.random(in: 0...60_000, using: &generator))
           process.write(answer)

@@ -47,6 +47,8 @@ import Testing
     step("edit", f.run("edit", id, "--dose", "LEAKEDITED"))
     // A draft left by a killed guided form, and an editor's buffer.
     let form = f.cli.interactive(["new", "--editor"], extra: ["EDITOR": editor])
+    // (Typed once the first question shows: what is typed before it is dropped.)
+    _ = form.expect("When was it?", timeout: 10)
     form.write("2026-11-20 19:00\nmdma\nLEAKDRAFT dose\n")
     // The form asks for the intention only after the dose is in the draft file (every
     // answer is kept before the next question): then the kill leaves the dose on disk.
@@ -56,6 +58,7 @@ import Testing
     form.signal(SIGKILL)
     #expect(form.wait().status == 128 + SIGKILL)
     let edited = f.cli.interactive(["reflect", waitingID, "--editor"], extra: ["EDITOR": editor])
+    _ = edited.expect("Mood after", timeout: 10)
     edited.write("\n\n\n\n\n\n")
     step("reflect --editor", edited.wait(timeout: 30))
     step("drafts", f.run("drafts"))
