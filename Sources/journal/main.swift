@@ -18,7 +18,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // step scrolled out of sight.
 if arguments.isEmpty {
   try? Runtime.output(Journal.start)
-  finish(JournalApp.ExitCode.success.rawValue)
+  finish(JournalExit.success.rawValue)
 }
 // `journal help nwe`: ArgumentParser would print the top-level help and succeed.
 if arguments.first == "help", let code = ParseFailure.reportUnknownCommand(arguments) {
@@ -32,7 +32,7 @@ do {
 }
 do {
   try command.run()
-  finish(JournalApp.ExitCode.success.rawValue)
+  finish(JournalExit.success.rawValue)
 } catch {
   // `journal help <command>` asks for help from inside run(): ArgumentParser's own.
   let own = String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
