@@ -10,10 +10,12 @@ let package = Package(
   products: [
     .executable(name: "journal", targets: ["journal"])
   ],
+  // Exact versions: Package.resolved stays out of git, so these pins are what makes a build
+  // repeatable.
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
   ],
   targets: [
     // The only importer of libsodium.
