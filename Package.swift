@@ -170,6 +170,21 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "JournalTerminalTests",
+      dependencies: ["JournalTerminal", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalStorageTests",
+      dependencies: ["JournalStorage", "JournalCore", "JournalCrypto", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalPostgresTests",
+      dependencies: ["JournalPostgres", "JournalSync"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "JournalSyncTests",
       dependencies: [
         "JournalSync", "JournalPostgres", "JournalTestSupport",
