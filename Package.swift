@@ -10,10 +10,12 @@ let package = Package(
   products: [
     .executable(name: "journal", targets: ["journal"])
   ],
+  // Exact versions: Package.resolved stays out of git, so these pins are what makes a build
+  // repeatable.
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
   ],
   targets: [
     // The only importer of libsodium.
@@ -165,6 +167,21 @@ let package = Package(
         "JournalPostgres",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalTerminalTests",
+      dependencies: ["JournalTerminal", "JournalCore", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalStorageTests",
+      dependencies: ["JournalStorage", "JournalCore", "JournalCrypto", "JournalTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalPostgresTests",
+      dependencies: ["JournalPostgres", "JournalSync"],
       swiftSettings: strict
     ),
     .testTarget(

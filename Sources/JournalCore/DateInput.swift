@@ -18,20 +18,20 @@ public struct DateInput: Sendable {
   }
 
   /// Parses `text` relative to `now` and checks it is a plausible session date.
-  public func parse(_ text: String, now: Date) throws(ValidationError) -> Date {
+  public func parse(_ text: String, now: Date) throws(FieldError) -> Date {
     let date = try read(text.trimmingWhitespace().lowercased(), now: now)
     try check(date, now: now)
     return date
   }
 
   /// Parses `text` relative to `now` without the session-date limits (for filters).
-  public func parseInstant(_ text: String, now: Date) throws(ValidationError) -> Date {
+  public func parseInstant(_ text: String, now: Date) throws(FieldError) -> Date {
     try read(text.trimmingWhitespace().lowercased(), now: now)
   }
 
   /// The start of the day `text` names when it names a whole day — `today`, `yesterday` or a
   /// bare date — for a filter, where such a day means all of it; nil for an instant.
-  public func dayStart(_ text: String, now: Date) throws(ValidationError) -> Date? {
+  public func dayStart(_ text: String, now: Date) throws(FieldError) -> Date? {
     let text = text.trimmingWhitespace().lowercased()
     let day: Date
     switch text {
@@ -45,13 +45,13 @@ public struct DateInput: Sendable {
   }
 
   /// Checks a date from any source (a flag, an import) against the session-date rules.
-  public func check(_ date: Date, now: Date) throws(ValidationError) {
+  public func check(_ date: Date, now: Date) throws(FieldError) {
     if date > now.addingTimeInterval(DateInput.maximumAhead) { throw .dateTooFarAhead }
     let earliest = calendar.date(from: DateComponents(year: 1900, month: 1, day: 1)) ?? .distantPast
     if date < earliest { throw .dateTooFarBack }
   }
 
-  private func read(_ text: String, now: Date) throws(ValidationError) -> Date {
+  private func read(_ text: String, now: Date) throws(FieldError) -> Date {
     switch text {
     case "now", "today": return now
     case "yesterday": return try shift(now, days: -1)
@@ -82,14 +82,14 @@ public struct DateInput: Sendable {
     return try resolve(components)
   }
 
-  private func shift(_ date: Date, days: Int) throws(ValidationError) -> Date {
+  private func shift(_ date: Date, days: Int) throws(FieldError) -> Date {
     guard let shifted = calendar.date(byAdding: .day, value: days, to: date) else {
       throw .unreadableDate
     }
     return shifted
   }
 
-  private func at(time text: String, on day: Date) throws(ValidationError) -> Date {
+  private func at(time text: String, on day: Date) throws(FieldError) -> Date {
     let time = try clock(text)
     var components = calendar.dateComponents([.year, .month, .day], from: day)
     components.hour = time.hour
@@ -98,7 +98,7 @@ public struct DateInput: Sendable {
     return try resolve(components)
   }
 
-  private func clock(_ text: String) throws(ValidationError) -> (
+  private func clock(_ text: String) throws(FieldError) -> (
     hour: Int, minute: Int, second: Int
   ) {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -116,7 +116,7 @@ public struct DateInput: Sendable {
 
   /// Builds a date from components, refusing ones the calendar would silently roll over
   /// (February 30th) or that do not exist in the time zone.
-  private func resolve(_ components: DateComponents) throws(ValidationError) -> Date {
+  private func resolve(_ components: DateComponents) throws(FieldError) -> Date {
     guard let month = components.month, (1...12).contains(month),
       let day = components.day, (1...31).contains(day),
       let date = calendar.date(from: components)

@@ -19,7 +19,7 @@ public struct Mood: Hashable, Sendable, Comparable {
   private init(unchecked value: Int) { self.value = value }
 
   /// Reads what a person typed.
-  public static func parse(_ text: String, field: Field) throws(ValidationError) -> Mood {
+  public static func parse(_ text: String, field: Field) throws(FieldError) -> Mood {
     let trimmed = text.trimmingWhitespace()
     guard let number = Int(trimmed) else { throw .moodNotANumber(field: field) }
     guard let mood = Mood(number) else { throw .moodOutOfRange(field: field, value: number) }

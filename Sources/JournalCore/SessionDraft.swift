@@ -56,7 +56,7 @@ public struct SessionDraft: Hashable, Sendable {
     let moodBefore: Mood
   }
 
-  func requireComplete() throws(ValidationError) -> Required {
+  func requireComplete() throws(FieldError) -> Required {
     guard let date, let treatment, let intention, let moodBefore else {
       throw .missingFields(missingFields)
     }

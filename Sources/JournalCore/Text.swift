@@ -6,7 +6,7 @@ public enum Text {
   /// - Parameter multiline: long texts keep newlines and tabs; short ones allow neither.
   public static func normalise(
     _ text: String, field: Field, multiline: Bool
-  ) throws(ValidationError) -> String? {
+  ) throws(FieldError) -> String? {
     let unified = text.replacingCRLF()
     let trimmed = unified.trimmingWhitespace()
     guard !trimmed.isEmpty else { return nil }

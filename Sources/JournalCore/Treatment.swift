@@ -71,7 +71,7 @@ public enum Treatment: Hashable, Sendable {
 
   /// Reads what a person typed: a known name in any case ("MDMA", "lsd"), or
   /// "other:<name>" / "other <name>" for anything else.
-  public static func parse(_ text: String) throws(ValidationError) -> Treatment {
+  public static func parse(_ text: String) throws(FieldError) -> Treatment {
     let trimmed = text.trimmingWhitespace()
     let lower = trimmed.lowercased()
     if let match = known.first(where: { $0.key == lower }) { return match }

@@ -39,3 +39,17 @@ extension Journal {
 
     """
 }
+
+extension Journal {
+  /// Every command of journal's, subcommands included: what `main` runs as its own.
+  static let commandTypes: Set<ObjectIdentifier> = {
+    var found: Set<ObjectIdentifier> = []
+    var pending: [any ParsableCommand.Type] = [Journal.self]
+    while let command = pending.popLast() {
+      if found.insert(ObjectIdentifier(command)).inserted {
+        pending += command.configuration.subcommands
+      }
+    }
+    return found
+  }()
+}

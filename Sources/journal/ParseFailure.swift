@@ -21,12 +21,12 @@ enum ParseFailure {
     let message = Journal.fullMessage(for: error)
     if code == .success {
       if !message.isEmpty { try? Runtime.output(narrowed(error, message) + "\n") }
-      return JournalApp.ExitCode.success.rawValue
+      return JournalExit.success.rawValue
     }
     if let code = reportUnknownCommand(arguments) { return code }
     let (text, hint) = words(for: message, arguments: arguments)
     Report.error(text, hint: hint)
-    return JournalApp.ExitCode.usage.rawValue
+    return JournalExit.usage.rawValue
   }
 
   /// Help on a terminal narrower than ArgumentParser's layout needs (its descriptions start
@@ -140,7 +140,7 @@ enum ParseFailure {
   static func reportUnknownCommand(_ arguments: [String]) -> Int32? {
     guard let (text, hint) = unknownCommand(in: arguments) else { return nil }
     Report.error(text, hint: hint)
-    return JournalApp.ExitCode.usage.rawValue
+    return JournalExit.usage.rawValue
   }
 
   /// The words for the first word in a command's place that names no command, if any.

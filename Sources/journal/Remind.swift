@@ -43,7 +43,7 @@ extension Journal {
       let runtime = try Runtime(options)
       let choice: ReminderChoice
       if let after {
-        guard let interval = Duration.parse(after) else {
+        guard let interval = DurationText.parse(after) else {
           throw AppError.badSetting(name: "--in", expected: #"a duration such as "3h" or "90m""#)
         }
         choice = .after(interval)

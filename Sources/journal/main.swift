@@ -18,23 +18,27 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // step scrolled out of sight.
 if arguments.isEmpty {
   try? Runtime.output(Journal.start)
-  finish(JournalApp.ExitCode.success.rawValue)
+  finish(JournalExit.success.rawValue)
 }
 // `journal help nwe`: ArgumentParser would print the top-level help and succeed.
 if arguments.first == "help", let code = ParseFailure.reportUnknownCommand(arguments) {
   finish(code)
 }
+// `journal help new` is `journal new --help`: help is then the parser's answer, as for
+// `--help`, and no command of ArgumentParser's own is left to run.
+let parsed = arguments.first == "help" ? Array(arguments.dropFirst()) + ["--help"] : arguments
 var command: any ParsableCommand
 do {
-  command = try Journal.parseAsRoot(arguments)
+  command = try Journal.parseAsRoot(parsed)
 } catch {
   finish(ParseFailure.report(error, arguments: arguments))
 }
+// Should ArgumentParser still hand back a command of its own (it adds `help`), what that
+// throws is its own refusal or help, in journal's words like every other.
+let ours = Journal.commandTypes.contains(ObjectIdentifier(type(of: command)))
 do {
   try command.run()
-  finish(JournalApp.ExitCode.success.rawValue)
+  finish(JournalExit.success.rawValue)
 } catch {
-  // `journal help <command>` asks for help from inside run(): ArgumentParser's own.
-  let own = String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
-  finish(own ? ParseFailure.report(error, arguments: arguments) : Report.failure(error))
+  finish(ours ? Report.failure(error) : ParseFailure.report(error, arguments: arguments))
 }

@@ -17,14 +17,14 @@ import Testing
 /// `everyCaseHasARow` checks by the case names.
 struct DiagnosisTests {
   static let rows: [any Error] = [
-    ValidationError.missingFields([.intention]), ValidationError.moodNotANumber(field: .moodBefore),
-    ValidationError.moodOutOfRange(field: .moodBefore, value: 0), ValidationError.unreadableDate,
-    ValidationError.dateTooFarAhead, ValidationError.dateTooFarBack, ValidationError.emptyIntention,
-    ValidationError.unknownTreatment(suggestion: "psilocybin"),
-    ValidationError.emptyCustomTreatment,
-    ValidationError.customTreatmentTooLong(maximum: 64),
-    ValidationError.textTooLong(field: .dose, maximumBytes: 250),
-    ValidationError.controlCharacters(field: .intention),
+    FieldError.missingFields([.intention]), FieldError.moodNotANumber(field: .moodBefore),
+    FieldError.moodOutOfRange(field: .moodBefore, value: 0), FieldError.unreadableDate,
+    FieldError.dateTooFarAhead, FieldError.dateTooFarBack, FieldError.emptyIntention,
+    FieldError.unknownTreatment(suggestion: "psilocybin"),
+    FieldError.emptyCustomTreatment,
+    FieldError.customTreatmentTooLong(maximum: 64),
+    FieldError.textTooLong(field: .dose, maximumBytes: 250),
+    FieldError.controlCharacters(field: .intention),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
     LifecycleError.alreadyClosed, LifecycleError.notClosed,
     LifecycleError.noConflict(field: .reflection),
@@ -162,7 +162,7 @@ struct DiagnosisTests {
       let label = Mirror(reflecting: error).children.first?.label ?? String(describing: error)
       names[type, default: []].insert(label)
     }
-    #expect(names["ValidationError"]?.count == 12)
+    #expect(names["FieldError"]?.count == 12)
     #expect(names["LifecycleError"]?.count == 6)
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
@@ -197,12 +197,12 @@ struct DiagnosisTests {
         let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         return cells.first.flatMap { Int32($0) }
       }
-    #expect(codes == ExitCode.allCases.map(\.rawValue))
+    #expect(codes == JournalExit.allCases.map(\.rawValue))
   }
 
-  static func expectedCode(_ error: any Error) -> ExitCode {
+  static func expectedCode(_ error: any Error) -> JournalExit {
     switch error {
-    case let error as ValidationError: expected(error)
+    case let error as FieldError: expected(error)
     case let error as LifecycleError: expected(error)
     case let error as CryptoError: expected(error)
     case let error as StoreError: expected(error)
@@ -216,7 +216,7 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: ValidationError) -> ExitCode {
+  static func expected(_ error: FieldError) -> JournalExit {
     switch error {
     case .missingFields, .moodNotANumber, .moodOutOfRange, .unreadableDate, .dateTooFarAhead,
       .dateTooFarBack, .emptyIntention, .unknownTreatment, .emptyCustomTreatment,
@@ -225,14 +225,14 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: LifecycleError) -> ExitCode {
+  static func expected(_ error: LifecycleError) -> JournalExit {
     switch error {
     case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed: .notAllowed
     case .noConflict: .notFound
     }
   }
 
-  static func expected(_ error: CryptoError) -> ExitCode {
+  static func expected(_ error: CryptoError) -> JournalExit {
     switch error {
     case .sodiumUnavailable: .internalError
     case .secureMemoryUnavailable, .keyDerivationFailed: .ioError
@@ -241,7 +241,7 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: StoreError) -> ExitCode {
+  static func expected(_ error: StoreError) -> JournalExit {
     switch error {
     case .vaultMissing: .noVault
     case .vaultExists, .keyChanged, .syncAlreadySetUp: .notAllowed
@@ -253,7 +253,7 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: SystemError) -> ExitCode {
+  static func expected(_ error: SystemError) -> JournalExit {
     switch error {
     case .missing, .io, .standardOutput: .ioError
     case .exists: .notAllowed
@@ -262,20 +262,20 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: AgentError) -> ExitCode {
+  static func expected(_ error: AgentError) -> JournalExit {
     switch error {
     case .socket, .socketPathTooLong, .notStarted: .ioError
     }
   }
 
-  static func expected(_ error: TerminalError) -> ExitCode {
+  static func expected(_ error: TerminalError) -> JournalExit {
     switch error {
     case .stopped: .cancelled
     case .secretTooLong: .passphraseUnavailable
     }
   }
 
-  static func expected(_ error: DraftError) -> ExitCode {
+  static func expected(_ error: DraftError) -> JournalExit {
     switch error {
     case .inUse: .notAllowed
     case .noMatch, .ambiguous: .notFound
@@ -284,7 +284,7 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: AppError) -> ExitCode {
+  static func expected(_ error: AppError) -> JournalExit {
     switch error {
     case .noPassphraseSource, .passphraseFileUnreadable, .passphraseDescriptorUnreadable,
       .passphraseCommandFailed, .emptyPassphrase, .passphraseTooLong, .noNewPassphraseSource,
@@ -329,7 +329,7 @@ struct DiagnosisTests {
     }
   }
 
-  static func expected(_ error: SyncError) -> ExitCode {
+  static func expected(_ error: SyncError) -> JournalExit {
     switch error {
     case .clientLibraryMissing, .connection, .statement, .cut, .waited: .syncUnavailable
     case .badAddress: .usage
@@ -342,22 +342,22 @@ struct DiagnosisTests {
 
   /// Every limit is said in the unit that fits: never "longer than 0 KiB".
   @Test func limitsInTheirUnit() {
-    let dose = Diagnosis(ValidationError.textTooLong(field: .dose, maximumBytes: 250))
+    let dose = Diagnosis(FieldError.textTooLong(field: .dose, maximumBytes: 250))
     #expect(dose.message == "the dose is longer than 250 bytes")
-    let text = Diagnosis(ValidationError.textTooLong(field: .reflection, maximumBytes: 65536))
+    let text = Diagnosis(FieldError.textTooLong(field: .reflection, maximumBytes: 65536))
     #expect(text.message == "the reflection is longer than 64 KiB")
   }
 
   /// A treatment name typed wrongly is private: the error cannot even hold it; the message
   /// names the nearest known treatment, and the hint lists them all.
   @Test func noTypedContentInMessages() {
-    let near = Diagnosis(ValidationError.unknownTreatment(suggestion: "psilocybin"))
+    let near = Diagnosis(FieldError.unknownTreatment(suggestion: "psilocybin"))
     #expect(near.message == #"unknown treatment; did you mean "psilocybin"?"#)
     #expect(
       near.hint
         == "choose one of psilocybin, mdma, ketamine, lsd, ayahuasca, mescaline, dmt, "
         + #"ibogaine, cannabis, or "other:<name>""#)
-    let far = Diagnosis(ValidationError.unknownTreatment(suggestion: nil))
+    let far = Diagnosis(FieldError.unknownTreatment(suggestion: nil))
     #expect(far.message == "unknown treatment")
     #expect(far.hint == near.hint)
   }

@@ -53,12 +53,12 @@ struct DraftRecoveryTests {
 
   /// Durations in settings.
   @Test func durations() {
-    #expect(Duration.parse("7d") == 604_800)
-    #expect(Duration.parse("36h") == 129_600)
-    #expect(Duration.parse("0s") == 0)
-    #expect(Duration.parse("soon") == nil)
-    #expect(Duration.parse("-1d") == nil)
-    #expect(Duration.parse("999999999999d") == nil, "absurd values are refused, not overflowed")
-    #expect(Duration.parse("3650d") == 315_360_000)
+    #expect(DurationText.parse("7d") == 604_800)
+    #expect(DurationText.parse("36h") == 129_600)
+    #expect(DurationText.parse("0s") == 0)
+    #expect(DurationText.parse("soon") == nil)
+    #expect(DurationText.parse("-1d") == nil)
+    #expect(DurationText.parse("999999999999d") == nil, "absurd values are refused, not overflowed")
+    #expect(DurationText.parse("3650d") == 315_360_000)
   }
 }

@@ -29,7 +29,7 @@ struct ManualTests {
       guard tag == ".TP", line.hasPrefix(".B ") else { return nil }
       return Int32(line.dropFirst(3))
     }
-    #expect(codes == ExitCode.allCases.map(\.rawValue))
+    #expect(codes == JournalExit.allCases.map(\.rawValue))
   }
 
   /// SETTINGS names every setting the file accepts, and ENVIRONMENT its variable.

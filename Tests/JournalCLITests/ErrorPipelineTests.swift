@@ -70,7 +70,11 @@ import Testing
   /// Help through "journal help <command>" and "--help" still prints to stdout and succeeds.
   @Test func helpStillWorks() {
     let f = CLIFixture()
-    for arguments in [["help", "init"], ["init", "--help"], ["--help"]] {
+    let asked = [
+      ["help", "init"], ["init", "--help"], ["--help"], ["help"], ["help", "reminders", "run"],
+      ["help", "--help"],
+    ]
+    for arguments in asked {
       let result = f.cli.run(arguments)
       #expect(result.status == 0, "\(arguments): \(result)")
       #expect(result.stdout.contains("USAGE: journal"), "\(arguments)")

@@ -44,11 +44,11 @@ struct DateInputTests {
   /// A day ahead is the limit; beyond it, nonsense and slips are refused with their own error.
   @Test func limits() throws {
     #expect(try utc.parse("2026-11-22 18:30", now: now) == now + 86400)
-    #expect(throws: ValidationError.dateTooFarAhead) { try utc.parse("2026-11-22 18:31", now: now) }
-    #expect(throws: ValidationError.dateTooFarAhead) { try utc.parse("2026-11-23", now: now) }
-    #expect(throws: ValidationError.dateTooFarBack) { try utc.parse("1899-12-31", now: now) }
+    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2026-11-22 18:31", now: now) }
+    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2026-11-23", now: now) }
+    #expect(throws: FieldError.dateTooFarBack) { try utc.parse("1899-12-31", now: now) }
     for bad in ["2026-02-30", "2026-13-01", "25:00", "tomorrowish", "2026/11/20", "", "12"] {
-      #expect(throws: ValidationError.unreadableDate, "\(bad)") { try utc.parse(bad, now: now) }
+      #expect(throws: FieldError.unreadableDate, "\(bad)") { try utc.parse(bad, now: now) }
     }
   }
 }

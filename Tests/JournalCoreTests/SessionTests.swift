@@ -26,7 +26,7 @@ struct SessionTests {
   /// A draft missing its intention and mood is refused, naming both, in form order.
   @Test func savingAnIncompleteDraft() {
     let draft = SessionDraft(id: id, date: now, treatment: .psilocybin)
-    #expect(throws: ValidationError.missingFields([.intention, .moodBefore])) {
+    #expect(throws: FieldError.missingFields([.intention, .moodBefore])) {
       try Session.saving(draft, now: now)
     }
   }

@@ -14,7 +14,7 @@ import Testing
   /// exit code. Anything else (a Foundation error, a bug's) would reach a person as an
   /// internal error.
   static let documentedRefusals: Set<String> = [
-    "Malformed", "ValidationError", "AppError", "CryptoError", "StoreError", "DraftError",
+    "Malformed", "FieldError", "AppError", "CryptoError", "StoreError", "DraftError",
   ]
 
   /// Every corpus file of every target runs through its parser without a crash, and every

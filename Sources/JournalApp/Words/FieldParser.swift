@@ -12,7 +12,7 @@ public struct FieldParser: Sendable {
     self.now = now
   }
 
-  public func change(_ field: Field, _ text: String) throws(ValidationError) -> Session.Change {
+  public func change(_ field: Field, _ text: String) throws(FieldError) -> Session.Change {
     switch field {
     case .date:
       return .date(try dates.parse(text, now: now))

@@ -1,5 +1,4 @@
 import Foundation
-import JournalApp
 import JournalTerminal
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import JournalApp
 import JournalCore
 import JournalTerminal
 import JournalTestSupport

@@ -1,6 +1,6 @@
 /// A value a person gave that the session cannot take. Messages never repeat what was typed:
 /// a date, a substance or a sentence is private even when it is wrong.
-public enum ValidationError: Error, Equatable, Sendable {
+public enum FieldError: Error, Equatable, Sendable {
   /// Required fields are not given; listed in form order.
   case missingFields([Field])
   /// A mood that is not a whole number.

@@ -318,7 +318,7 @@ public struct Runtime {
       if count == 0 { break }
       bytes += chunk[0..<count]
       guard bytes.count <= limit else {
-        throw ValidationError.textTooLong(field: field, maximumBytes: field.maximumBytes)
+        throw FieldError.textTooLong(field: field, maximumBytes: field.maximumBytes)
       }
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -75,7 +75,7 @@ public enum ReminderCommands {
   /// unless set; under a second is refused (0 s would spin a core).
   static func poll(_ environment: [String: String]) throws(AppError) -> TimeInterval {
     guard let text = environment["JOURNAL_DAEMON_POLL"], !text.isEmpty else { return 30 }
-    guard let value = Duration.parse(text), value >= 1 else {
+    guard let value = DurationText.parse(text), value >= 1 else {
       throw .badSetting(name: "JOURNAL_DAEMON_POLL", expected: #"a second or more, such as "30s""#)
     }
     return value

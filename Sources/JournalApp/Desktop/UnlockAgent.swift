@@ -21,7 +21,7 @@ public enum UnlockAgent {
   ) {
     let idle =
       try text.map { text in
-        guard let value = Duration.parse(text), value > 0 else {
+        guard let value = DurationText.parse(text), value > 0 else {
           throw AppError.badSetting(
             name: "--for", expected: #"a duration above zero, such as "30m""#)
         }
@@ -29,7 +29,7 @@ public enum UnlockAgent {
       } ?? 600
     let lifetime =
       try environment["JOURNAL_AGENT_MAX_LIFETIME"].map { text in
-        guard let value = Duration.parse(text), value > 0 else {
+        guard let value = DurationText.parse(text), value > 0 else {
           throw AppError.badSetting(
             name: "JOURNAL_AGENT_MAX_LIFETIME", expected: #"a duration such as "2h""#)
         }

@@ -1,6 +1,6 @@
 /// The exit codes of `journal`, stable and documented in the man page (Docs/journal.1, EXIT
 /// STATUS) and Docs/USER-GUIDE.md.
-public enum ExitCode: Int32, Sendable, CaseIterable {
+public enum JournalExit: Int32, Sendable, CaseIterable {
   /// Done.
   case success = 0
   /// A bug in journal; the message asks for a report.

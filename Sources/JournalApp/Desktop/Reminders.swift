@@ -18,7 +18,7 @@ public enum ReminderChoice: Sendable, Equatable {
     case "3h": return .inThreeHours
     case "tomorrow": return .tomorrow
     case "none", "no": return ReminderChoice.none
-    default: return Duration.parse(text).map { .after($0) }
+    default: return DurationText.parse(text).map { .after($0) }
     }
   }
 }
@@ -39,7 +39,7 @@ public enum ReminderSettings {
     }
     var repeatInterval: TimeInterval = 86400
     if let text = environment["JOURNAL_REMINDER_REPEAT"], !text.isEmpty {
-      guard let value = Duration.parse(text), value >= 60 else {
+      guard let value = DurationText.parse(text), value >= 60 else {
         throw .badSetting(
           name: "JOURNAL_REMINDER_REPEAT",
           expected: #"a duration of a minute or more, such as "24h""#)

@@ -7,7 +7,7 @@ public enum UndoWindow {
 
   public static func duration(environment: [String: String]) throws(AppError) -> TimeInterval {
     guard let text = environment["JOURNAL_UNDO_WINDOW"], !text.isEmpty else { return standard }
-    guard let duration = Duration.parse(text) else {
+    guard let duration = DurationText.parse(text) else {
       throw .badSetting(name: "JOURNAL_UNDO_WINDOW", expected: #"a duration such as "10s" or "2m""#)
     }
     return duration

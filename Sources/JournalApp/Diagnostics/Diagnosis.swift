@@ -15,9 +15,9 @@ import JournalTerminal
 public struct Diagnosis: Equatable, Sendable {
   public let message: String
   public let hint: String?
-  public let exitCode: ExitCode
+  public let exitCode: JournalExit
 
-  public init(message: String, hint: String? = nil, exitCode: ExitCode) {
+  public init(message: String, hint: String? = nil, exitCode: JournalExit) {
     self.message = message
     self.hint = hint
     self.exitCode = exitCode
@@ -51,7 +51,7 @@ public struct Diagnosis: Equatable, Sendable {
       exitCode: .internalError)
   }
 
-  public static func validation(_ error: ValidationError) -> Diagnosis {
+  public static func validation(_ error: FieldError) -> Diagnosis {
     switch error {
     case .missingFields(let fields):
       return Diagnosis(
@@ -970,7 +970,7 @@ public protocol Diagnosable: Error {
   var diagnosis: Diagnosis { get }
 }
 
-extension ValidationError: Diagnosable {
+extension FieldError: Diagnosable {
   public var diagnosis: Diagnosis { .validation(self) }
 }
 

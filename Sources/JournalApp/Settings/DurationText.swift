@@ -1,7 +1,7 @@
 import Foundation
 
 /// Durations as people write them in settings: a whole number and one unit (s, m, h, d).
-public enum Duration {
+public enum DurationText {
   /// Ten years: longer makes no sense for any setting, and keeps every later conversion to
   /// integers far from overflow.
   public static let maximum: TimeInterval = 10 * 366 * 86400

@@ -20,7 +20,7 @@ public enum DraftLocation {
   /// ("7d", "36h", "90m", "0s"), 7 days by default.
   public static func maximumAge(environment: [String: String]) throws(AppError) -> TimeInterval {
     guard let text = environment["JOURNAL_DRAFT_MAX_AGE"], !text.isEmpty else { return 7 * 86400 }
-    guard let duration = Duration.parse(text) else {
+    guard let duration = DurationText.parse(text) else {
       throw .badSetting(
         name: "JOURNAL_DRAFT_MAX_AGE", expected: #"a duration such as "7d" or "12h""#)
     }
