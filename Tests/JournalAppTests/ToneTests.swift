@@ -19,17 +19,20 @@ struct ToneTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../..").standardized
 
+  /// The targets whose strings people read. JournalSync's literals are SQL and libpq's
+  /// keywords; its words for people are in JournalApp's Diagnosis.
+  static let directories = [
+    "Sources/journal", "Sources/JournalApp", "Sources/JournalCore", "Sources/JournalTerminal",
+    "Sources/JournalAgent", "Sources/JournalDrafts",
+  ]
+
   /// Every string literal in the sources people read from, with its file and line.
   static func literals() throws -> [(place: String, text: String)] {
     var found: [(String, String)] = []
-    for directory in [
-      "Sources/journal", "Sources/JournalApp", "Sources/JournalCore", "Sources/JournalTerminal",
-      "Sources/JournalAgent", "Sources/JournalDrafts",
-      // JournalSync's literals are SQL and libpq's keywords; its words for people are in
-      // JournalApp's Diagnosis.
-    ] {
+    for directory in directories {
       let url = root.appendingPathComponent(directory)
-      for name in try FileManager.default.contentsOfDirectory(atPath: url.path)
+      // Every file under the target's folder, its subfolders too (JournalApp's concerns).
+      for name in try FileManager.default.subpathsOfDirectory(atPath: url.path).sorted()
       where name.hasSuffix(".swift") {
         let source = try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)
         for (line, text) in StringLiterals.scan(source) {
@@ -66,6 +69,13 @@ struct ToneTests {
   @Test func noUserFacingTextUsesAForbiddenWord() throws {
     let literals = try Self.literals()
     #expect(literals.count > 300, "the scan found too few strings to be reading the sources")
+    // Each target is read, its subfolders included (a flat read of JournalApp found nothing
+    // once its files moved into folders by concern).
+    for directory in Self.directories {
+      let read = literals.filter { $0.place.hasPrefix(directory + "/") }
+      #expect(read.count > 10, "\(directory): \(read.count) strings read")
+    }
+    #expect(literals.contains { $0.place.hasPrefix("Sources/JournalApp/Diagnostics/") })
     let offending = literals.compactMap { literal -> String? in
       let words = Self.breaches(literal.text)
       return words.isEmpty ? nil : "\(literal.place): \(words) in \(literal.text.debugDescription)"
