@@ -16,8 +16,8 @@ struct RecordCodecTests {
   ) throws -> Session {
     Session(
       id: id, date: TestClock.reference - 3_600, treatment: .other("breathwork"),
-      dose: "none", intention: "to listen", moodBefore: try #require(Mood(3)),
-      environment: "at home", music: "rain", moodAfter: try #require(Mood(8)),
+      dose: "none", intention: "to listen", moodBefore: Mood(3),
+      environment: "at home", music: "rain", moodAfter: Mood(8),
       reflection: reflection, created: TestClock.reference - 3_000,
       updated: TestClock.reference, status: status)
   }
