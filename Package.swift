@@ -85,10 +85,20 @@ let package = Package(
     ),
     // Use cases, settings, the storage seam, passphrase sources, and the one error → exit-code
     // map.
+    // The one error map: every module's errors to words and an exit code, and the reports.
+    .target(
+      name: "JournalDiagnostics",
+      dependencies: [
+        "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts", "JournalSystem",
+        "JournalTerminal", "JournalAgent", "JournalSync",
+      ],
+      swiftSettings: strict
+    ),
     .target(
       name: "JournalApp",
       dependencies: [
-        "JournalCore", "JournalCrypto", "JournalStorage", "JournalStore", "JournalDrafts",
+        "JournalDiagnostics", "JournalCore", "JournalCrypto", "JournalStorage", "JournalStore",
+        "JournalDrafts",
         "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync", "JournalPostgres",
         "CJournalSystem",
       ],
@@ -98,7 +108,7 @@ let package = Package(
     .executableTarget(
       name: "journal",
       dependencies: [
-        "JournalApp", "JournalTerminal", "JournalCore", "JournalSync",
+        "JournalApp", "JournalDiagnostics", "JournalTerminal", "JournalCore", "JournalSync",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict
@@ -163,9 +173,18 @@ let package = Package(
     .testTarget(
       name: "JournalAppTests",
       dependencies: [
+        "JournalDiagnostics",
         "JournalDrafts", "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync",
         "JournalPostgres",
         "JournalApp", "JournalStore", "JournalCrypto", "JournalCore", "JournalTestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "JournalDiagnosticsTests",
+      dependencies: [
+        "JournalDiagnostics", "JournalCore", "JournalCrypto", "JournalStore", "JournalDrafts",
+        "JournalSystem", "JournalTerminal", "JournalAgent", "JournalSync",
       ],
       swiftSettings: strict
     ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JournalApp
+import JournalDiagnostics
 import JournalTerminal
 
 extension Journal {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 
 extension ExportFormat: ExpressibleByArgument {}
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 
 extension Journal {
   /// `journal delete <id>…`: confirm, delete, and offer a moment to undo.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 
 extension Journal {
   /// `journal edit <id>`: changes any field.

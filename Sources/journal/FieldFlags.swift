@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 
 /// One flag per session field. A long text may be "-" to read standard input.
 struct FieldFlags: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 
 extension Journal {
   /// `journal init`: creates the vault.

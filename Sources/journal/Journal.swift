@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 
 /// `journal`: an encrypted, private, offline journal for psychedelic-assisted therapy.
 struct Journal: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 import JournalTerminal
 
 /// Turns ArgumentParser's refusals into journal's own words.

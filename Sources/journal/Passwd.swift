@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 
 extension Journal {
   /// `journal passwd`: a new passphrase, without re-encrypting any record.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 
 extension Journal {
   /// `journal recovery-code`: a second key, for a lost passphrase.

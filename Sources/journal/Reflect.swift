@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 
 extension Journal {
   /// `journal reflect <id>`: the "Later" fields, each saved as soon as it is entered.

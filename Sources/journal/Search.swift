@@ -1,6 +1,7 @@
 import ArgumentParser
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 import JournalTerminal
 
 /// The fields `search --in` can name.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 
 extension Journal {
   /// `journal share <id>…`: chosen sessions, encrypted to someone's age key.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JournalApp
+import JournalDiagnostics
 import JournalTerminal
 
 extension Journal {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JournalApp
+import JournalDiagnostics
 import JournalTerminal
 
 // Before anything else: no core dumps, no ptrace, and files private by default.

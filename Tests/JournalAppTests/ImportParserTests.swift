@@ -1,6 +1,7 @@
 import Foundation
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 import JournalTerminal
 import JournalTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalStore
 import JournalTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import JournalApp
+import JournalDiagnostics
 import Testing
 
 /// The man page (Docs/journal.1) against the code: every exit code and every setting, and the

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalApp
 import JournalCrypto
+import JournalDiagnostics
 import JournalTestSupport
 import Testing
 

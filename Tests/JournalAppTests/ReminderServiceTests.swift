@@ -1,6 +1,7 @@
 import Foundation
 import JournalApp
 import JournalCore
+import JournalDiagnostics
 import JournalStore
 import JournalTestSupport
 import Testing

@@ -2,6 +2,7 @@ import CJournalSystem
 import Foundation
 import Glibc
 import JournalCrypto
+import JournalDiagnostics
 import JournalSystem
 import JournalTerminal
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JournalCore
+import JournalDiagnostics
 import JournalStore
 import JournalSystem
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalAgent
 import JournalCrypto
+import JournalDiagnostics
 import JournalStore
 import JournalSystem
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalDiagnostics
 import JournalSystem
 
 /// Encrypting what is exported or shared to `age` recipients (SECURITY.md, "Sharing"): the

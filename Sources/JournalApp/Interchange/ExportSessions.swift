@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 import JournalStorage
 
 /// `journal export` and `journal import`: sessions out as plaintext, and back in.

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 
 /// Reads an import file into validated sessions: journal's own JSON export, or a jrnl JSON
 /// export (`jrnl --export json`). Any problem refuses the whole file, naming the place; jrnl's

@@ -1,4 +1,5 @@
 import Glibc
+import JournalDiagnostics
 import JournalSystem
 
 /// Where a streamed export goes: standard output, or a file the person names (created new,

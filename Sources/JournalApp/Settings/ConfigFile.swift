@@ -1,4 +1,5 @@
 import Glibc
+import JournalDiagnostics
 import JournalSystem
 
 /// The settings file, `$XDG_CONFIG_HOME/journal/config` (else `~/.config/journal/config`):

@@ -1,4 +1,5 @@
 import Foundation
+import JournalDiagnostics
 
 /// Where drafts and their settings come from.
 ///

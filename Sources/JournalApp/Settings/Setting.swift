@@ -1,3 +1,4 @@
+import JournalDiagnostics
 /// Reading settings from the environment (and so from the settings file).
 public enum Setting {
   /// Whether plain mode is asked for by the flag, the `plain` setting (JOURNAL_PLAIN) or the

@@ -1,4 +1,5 @@
 import Foundation
+import JournalDiagnostics
 
 /// How long a deletion can be undone: `JOURNAL_UNDO_WINDOW` ("10s", "1m"…), 10 s by
 /// default. Adjustable because a fixed time limit excludes people who need longer.

@@ -1,3 +1,4 @@
+import JournalDiagnostics
 /// Where the vault is: `--vault`, else `JOURNAL_VAULT`, else
 /// `$XDG_DATA_HOME/journal/vault.db`, else `~/.local/share/journal/vault.db`.
 public enum VaultLocation {

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 import JournalTerminal
 
 /// Gentle prompts to revisit a session's intention a day, a week and a month after it.

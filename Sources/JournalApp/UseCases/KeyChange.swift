@@ -1,8 +1,10 @@
 import Foundation
 import JournalAgent
 import JournalCrypto
+import JournalDiagnostics
 import JournalDrafts
 import JournalStore
+import JournalSystem
 
 /// Changing the data key (`journal passwd --new-key`, SECURITY.md "Key rotation"): the use
 /// case around the store's `KeyRotation`, which also moves what lives outside the vault file

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 import JournalTerminal
 
 /// `journal new`: a session from flags and, in a terminal, the guided form with its draft

@@ -1,4 +1,5 @@
 import JournalCrypto
+import JournalDiagnostics
 import JournalTerminal
 
 /// `journal init` and `journal passwd`: a new vault under a new passphrase, and a new

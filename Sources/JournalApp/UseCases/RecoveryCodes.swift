@@ -1,4 +1,5 @@
 import JournalCrypto
+import JournalDiagnostics
 import JournalStore
 
 /// `journal recovery-code`: a second way into the journal, for a lost passphrase.

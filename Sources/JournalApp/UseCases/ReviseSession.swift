@@ -1,4 +1,5 @@
 import JournalCore
+import JournalDiagnostics
 import JournalDrafts
 import JournalTerminal
 

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalDrafts
 import JournalStorage
 import JournalStore

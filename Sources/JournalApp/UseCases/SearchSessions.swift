@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 
 /// `journal search`: the sessions whose texts hold every word, newest first, found by
 /// opening each session the filter takes as it is read (the streamed read `export` uses):

@@ -1,6 +1,7 @@
 import Foundation
 import JournalAgent
 import JournalCore
+import JournalDiagnostics
 
 /// Session ids for a shell's completion (Tab after `journal show `).
 ///

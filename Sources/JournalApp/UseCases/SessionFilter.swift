@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 
 /// Which sessions `list`, `export` and `search` take: one definition, one parser
 /// (`SessionFilter.parse`), one meaning. Everything it looks at is in a session's summary, so

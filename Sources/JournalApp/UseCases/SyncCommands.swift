@@ -3,10 +3,12 @@ import Glibc
 import JournalAgent
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalPostgres
 import JournalStorage
 import JournalStore
 import JournalSync
+import JournalSystem
 
 /// The sync commands as a person starts them (`journal sync …`): each opens what it needs,
 /// connects to the server through its backend (JournalPostgres), and calls the engine

@@ -1,5 +1,6 @@
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalStore
 import JournalTerminal
 

@@ -1,5 +1,6 @@
 import Foundation
 import JournalCore
+import JournalDiagnostics
 import JournalDrafts
 import JournalTerminal
 
@@ -119,16 +120,8 @@ public final class DraftFile {
     guard let draft = stored?.draft else { return }
     terminal.setInterruptNote(
       "\njournal: your draft is kept\(sealed ? ", sealed," : "") with \(Self.describe(draft)); "
-        + (sealed ? Self.resumeCommand(sealed: true) : #""journal new" will offer it again"#)
+        + (sealed ? DraftWords.resume(sealed: true) : #""journal new" will offer it again"#)
         + "\n")
-  }
-
-  /// How a kept draft is taken up again: `journal new` offers it, but one written without the
-  /// passphrase only once the key is at hand (a locked `journal new` starts afresh).
-  static func resumeCommand(sealed: Bool) -> String {
-    sealed
-      ? #"it opens with your passphrase: after "journal unlock", "journal new" offers it again"#
-      : #""journal new" offers it again"#
   }
 
   /// "the date, the treatment and 3 lines of the intention".

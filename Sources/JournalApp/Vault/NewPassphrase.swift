@@ -1,5 +1,6 @@
 import Foundation
 import JournalCrypto
+import JournalDiagnostics
 import JournalTerminal
 
 /// Reads a new passphrase: twice on the terminal, or once from a file or descriptor.

@@ -1,5 +1,6 @@
 import Glibc
 import JournalCrypto
+import JournalDiagnostics
 import JournalSystem
 import JournalTerminal
 

@@ -2,6 +2,7 @@ import Foundation
 import JournalAgent
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalDrafts
 import JournalStore
 import JournalSystem

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalDiagnostics
 import JournalSystem
 
 /// This computer's pin of the public key a vault's sealed additions go to (SECURITY.md,

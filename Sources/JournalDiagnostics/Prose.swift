@@ -1,7 +1,7 @@
 /// How lists read in sentences.
-enum Prose {
+public enum Prose {
   /// "a", "a and b", "a, b and c".
-  static func list(_ parts: [String]) -> String {
+  public static func list(_ parts: [String]) -> String {
     guard let last = parts.last else { return "" }
     return parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last
   }

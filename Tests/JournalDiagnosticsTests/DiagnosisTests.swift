@@ -1,8 +1,8 @@
 import Foundation
 import JournalAgent
-import JournalApp
 import JournalCore
 import JournalCrypto
+import JournalDiagnostics
 import JournalDrafts
 import JournalStore
 import JournalSync

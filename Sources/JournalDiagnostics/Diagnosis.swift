@@ -958,7 +958,7 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the session was not saved: " + cause.message,
         hint: #"your answers are safe in the draft (\#(kept)); once that is fixed, "#
-          + DraftFile.resumeCommand(sealed: sealed), exitCode: cause.exitCode)
+          + DraftWords.resume(sealed: sealed), exitCode: cause.exitCode)
     }
   }
 }
