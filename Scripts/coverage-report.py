@@ -110,8 +110,9 @@ public_by_target = collections.Counter()
 unexercised = collections.defaultdict(list)
 seen = set()
 for (mangled, count, target, filename, line, column), name in zip(records, demangled):
-    # Closures are parts of their function, not functions a caller can name.
-    if "closure #" in name:
+    # Closures are parts of their function, and a stored property's initial value part of
+    # the initializer: not functions a caller can name.
+    if "closure #" in name or name.startswith("variable initialization expression"):
         continue
     line = public_declaration(filename, line, column)
     if line is None:
