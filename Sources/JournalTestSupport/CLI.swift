@@ -31,13 +31,18 @@ public struct CLI {
   }()
 
   /// The environment every run gets: a private HOME, nothing inherited that could change the
-  /// outcome (no XDG variables, no JOURNAL_*), a fixed time zone, colour off.
+  /// outcome (no XDG variables, no JOURNAL_*), a fixed time zone, colour off. The one variable
+  /// passed on is LLVM_PROFILE_FILE, set only by a coverage run (Scripts/coverage), so that
+  /// each run of an instrumented binary writes its own profile; it changes nothing else.
   public let environment: [String: String]
 
   public init(home: String, extra: [String: String] = [:]) {
     var environment = [
       "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
     ]
+    if let profile = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"] {
+      environment["LLVM_PROFILE_FILE"] = profile
+    }
     environment.merge(extra) { _, new in new }
     self.environment = environment
   }
