@@ -1,7 +1,7 @@
 import Foundation
 
-/// The injectable "now". Production reads the system clock; tests pass `.constant` or a
-/// `MockClock`'s `now`.
+/// The injectable "now". Production reads the system clock; tests pass a `MockClock`'s
+/// `now`.
 public struct Now: Sendable {
   private let read: @Sendable () -> Date
 
@@ -12,7 +12,4 @@ public struct Now: Sendable {
 
   /// The system clock.
   public static let system = Now { Date() }
-
-  /// Always the same instant.
-  public static func constant(_ date: Date) -> Now { Now { date } }
 }

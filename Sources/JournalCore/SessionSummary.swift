@@ -34,9 +34,6 @@ public struct SessionSummary: Hashable, Sendable {
     self.laterSealed = laterSealed
   }
 
-  /// Whether anything of the session was written without the passphrase.
-  public var isMarked: Bool { addedSealed != nil || laterSealed != nil }
-
   /// Newest first by session date; the id breaks ties so the order is stable.
   public static func newestFirst(_ a: SessionSummary, _ b: SessionSummary) -> Bool {
     a.date != b.date ? a.date > b.date : a.id > b.id

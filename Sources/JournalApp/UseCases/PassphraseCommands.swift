@@ -6,12 +6,8 @@ import JournalTerminal
 /// passphrase for the vault there is.
 public enum PassphraseCommands {
   /// Creates the vault, asking for its passphrase twice (or reading it from its source),
-  /// after checking nothing is there yet; returns its path.
-  public static func create(_ runtime: Runtime, strength: KDFStrength) throws -> String {
-    try createVault(runtime, strength: strength).path
-  }
-
-  /// `create`, keeping the new vault open (for `init`'s recovery-code offer).
+  /// after checking nothing is there yet, and keeps it open (for `init`'s recovery-code
+  /// offer).
   public static func createVault(_ runtime: Runtime, strength: KDFStrength) throws -> JournalVault {
     let path = try runtime.vaultPath()
     // Refuse before asking for a passphrase twice.
