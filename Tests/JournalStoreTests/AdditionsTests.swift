@@ -121,6 +121,32 @@ struct AdditionsTests {
         sealedTo: f.keys.sealingPublicKey)
     }
   }
+
+  /// An import of a newer copy of a session whose later fields were added without the
+  /// passphrase (a copy exported before them, edited since) replaces its fields and keeps
+  /// that mark: a copy from before a mark never removes it. (A copy that differs in whether
+  /// the whole session was added without the passphrase is kept apart instead.)
+  @Test func importOfANewerCopyKeepsTheMarks() throws {
+    let f = try StoreFixture()
+    let mark = TestClock.reference - 60
+    let base = try f.session(seed: 1)
+    func copy(dose: String?, updated: Date, laterSealed: Date?) -> Session {
+      Session(
+        id: base.id, date: base.date, treatment: base.treatment, dose: dose,
+        intention: base.intention, moodBefore: base.moodBefore, environment: base.environment,
+        music: base.music, moodAfter: base.moodAfter, reflection: base.reflection,
+        created: base.created, updated: updated, status: base.status,
+        laterSealed: laterSealed)
+    }
+    try f.store.upsert(copy(dose: base.dose, updated: base.updated, laterSealed: mark))
+    let newer = copy(dose: "NEWER-DOSE", updated: base.updated + 60, laterSealed: nil)
+    let count = try f.store.importSessions([newer], dryRun: false)
+    #expect(count.updated == 1)
+    #expect(count.keptApart.isEmpty)
+    let read = try f.store.session(base.id)
+    #expect(read.dose == "NEWER-DOSE")
+    #expect(read.laterSealed == mark)
+  }
 }
 
 /// Additions that contest one id, later fields too long to join, and boxes too large to be
