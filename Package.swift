@@ -206,7 +206,8 @@ let package = Package(
     .testTarget(
       name: "JournalSyncTests",
       dependencies: [
-        "JournalSync", "JournalPostgres", "JournalTestSupport",
+        "JournalSync", "JournalPostgres", "JournalStorage", "JournalCrypto", "JournalCore",
+        "JournalTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: strict

@@ -1,5 +1,6 @@
 import JournalCore
 import JournalCrypto
+import JournalStorage
 
 /// One link of a vault's chain of changes on the sync server (SECURITY.md, "Sync"): which
 /// sessions a push wrote (with a hash of each sealed row) or removed, whether it changed the
@@ -120,5 +121,93 @@ enum ServerHeader {
       limits: KDFLimits(opsLimit: number(17..<25), memLimit: number(25..<33)),
       salt: Array(bytes[33..<49]), wrappedKey: Array(bytes[49...]))
     return header.isWellFormed ? header : nil
+  }
+}
+
+/// What a pull's chain of links was checked to hold (SECURITY.md, "The chain of changes").
+struct VerifiedChain {
+  /// The tag of the last link read (nil when there was none to read).
+  var head: [UInt8]?
+  /// The hash of the key header the last link that set one wrote.
+  var header: [UInt8]?
+  /// For every session a new link touched, what the last of them did.
+  var latest: [SessionID: LatestItem] = [:]
+
+  enum LatestItem: Equatable {
+    case put(seq: Int64, hash: [UInt8])
+    case remove
+  }
+
+  /// Checks the links of `state` past `start` against the chain a device holds, and the key
+  /// header against the last link that set one (or, with none, the one agreed last, when
+  /// `localHeader`, the hash of this device's own, is still that one). Throws
+  /// `SyncError.tampered` at the first thing wrong.
+  static func verify(
+    _ state: ServerState, from start: SyncSettings, vaultID: [UInt8], key: SecureBytes,
+    localHeader: [UInt8]
+  ) throws -> VerifiedChain {
+    guard state.counter >= start.seq else {
+      throw SyncError.tampered(.rolledBack(seen: start.seq, shown: state.counter))
+    }
+    var links = state.links[...]
+    var head = start.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes)
+    if start.seq > 0 {
+      // The link this device last read must still be there, as it was.
+      guard let first = links.first, first.seq == start.seq, let known = start.head,
+        KeyedHash.same(first.tag, known)
+      else { throw SyncError.tampered(.forked(seq: start.seq)) }
+      links = links.dropFirst()
+    }
+    var verified = VerifiedChain()
+    var expected = start.seq + 1
+    for link in links {
+      // The tag first: a link that authenticates but does not parse was written by a newer
+      // journal, not changed by the server.
+      guard link.seq == expected,
+        KeyedHash.same(try SyncLink.tag(link.entry, vaultID: vaultID, key: key), link.tag)
+      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
+      if let version = link.entry.first, version > SyncLink.version {
+        throw SyncError.newerData(found: Int(version), supported: Int(SyncLink.version))
+      }
+      guard let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
+        parsed.device == link.device, KeyedHash.same(parsed.previous, head)
+      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
+      head = link.tag
+      verified.head = link.tag
+      if let header = parsed.header { verified.header = header }
+      for item in parsed.items {
+        switch item {
+        case .put(let id, let hash): verified.latest[id] = .put(seq: link.seq, hash: hash)
+        case .remove(let id): verified.latest[id] = .remove
+        }
+      }
+      expected += 1
+    }
+    guard expected == state.counter + 1 else {
+      throw SyncError.tampered(.brokenChain(seq: expected))
+    }
+    // The header is the one the last link that set it names; with none among the links read,
+    // the one this device agreed last. (Not when this device's passphrase changed since: it
+    // sends its own header next, and may have read another's without taking it. A device set
+    // up again has agreed none yet.)
+    let agreed = localHeader == start.headerHash ? start.headerHash : nil
+    if let header = verified.header ?? agreed,
+      !KeyedHash.same(SyncLink.hash(state.header), header)
+    {
+      throw SyncError.tampered(.changedHeader)
+    }
+    return verified
+  }
+
+  /// Checks one row against the chain: the last change to its session wrote it, at its own
+  /// change number, with this hash. Its id.
+  func check(_ row: ServerRow) throws -> SessionID {
+    guard let id = SessionID(exactly: row.id) else {
+      throw SyncError.tampered(.changedRow(id: "?"))
+    }
+    guard case .put(let seq, let hash)? = latest[id], seq == row.seq,
+      KeyedHash.same(SyncLink.hash(row.body), hash)
+    else { throw SyncError.tampered(.changedRow(id: id.short)) }
+    return id
   }
 }

@@ -307,14 +307,14 @@ public final class SyncEngine {
   /// them all again from the same change, merges them again to the same result.
   private func pull(_ start: SyncSettings, into total: inout SyncReport) throws -> Pulled? {
     var report = SyncReport()
-    var verified: Verified?
+    var verified: VerifiedChain?
     var seen: Set<SessionID> = []
     var complete = false
     var refused = false
     var merged: Set<SessionID> = []
     var clock = start.clock
     let cipher = try RecordCipher(key: keys.syncKey, random: options.random)
-    func checkComplete(_ verified: Verified) throws {
+    func checkComplete(_ verified: VerifiedChain) throws {
       guard !complete else { return }
       for (id, item) in verified.latest {
         if case .put = item, !seen.contains(id) {
@@ -338,13 +338,13 @@ public final class SyncEngine {
           lock?.beat()
           guard let checked = verified, !refused else { return }
           if pass == 0 {
-            for row in batch { seen.insert(try check(row, against: checked)) }
+            for row in batch { seen.insert(try checked.check(row)) }
           } else {
             try checkComplete(checked)
             // The second pass is checked as the first: the server promised one snapshot, and
             // a server that answers twice differently is found here, not believed.
             for row in batch {
-              let id = try check(row, against: checked)
+              let id = try checked.check(row)
               guard seen.contains(id), merged.insert(id).inserted else {
                 throw SyncError.tampered(.changedRow(id: id.short))
               }
@@ -425,8 +425,9 @@ public final class SyncEngine {
           row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
         ) { plain in
           // Opened (so written by a device with the key) but of a later layout: newer.
-          if let layout = plain.first, layout > 1 {
-            throw SyncError.newerData(found: Int(layout), supported: 1)
+          if let layout = plain.first, layout > SyncRowCodec.version {
+            throw SyncError.newerData(
+              found: Int(layout), supported: Int(SyncRowCodec.version))
           }
           return try SyncRowCodec.decode(plain, id: id)
         }
@@ -487,90 +488,14 @@ public final class SyncEngine {
     return true
   }
 
-  /// What a pull's chain was checked to hold.
-  private struct Verified {
-    /// The tag of the last link read (nil when there was none to read).
-    var head: [UInt8]?
-    /// The hash of the key header the last link that set one wrote.
-    var header: [UInt8]?
-    /// For every session a new link touched, what the last of them did.
-    var latest: [SessionID: LatestItem] = [:]
-  }
-
-  private enum LatestItem: Equatable {
-    case put(seq: Int64, hash: [UInt8])
-    case remove
-  }
-
   /// Checks the links past `start` against the chain this device holds, and the key header
-  /// against the last link that set one. Throws `syncTampered` at the first thing wrong.
-  private func verifyChain(_ state: ServerState, from start: SyncSettings) throws -> Verified {
-    guard state.counter >= start.seq else {
-      throw SyncError.tampered(.rolledBack(seen: start.seq, shown: state.counter))
-    }
-    var links = state.links[...]
-    var head = start.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes)
-    if start.seq > 0 {
-      // The link this device last read must still be there, as it was.
-      guard let first = links.first, first.seq == start.seq, let known = start.head,
-        KeyedHash.same(first.tag, known)
-      else { throw SyncError.tampered(.forked(seq: start.seq)) }
-      links = links.dropFirst()
-    }
-    var verified = Verified()
-    var expected = start.seq + 1
-    for link in links {
-      // The tag first: a link that authenticates but does not parse was written by a newer
-      // journal, not changed by the server.
-      guard link.seq == expected,
-        KeyedHash.same(
-          try SyncLink.tag(link.entry, vaultID: keys.vaultID, key: keys.syncKey), link.tag)
-      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
-      if let version = link.entry.first, version > SyncLink.version {
-        throw SyncError.newerData(found: Int(version), supported: Int(SyncLink.version))
-      }
-      guard let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
-        parsed.device == link.device, KeyedHash.same(parsed.previous, head)
-      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
-      head = link.tag
-      verified.head = link.tag
-      if let header = parsed.header { verified.header = header }
-      for item in parsed.items {
-        switch item {
-        case .put(let id, let hash): verified.latest[id] = .put(seq: link.seq, hash: hash)
-        case .remove(let id): verified.latest[id] = .remove
-        }
-      }
-      expected += 1
-    }
-    guard expected == state.counter + 1 else {
-      throw SyncError.tampered(.brokenChain(seq: expected))
-    }
-    // The header is the one the last link that set it names; with none among the links read,
-    // the one this device agreed last. (Not when this device's passphrase changed since: it
-    // sends its own header next, and may have read another's without taking it. A device set
-    // up again has agreed none yet.)
-    let agreed =
-      SyncLink.hash(ServerHeader.encode(store.keyHeader)) == start.headerHash
-      ? start.headerHash : nil
-    if let header = verified.header ?? agreed,
-      !KeyedHash.same(SyncLink.hash(state.header), header)
-    {
-      throw SyncError.tampered(.changedHeader)
-    }
-    return verified
-  }
-
-  /// Checks one row against the chain: the last change to its session wrote it, at its own
-  /// change number, with this hash. Its id.
-  private func check(_ row: ServerRow, against verified: Verified) throws -> SessionID {
-    guard let id = SessionID(exactly: row.id) else {
-      throw SyncError.tampered(.changedRow(id: "?"))
-    }
-    guard case .put(let seq, let hash)? = verified.latest[id], seq == row.seq,
-      KeyedHash.same(SyncLink.hash(row.body), hash)
-    else { throw SyncError.tampered(.changedRow(id: id.short)) }
-    return id
+  /// against the last link that set one (`VerifiedChain.verify`).
+  private func verifyChain(_ state: ServerState, from start: SyncSettings) throws
+    -> VerifiedChain
+  {
+    try VerifiedChain.verify(
+      state, from: start, vaultID: keys.vaultID, key: keys.syncKey,
+      localHeader: SyncLink.hash(ServerHeader.encode(store.keyHeader)))
   }
 
   // MARK: Push

@@ -8,8 +8,11 @@ import JournalStorage
 /// little-endian) ‖ the summary's plaintext ‖ the body's plaintext (RecordCodec, marks and
 /// kept conflicts included).
 public enum SyncRowCodec {
+  /// The layout's version, its first byte; a reader refuses a later one as newer data.
+  public static let version: UInt8 = 1
+
   public static func encode(_ version: SyncMerge.Version) -> [UInt8] {
-    var out: [UInt8] = [1]
+    var out: [UInt8] = [Self.version]
     for field in SyncField.allCases { out += (version.stamps[field] ?? .none).encoded }
     var summary = RecordCodec.encodeSummary(version.session)
     var body = RecordCodec.encodeBody(version.session)
@@ -27,7 +30,9 @@ public enum SyncRowCodec {
     _ bytes: UnsafeRawBufferPointer, id: SessionID
   ) throws -> SyncMerge.Version {
     let stampsEnd = 1 + SyncField.allCases.count * SyncStamp.bytes
-    guard bytes.count >= stampsEnd + 4, bytes[0] == 1 else { throw CryptoError.malformedPlaintext }
+    guard bytes.count >= stampsEnd + 4, bytes[0] == version else {
+      throw CryptoError.malformedPlaintext
+    }
     var stamps: SyncStamps = [:]
     for (index, field) in SyncField.allCases.enumerated() {
       let start = 1 + index * SyncStamp.bytes

@@ -43,6 +43,22 @@ import Testing
     #expect(again.stderr == "journal: journal export: added 0, updated 0, left 3 unchanged\n")
   }
 
+  /// The committed export (Tests/Fixtures/export) imports through the real binary, and the
+  /// journal it made exports, with the clock at the fixture's export time, to the same bytes.
+  @Test func exportFixtureRoundTrip() throws {
+    // Given
+    let f = CLIFixture().initialise()
+    let fixture = try #require(Fixtures.bytes("export/export-v1.json"))
+    // When
+    let imported = f.run("import", Fixtures.path("export/export-v1.json"))
+    let exported = f.run("export", extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T18:30:00.000Z"])
+    // Then
+    #expect(imported.status == 0)
+    #expect(imported.stderr == "journal: journal export: added 3, updated 0, left 0 unchanged\n")
+    #expect(exported.status == 0)
+    #expect(Array(exported.stdout.utf8) == fixture)
+  }
+
   /// The real jrnl export imports; a dry run changes nothing; a second import adds nothing.
   @Test func jrnlImport() {
     let f = CLIFixture().initialise()

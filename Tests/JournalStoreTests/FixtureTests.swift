@@ -8,7 +8,7 @@ import Testing
 
 @testable import JournalStore
 
-/// A vault of every format that ever shipped (1 to 9), committed under Fixtures/ and
+/// A vault of every format that ever shipped (1 to `Vault.formatVersion`), committed under Fixtures/ and
 /// opened by today's code: sessions field for field, the trash (restorable within its
 /// window, purged after it), tombstones and reminders, and the ledger (format 5) they gain.
 ///
@@ -18,7 +18,9 @@ import Testing
 /// is fixture 4 opened with its key by format 5's code (6831bed), which protected it: its
 /// rows at revision 1 and the ledger at generation 1. Fixtures 6 to 10 are fixture 5 migrated
 /// up to exactly that format (migrations are never edited once shipped) with what each
-/// format adds set as its code sets it: the sealing key (7), a recovery slot (8).
+/// format adds set as its code sets it: the sealing key (7), a recovery slot (8). Fixture
+/// 11 is fixture 10 opened with its key by format 11's code. Every test runs up to
+/// `Vault.formatVersion`: a new format without its fixture fails here.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
   /// The instant the fixtures' rows were written at.
@@ -29,6 +31,7 @@ struct FixtureTests {
     3: "v3: reminders", 4: "v4: list index", 5: "v5: revisions and the ledger",
     6: "v6: sessions closed without a reflection", 7: "v7: sealed additions",
     8: "v8: recovery slot", 9: "v9: key rotation", 10: "v10: sync",
+    11: "v11: marks in the summary, settings in the ledger",
   ]
   /// The recovery code of fixtures 8 and 9, made again from its seed.
   static func recoveryCode() throws -> RecoveryCode {
@@ -55,7 +58,7 @@ struct FixtureTests {
 
   /// Each format opens as today's: migrated to the current version with the list index, and
   /// both sessions read back field for field.
-  @Test(arguments: 1...10) func sessionsReadBack(format: Int) throws {
+  @Test(arguments: 1...Vault.formatVersion) func sessionsReadBack(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (version, indexes) = try DatabaseQueue(path: path).read { db in
@@ -76,7 +79,7 @@ struct FixtureTests {
   /// Each format gains the ledger at its first opening with the key: every row sealed again
   /// at revision 1 (still reading back the same), generation 1 stamped, and from then on a
   /// row deleted from the file is noticed.
-  @Test(arguments: 1...10) func protectedWhenFirstUnlocked(format: Int) throws {
+  @Test(arguments: 1...Vault.formatVersion) func protectedWhenFirstUnlocked(format: Int) throws {
     let (directory, path, _, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let (revisions, generation) = try DatabaseQueue(path: path).read { db in
@@ -106,7 +109,7 @@ struct FixtureTests {
 
   /// From format 2 on: the deletion is restorable inside its window (with its reminder, from
   /// format 3 on), the tombstone is kept, and after the window the deletion is purged.
-  @Test(arguments: 2...9) func trashAndTombstones(format: Int) throws {
+  @Test(arguments: 2...Vault.formatVersion) func trashAndTombstones(format: Int) throws {
     let (directory, _, vault, store) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     #expect(try vault.trashedIDs() == [Self.trashed])
@@ -124,7 +127,7 @@ struct FixtureTests {
   }
 
   /// From format 3 on: the waiting session's reminder, as it was set.
-  @Test(arguments: 3...9) func reminders(format: Int) throws {
+  @Test(arguments: 3...Vault.formatVersion) func reminders(format: Int) throws {
     let (directory, _, vault, _) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let reminders = try vault.reminders()
@@ -135,7 +138,7 @@ struct FixtureTests {
 
   /// From format 7 on: sealed capture on, with the key the data key gives; from format 8 on,
   /// the recovery slot opens with its code; no rotation is under way.
-  @Test(arguments: 7...9) func sealingAndRecovery(format: Int) throws {
+  @Test(arguments: 7...Vault.formatVersion) func sealingAndRecovery(format: Int) throws {
     let (directory, _, vault, _) = try Self.open(format)
     defer { withExtendedLifetime(directory) {} }
     let keys = try VaultKeys.open(
@@ -176,7 +179,7 @@ struct FixtureTests {
     }
   }()
 
-  /// Writes fixtures 1 to 4 and 6 to 10 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
+  /// Writes fixtures 1 to 4 and 6 to 11 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
   /// normal run: the committed files are what shipped). Fixtures 6 to 10 start from the
   /// committed fixture 5.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
@@ -194,6 +197,25 @@ struct FixtureTests {
       try FileManager.default.copyItem(atPath: five, toPath: path)
       try Self.migrate(path, to: format)
     }
+    // Fixture 11 is fixture 10 opened with its key by format 11's code, as a person's vault
+    // became format 11: migrated, and its ledger stamped in format 11's construction.
+    let ten = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v10.db"
+    let eleven = directory + "/vault-v11.db"
+    unlink(eleven)
+    try FileManager.default.copyItem(atPath: ten, toPath: eleven)
+    chmod(eleven, 0o600)
+    do {
+      let vault = try Vault.open(at: eleven)
+      let keys = try VaultKeys.open(
+        header: vault.header, passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
+        policy: TestKDF.policy)
+      _ = try vault.sessions(keys: keys, random: SeededRandom(seed: 11))
+    }
+    let queue = try DatabaseQueue(path: eleven)
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    try queue.close()
+    unlink(eleven + "-wal")
+    unlink(eleven + "-shm")
   }
 
   /// Migrates the fixture at `path` up to exactly `format`, setting what that format adds.

@@ -1,0 +1,238 @@
+import Foundation
+import JournalCore
+import JournalCrypto
+import JournalStorage
+import JournalTestSupport
+import Testing
+
+@testable import JournalSync
+
+/// What a sync server holds of a vault (SECURITY.md, "Sync": the key header, the sealed rows
+/// and the chain of links), committed under Tests/Fixtures/sync and checked by today's code
+/// without a server: the chain verifies from the start and from the middle, every row is
+/// the last write of its session and opens to exactly the session and stamps it was written
+/// with, and a byte changed anywhere is refused.
+///
+/// Written once (`writeFixtures`, JOURNAL_WRITE_FIXTURES=1, which writes only what is
+/// missing) by today's encoders, as a push writes them, under the fixtures' key
+/// (Tests/Fixtures/key-header.json), with nonces from a seeded random source: today's
+/// encoders must make the same bytes again, so a change to a layout that keeps its version
+/// byte fails here. Fixture N holds links and rows of version N (both are 1 today).
+struct SyncFixtureTests {
+  /// The server's state: its counter, key header and links, and its rows.
+  struct Chain: Equatable {
+    var state: ServerState
+    var rows: [ServerRow]
+  }
+
+  static let deviceA = [UInt8](repeating: 0xA1, count: 16)
+  static let deviceB = [UInt8](repeating: 0xB2, count: 16)
+
+  /// Each field stamped at the session's last edit by `device`, one counter per field.
+  static func stamps(_ session: Session, by device: [UInt8]) -> SyncStamps {
+    let time = UInt64((session.updated.timeIntervalSince1970 * 1000).rounded())
+    var stamps: SyncStamps = [:]
+    for (index, field) in SyncField.allCases.enumerated() {
+      stamps[field] = SyncStamp(time: time, counter: UInt32(index), device: device)
+    }
+    return stamps
+  }
+
+  /// The versions the rows left on the server hold: the complete session as device A wrote
+  /// it, the waiting one as device B wrote it again.
+  static var expected: [SessionID: SyncMerge.Version] {
+    let (complete, waiting) = (Fixtures.sessions[0], Fixtures.sessions[1])
+    return [
+      complete.id: SyncMerge.Version(session: complete, stamps: stamps(complete, by: deviceA)),
+      waiting.id: SyncMerge.Version(session: waiting, stamps: stamps(waiting, by: deviceB)),
+    ]
+  }
+
+  /// The chain as pushes write it: device A sets the header and writes the three sessions
+  /// (1), device B writes the waiting one again (2), device A removes the closed one (3).
+  static func chain() throws -> Chain {
+    let keys = try Fixtures.keys()
+    let header = ServerHeader.encode(try Fixtures.keyHeader())
+    let cipher = try RecordCipher(key: keys.syncKey, random: SeededRandom(seed: 2034))
+    let sessions = Fixtures.sessions
+    var rows: [SessionID: ServerRow] = [:]
+    var links: [ServerLink] = []
+    func push(
+      _ device: [UInt8], header: [UInt8]?, writes: [SyncMerge.Version], removes: [SessionID]
+    ) throws {
+      let seq = Int64(links.count + 1)
+      var items: [SyncLink.Item] = []
+      for version in writes {
+        let id = version.session.id
+        let body = try cipher.seal(
+          SyncRowCodec.encode(version), id: id.bytes, column: .syncRow, revision: UInt64(seq))
+        rows[id] = ServerRow(id: id.bytes, seq: seq, body: body)
+        items.append(.put(id, hash: SyncLink.hash(body)))
+      }
+      for id in removes {
+        rows[id] = nil
+        items.append(.remove(id))
+      }
+      let link = SyncLink(
+        seq: seq, device: device,
+        previous: links.last?.tag ?? [UInt8](repeating: 0, count: SyncLink.tagBytes),
+        header: header.map(SyncLink.hash), items: items)
+      let tag = try SyncLink.tag(link.entry, vaultID: keys.vaultID, key: keys.syncKey)
+      links.append(ServerLink(seq: seq, device: device, entry: link.entry, tag: tag))
+    }
+    try push(
+      deviceA, header: header,
+      writes: sessions.map { .init(session: $0, stamps: stamps($0, by: deviceA)) }, removes: [])
+    try push(
+      deviceB, header: nil,
+      writes: [.init(session: sessions[1], stamps: stamps(sessions[1], by: deviceB))], removes: [])
+    try push(deviceA, header: nil, writes: [], removes: [sessions[2].id])
+    return Chain(
+      state: ServerState(counter: Int64(links.count), header: header, links: links),
+      rows: rows.values.sorted { $0.id.lexicographicallyPrecedes($1.id) })
+  }
+
+  // MARK: - The fixture file
+
+  /// The chain as the fixture file holds it: JSON, bytes in hex.
+  static func json(_ chain: Chain) throws -> [UInt8] {
+    let hex = Fixtures.hex
+    let object: [String: Any] = [
+      "counter": chain.state.counter, "header": hex(chain.state.header),
+      "links": chain.state.links.map {
+        ["seq": $0.seq, "device": hex($0.device), "entry": hex($0.entry), "tag": hex($0.tag)]
+      },
+      "rows": chain.rows.map { ["id": hex($0.id), "seq": $0.seq, "body": hex($0.body)] },
+    ]
+    return Array(
+      try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]))
+  }
+
+  static func load(_ name: String) throws -> Chain {
+    let bytes = try #require(Fixtures.bytes(name), "no fixture \(name)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    func hex(_ value: Any?) -> [UInt8] { Fixtures.decodeHex(value as? String ?? "") }
+    func number(_ value: Any?) -> Int64 { (value as? NSNumber)?.int64Value ?? -1 }
+    let links = (object["links"] as? [[String: Any]] ?? []).map {
+      ServerLink(
+        seq: number($0["seq"]), device: hex($0["device"]), entry: hex($0["entry"]),
+        tag: hex($0["tag"]))
+    }
+    let rows = (object["rows"] as? [[String: Any]] ?? []).map {
+      ServerRow(id: hex($0["id"]), seq: number($0["seq"]), body: hex($0["body"]))
+    }
+    return Chain(
+      state: ServerState(
+        counter: number(object["counter"]), header: hex(object["header"]), links: links),
+      rows: rows)
+  }
+
+  static func verify(_ state: ServerState, from start: SyncSettings) throws -> VerifiedChain {
+    let keys = try Fixtures.keys()
+    return try VerifiedChain.verify(
+      state, from: start, vaultID: keys.vaultID, key: keys.syncKey,
+      localHeader: SyncLink.hash(ServerHeader.encode(try Fixtures.keyHeader())))
+  }
+
+  // MARK: - Tests
+
+  /// Every version of the links and rows has a fixture that today's chain check accepts
+  /// from the start and from the middle, whose rows open to what was written, and that
+  /// today's encoders write again byte for byte.
+  @Test(arguments: 1...Int(max(SyncLink.version, SyncRowCodec.version)))
+  func chainOfEveryVersion(version: Int) throws {
+    // Given
+    let chain = try Self.load("sync/chain-v\(version).json")
+    let keys = try Fixtures.keys()
+    #expect(chain.state.links.allSatisfy { $0.entry.first == UInt8(version) })
+    #expect(ServerHeader.decode(chain.state.header) == (try Fixtures.keyHeader()))
+
+    // When: a new device reads it all.
+    let verified = try Self.verify(
+      chain.state, from: SyncSettings(server: "fixture", device: Self.deviceB))
+
+    // Then
+    #expect(verified.head == chain.state.links.last?.tag)
+    #expect(verified.header == SyncLink.hash(chain.state.header))
+    #expect(verified.latest[Fixtures.sessions[2].id] == .remove)
+    let cipher = try RecordCipher(key: keys.syncKey, random: SeededRandom(seed: 1))
+    var opened: [SessionID: SyncMerge.Version] = [:]
+    for row in chain.rows {
+      let id = try verified.check(row)
+      let (decoded, plain) = try cipher.open(
+        row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+      ) { plain in (try SyncRowCodec.decode(plain, id: id), Array(plain)) }
+      #expect(plain.first == UInt8(version))
+      #expect(plain == SyncRowCodec.encode(decoded))
+      opened[id] = decoded
+    }
+    #expect(opened == Self.expected)
+
+    // And a device that read up to the first link goes on from there.
+    var start = SyncSettings(server: "fixture", device: Self.deviceA)
+    start.seq = 1
+    start.head = chain.state.links.first?.tag
+    start.headerHash = SyncLink.hash(chain.state.header)
+    #expect(try Self.verify(chain.state, from: start).head == chain.state.links.last?.tag)
+
+    // And today's encoders write the same bytes.
+    #expect(try Self.chain() == chain, "the sync layouts are no longer written as they were")
+  }
+
+  /// A byte changed in any link, tag, row or the header, a link dropped, or the counter set
+  /// back is refused.
+  @Test(arguments: 1...Int(max(SyncLink.version, SyncRowCodec.version)))
+  func changedBytesAreRefused(version: Int) throws {
+    let chain = try Self.load("sync/chain-v\(version).json")
+    let start = SyncSettings(server: "fixture", device: Self.deviceB)
+    let state = chain.state
+    func with(links: [ServerLink], counter: Int64? = nil, header: [UInt8]? = nil) -> ServerState {
+      ServerState(
+        counter: counter ?? state.counter, header: header ?? state.header, links: links)
+    }
+    for (index, link) in state.links.enumerated() {
+      for offset in [0, 5, 20, 40, 70, link.entry.count - 1] {
+        var entry = link.entry
+        entry[offset] ^= 0x01
+        var links = state.links
+        links[index] = ServerLink(seq: link.seq, device: link.device, entry: entry, tag: link.tag)
+        #expect(throws: SyncError.self) { try Self.verify(with(links: links), from: start) }
+      }
+      var tag = link.tag
+      tag[7] ^= 0x80
+      var links = state.links
+      links[index] = ServerLink(seq: link.seq, device: link.device, entry: link.entry, tag: tag)
+      #expect(throws: SyncError.self) { try Self.verify(with(links: links), from: start) }
+      var dropped = state.links
+      dropped.remove(at: index)
+      #expect(throws: SyncError.self) { try Self.verify(with(links: dropped), from: start) }
+    }
+    var header = state.header
+    header[40] ^= 0x01
+    #expect(throws: SyncError.tampered(.changedHeader)) {
+      try Self.verify(with(links: state.links, header: header), from: start)
+    }
+    var ahead = start
+    ahead.seq = state.counter + 1
+    #expect(throws: SyncError.self) { try Self.verify(state, from: ahead) }
+
+    let verified = try Self.verify(state, from: start)
+    for row in chain.rows {
+      var body = row.body
+      body[body.count / 2] ^= 0x01
+      #expect(throws: SyncError.self) {
+        try verified.check(ServerRow(id: row.id, seq: row.seq, body: body))
+      }
+      #expect(throws: SyncError.self) {
+        try verified.check(ServerRow(id: row.id, seq: row.seq - 1, body: row.body))
+      }
+    }
+  }
+
+  /// Writes the sync fixture that is missing (JOURNAL_WRITE_FIXTURES=1; never in a normal
+  /// run).
+  @Test(.enabled(if: Fixtures.writing)) func writeFixtures() throws {
+    try Fixtures.writeIfMissing("sync/chain-v1.json", try Self.json(try Self.chain()))
+  }
+}
