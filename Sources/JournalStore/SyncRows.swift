@@ -18,19 +18,20 @@ extension SyncBaseRecord {
     return out
   }
 
-  init(decoding bytes: UnsafeRawBufferPointer) throws {
+  /// The record of session `id` from its plaintext; anything else is damage of its row.
+  init(decoding bytes: UnsafeRawBufferPointer, id: SessionID) throws {
     let fieldBytes = 1 + SyncStamp.bytes + Self.fingerprintBytes
     let fixed = 1 + SyncField.allCases.count * fieldBytes
     guard bytes.count >= fixed, bytes[0] == 1,
       (bytes.count - fixed) % SyncStamp.bytes == 0
-    else { throw CryptoError.malformedPlaintext }
+    else { throw StoreError.damagedRecord(id: id.short) }
     var stamps: SyncStamps = [:]
     var fingerprints: [SyncField: [UInt8]] = [:]
     var offset = 1
     for field in SyncField.allCases {
       guard bytes[offset] == field.rawValue,
         let stamp = SyncStamp(bytes[(offset + 1)..<(offset + 1 + SyncStamp.bytes)])
-      else { throw CryptoError.malformedPlaintext }
+      else { throw StoreError.damagedRecord(id: id.short) }
       stamps[field] = stamp
       let start = offset + 1 + SyncStamp.bytes
       fingerprints[field] = Array(bytes[start..<(start + Self.fingerprintBytes)])
@@ -39,7 +40,7 @@ extension SyncBaseRecord {
     var conflicts: Set<SyncStamp> = []
     while offset < bytes.count {
       guard let stamp = SyncStamp(bytes[offset..<(offset + SyncStamp.bytes)]) else {
-        throw CryptoError.malformedPlaintext
+        throw StoreError.damagedRecord(id: id.short)
       }
       conflicts.insert(stamp)
       offset += SyncStamp.bytes
@@ -198,7 +199,7 @@ extension SessionStore {
       return try cipher.open(
         Array(sealed), id: id.bytes, column: .syncBase, revision: generation
       ) { plain in
-        try SyncBaseRecord(decoding: plain)
+        try SyncBaseRecord(decoding: plain, id: id)
       }
     } catch {
       throw StoreError.damagedRecord(id: id.short)
