@@ -23,16 +23,20 @@ public enum SyncRowCodec {
     return out
   }
 
+  /// The version of session `id` from a row's plaintext; `SyncError.damagedRow` when it is
+  /// not one.
   public static func decode(
     _ bytes: UnsafeRawBufferPointer, id: SessionID
   ) throws -> SyncMerge.Version {
     let stampsEnd = 1 + SyncField.allCases.count * SyncStamp.bytes
-    guard bytes.count >= stampsEnd + 4, bytes[0] == 1 else { throw CryptoError.malformedPlaintext }
+    guard bytes.count >= stampsEnd + 4, bytes[0] == 1 else {
+      throw SyncError.damagedRow(id: id.short)
+    }
     var stamps: SyncStamps = [:]
     for (index, field) in SyncField.allCases.enumerated() {
       let start = 1 + index * SyncStamp.bytes
       guard let stamp = SyncStamp(bytes[start..<(start + SyncStamp.bytes)]) else {
-        throw CryptoError.malformedPlaintext
+        throw SyncError.damagedRow(id: id.short)
       }
       stamps[field] = stamp
     }
@@ -40,7 +44,9 @@ public enum SyncRowCodec {
       Int(bytes[stampsEnd]) | Int(bytes[stampsEnd + 1]) << 8 | Int(bytes[stampsEnd + 2]) << 16
       | Int(bytes[stampsEnd + 3]) << 24
     let summaryStart = stampsEnd + 4
-    guard bytes.count - summaryStart >= length else { throw CryptoError.malformedPlaintext }
+    guard bytes.count - summaryStart >= length else {
+      throw SyncError.damagedRow(id: id.short)
+    }
     do {
       let summary = try RecordCodec.decodeSummary(
         UnsafeRawBufferPointer(rebasing: bytes[summaryStart..<(summaryStart + length)]), id: id)
@@ -48,7 +54,7 @@ public enum SyncRowCodec {
         UnsafeRawBufferPointer(rebasing: bytes[(summaryStart + length)...]))
       return SyncMerge.Version(session: try RecordCodec.session(summary, body), stamps: stamps)
     } catch {
-      throw CryptoError.malformedPlaintext
+      throw SyncError.damagedRow(id: id.short)
     }
   }
 }

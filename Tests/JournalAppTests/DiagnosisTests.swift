@@ -103,6 +103,7 @@ struct DiagnosisTests {
     SyncError.tampered(.rolledBack(seen: 9, shown: 7)), SyncError.tampered(.forked(seq: 3)),
     SyncError.tampered(.brokenChain(seq: 4)), SyncError.tampered(.changedRow(id: "3f2a")),
     SyncError.tampered(.droppedChange(id: "3f2a")), SyncError.tampered(.changedHeader),
+    SyncError.damagedRow(id: "3f2a"),
     SyncError.journalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
     AppError.syncJoinRefused(cause: Diagnosis(SyncError.tampered(.changedHeader))),
     AppError.syncJoinUnfinished(
@@ -171,7 +172,7 @@ struct DiagnosisTests {
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 69)
-    #expect(names["SyncError"]?.count == 16)
+    #expect(names["SyncError"]?.count == 17)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -337,6 +338,7 @@ struct DiagnosisTests {
     case .journalNotOnServer, .keptMoving, .lockStuck: .syncUnavailable
     case .serverNewer, .newerData: .newerFormat
     case .tampered: .tampered
+    case .damagedRow: .damaged
     }
   }
 
