@@ -62,6 +62,7 @@ struct DiagnosisTests {
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
+    DraftError.damaged(id: "3f2a"),
     AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
     AppError.sealingKeyChanged, AppError.sealingUnavailable, AppError.recoveryCodeMistyped,
     AppError.noRecoveryCodeSource, AppError.recoveryCodeReplaceNeedsYes, AppError.noRecoveryCode,
@@ -168,7 +169,7 @@ struct DiagnosisTests {
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
     #expect(names["SystemError"]?.count == 9)
-    #expect(names["DraftError"]?.count == 5)
+    #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 69)
@@ -282,6 +283,7 @@ struct DiagnosisTests {
     case .noMatch, .ambiguous: .notFound
     case .io: .ioError
     case .needsKey: .passphraseUnavailable
+    case .damaged: .damaged
     }
   }
 

@@ -623,6 +623,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: #"draft "\#(id)" opens only with the passphrase"#,
         hint: #"run "journal unlock" first, then the command again; the draft is kept"#,
         exitCode: .passphraseUnavailable)
+    case .damaged(let id):
+      return Diagnosis(
+        message: #"draft "\#(id)" is damaged and cannot be read"#,
+        hint: #"run "journal drafts discard \#(id)" to remove it; the journal is unaffected"#,
+        exitCode: .damaged)
     case .io(let path, let code):
       return Diagnosis(
         message: #"cannot write the draft "\#(path)": \#(String(cString: strerror(code)))"#,
