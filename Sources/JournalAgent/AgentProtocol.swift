@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalCore
 import JournalCrypto
 import JournalSystem
 
@@ -46,9 +47,22 @@ public enum AgentProtocol {
     header(kind, count: payload.count) + payload
   }
 
-  /// A frame's 8 header bytes, for a payload of `count` bytes.
+  /// A frame's 8 header bytes, for a payload of `count` bytes (at most `maximumPayload`).
   public static func header(_ kind: UInt8, count: Int) -> [UInt8] {
-    magic + [version, kind, UInt8(count & 0xFF), UInt8(count >> 8)]
+    var out = magic + [version, kind]
+    out.append(littleEndian: UInt16(truncatingIfNeeded: count))
+    return out
+  }
+
+  /// The payload length a frame's header names (its last 2 bytes, little-endian); 0 for a
+  /// header that is not 8 bytes.
+  public static func payloadLength(_ header: [UInt8]) -> Int {
+    header.withUnsafeBytes { raw in
+      var reader = ByteReader(raw, from: 6)
+      guard header.count == headerBytes, let length = try? reader.littleEndian(UInt16.self)
+      else { return 0 }
+      return Int(length)
+    }
   }
 
   /// Sends an answer whose payload is a secret: the header, then the secret straight from
