@@ -90,8 +90,8 @@ struct DraftStoreTests {
   }
 
   /// Damaged, truncated, emptied and foreign files, a directory and a symbolic link in a
-  /// draft's place are "unreadable", never a crash, and opening one names the draft as
-  /// damaged; the other drafts still open. A newer format is left alone.
+  /// draft's place are "unreadable", never a crash, and reading one names the draft as
+  /// damaged; the other drafts still read. A newer format is left alone.
   @Test(arguments: [
     "flip", "truncate", "empty", "foreign", "garbage-tail", "newer", "directory", "symlink",
   ])
@@ -145,13 +145,13 @@ struct DraftStoreTests {
     let entries = try store.scan()
     let state = try #require(entries.first { $0.id == id }?.state)
     #expect(state == (damage == "newer" ? .newer(version: 4) : .unreadable))
+    // (Read without taking the lock, which a process another test spawns may briefly hold
+    // a copy of between its fork and exec; `open` reads the same way under it.)
     if damage != "newer" {
-      #expect(throws: DraftError.damaged(id: id.short)) { try store.open(id) }
+      #expect(throws: DraftError.damaged(id: id.short)) { try store.read(id) }
     }
     #expect(entries.first { $0.id == stored(5).draft.id }?.state == .ready(stored(5)))
-    let (handle, other) = try store.open(stored(5).draft.id)
-    handle.release()
-    #expect(other == stored(5))
+    #expect(try store.read(stored(5).draft.id) == stored(5))
   }
 
   /// Another vault's drafts in the same directory are not this vault's business.
