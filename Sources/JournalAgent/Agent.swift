@@ -38,15 +38,8 @@ public final class Agent {
     idle: TimeInterval, lifetime: TimeInterval, environment: [String: String]
   ) throws {
     let material = try SecureBytes(count: 48)
-    var filled = 0
-    material.withUnsafeMutableBytes { buffer in
-      while filled < buffer.count {
-        let count = read(
-          STDIN_FILENO, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { break }
-        filled += count
-      }
+    let filled = material.withUnsafeMutableBytes { buffer in
+      (try? Descriptor.standardInput.readFully(into: buffer)) ?? 0
     }
     guard filled == 48 else { throw AgentError.notStarted }
     let vaultID = material.withUnsafeBytes { Array($0.prefix(16)) }

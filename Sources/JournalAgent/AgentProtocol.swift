@@ -128,13 +128,16 @@ public enum AgentProtocol {
     var offset = 0
     let deadline = Deadline(in: timeout)
     while offset < buffer.count {
+      // A wait with a deadline, so not Descriptor's: poll again after a signal, but only for
+      // what is left of the same deadline (millisecondsLeft), so signals cannot stretch it.
       var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, deadline.millisecondsLeft)
       if ready < 0 && errno == EINTR { continue }
-      guard ready > 0 else { return false }
-      let got = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      if got < 0 && errno == EINTR { continue }
-      guard got > 0 else { return false }
+      guard ready > 0,
+        let got = try? Descriptor(fd).read(
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])),
+        got > 0
+      else { return false }
       offset += got
     }
     return true
@@ -147,13 +150,7 @@ public enum AgentProtocol {
 
   /// Writes all of a buffer (guarded memory included, without copying it) to a pipe or file.
   public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < buffer.count {
-      let count = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { return }
-      offset += count
-    }
+    try? Descriptor(fd).writeAll(buffer)
   }
 
   /// Sends all of `bytes` on a socket (no SIGPIPE if the peer has gone).
@@ -162,13 +159,6 @@ public enum AgentProtocol {
   }
 
   static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < buffer.count {
-      let sent = Glibc.send(
-        fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, Int32(MSG_NOSIGNAL))
-      if sent < 0 && errno == EINTR { continue }
-      guard sent > 0 else { return }
-      offset += sent
-    }
+    try? Descriptor(fd).sendAll(buffer)
   }
 }

@@ -226,17 +226,15 @@ public final class DraftStore {
       info.st_size <= Self.maximumFileBytes
     else { throw DraftError.damaged(id: id.short) }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeMutableBytes {
-        Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 { throw DraftError.io(path: draftPath, errno: errno) }
-      guard count > 0 else { break }
-      offset += count
-    }
     defer { wipe(&bytes) }
+    let read = bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(Descriptor.Failure) in try Descriptor(fd).readFully(into: buffer) }
+    }
+    let offset: Int
+    switch read {
+    case .success(let count): offset = count
+    case .failure(let failure): throw DraftError.io(path: draftPath, errno: failure.errno)
+    }
     guard offset == bytes.count, bytes.count > Self.headerBytes,
       Array(bytes[0..<Self.magic.count]) == Self.magic
     else { throw DraftError.damaged(id: id.short) }
