@@ -75,7 +75,8 @@ let package = Package(
       name: "JournalSync",
       dependencies: ["JournalCore", "JournalCrypto", "JournalStorage", "JournalSystem"],
       swiftSettings: strict),
-    .target(name: "JournalPostgres", dependencies: ["JournalSync"], swiftSettings: strict),
+    .target(
+      name: "JournalPostgres", dependencies: ["JournalSync", "JournalCore"], swiftSettings: strict),
     // The terminal and every view: the TTY, prompts, the mood slider, how output looks,
     // and the renderings of sessions, lists and trends.
     .target(

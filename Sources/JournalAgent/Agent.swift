@@ -1,6 +1,7 @@
 import CJournalSystem
 import Foundation
 import Glibc
+import JournalCore
 import JournalCrypto
 import JournalSystem
 
@@ -37,15 +38,8 @@ public final class Agent {
     idle: TimeInterval, lifetime: TimeInterval, environment: [String: String]
   ) throws {
     let material = try SecureBytes(count: 48)
-    var filled = 0
-    material.withUnsafeMutableBytes { buffer in
-      while filled < buffer.count {
-        let count = read(
-          STDIN_FILENO, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { break }
-        filled += count
-      }
+    let filled = material.withUnsafeMutableBytes { buffer in
+      (try? Descriptor.standardInput.readFully(into: buffer)) ?? 0
     }
     guard filled == 48 else { throw AgentError.notStarted }
     let vaultID = material.withUnsafeBytes { Array($0.prefix(16)) }
@@ -135,7 +129,7 @@ public final class Agent {
         client, AgentProtocol.frame(AgentProtocol.Code.unsupportedVersion.rawValue, []))
       return true
     }
-    let length = Int(header[6]) | Int(header[7]) << 8
+    let length = AgentProtocol.payloadLength(header)
     guard length <= AgentProtocol.maximumPayload,
       let command = AgentProtocol.Command(rawValue: header[5])
     else {
@@ -164,9 +158,9 @@ public final class Agent {
       AgentProtocol.send(client, code: .ok, secret: dataKey)
     case .status:
       let (idle, life) = lifetime.remaining(at: now())
-      let bytes =
-        (0..<4).map { UInt8(truncatingIfNeeded: idle >> (8 * $0)) }
-        + (0..<4).map { UInt8(truncatingIfNeeded: life >> (8 * $0)) }
+      var bytes: [UInt8] = []
+      bytes.append(littleEndian: idle)
+      bytes.append(littleEndian: life)
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, bytes))
     case .lock:
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, []))
@@ -202,9 +196,12 @@ public final class Agent {
     }
   }
 
-  /// The generation of a witness payload (its first 8 bytes, little-endian).
+  /// The generation of a witness payload (its first 8 bytes, little-endian; 0 when shorter).
   static func generation(_ payload: [UInt8]) -> UInt64 {
-    payload.prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    payload.withUnsafeBytes { raw in
+      var reader = ByteReader(raw)
+      return (try? reader.littleEndian(UInt64.self)) ?? 0
+    }
   }
 
   private func shutdown() {

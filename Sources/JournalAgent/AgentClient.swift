@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalCore
 import JournalCrypto
 
 /// Asks the unlock agent for a vault's keys, its status, or to lock. Every failure (no
@@ -40,17 +41,20 @@ public struct AgentClient {
     guard let (code, payload) = request(.status, []), code == .ok, payload.count == 8 else {
       return nil
     }
-    func number(_ slice: ArraySlice<UInt8>) -> Int {
-      slice.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+    return payload.withUnsafeBytes { raw in
+      var reader = ByteReader(raw)
+      guard let idle = try? reader.littleEndian(UInt32.self),
+        let lifetime = try? reader.littleEndian(UInt32.self)
+      else { return nil }
+      return (Int(idle), Int(lifetime))
     }
-    return (number(payload[0..<4]), number(payload[4..<8]))
   }
 
   /// Tells the agent the vault's ledger stamp as just found, and returns the latest stamp it
   /// has been told of (this one, or a later one); nil when there is no answer.
   public func witness(generation: UInt64, tag: [UInt8]) -> (generation: UInt64, tag: [UInt8])? {
     var payload: [UInt8] = []
-    withUnsafeBytes(of: generation.littleEndian) { payload.append(contentsOf: $0) }
+    payload.append(littleEndian: generation)
     payload += tag
     guard payload.count == AgentProtocol.witnessBytes,
       let (code, answer) = request(.witness, payload), code == .ok,
@@ -107,7 +111,7 @@ public struct AgentClient {
       Array(header[0..<4]) == AgentProtocol.magic, header[4] == AgentProtocol.version,
       let code = AgentProtocol.Code(rawValue: header[5])
     else { return nil }
-    let length = Int(header[6]) | Int(header[7]) << 8
+    let length = AgentProtocol.payloadLength(header)
     guard length <= AgentProtocol.maximumPayload else { return nil }
     return answer(fd, code, length)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalCore
 import JournalCrypto
 import JournalSystem
 
@@ -46,9 +47,22 @@ public enum AgentProtocol {
     header(kind, count: payload.count) + payload
   }
 
-  /// A frame's 8 header bytes, for a payload of `count` bytes.
+  /// A frame's 8 header bytes, for a payload of `count` bytes (at most `maximumPayload`).
   public static func header(_ kind: UInt8, count: Int) -> [UInt8] {
-    magic + [version, kind, UInt8(count & 0xFF), UInt8(count >> 8)]
+    var out = magic + [version, kind]
+    out.append(littleEndian: UInt16(truncatingIfNeeded: count))
+    return out
+  }
+
+  /// The payload length a frame's header names (its last 2 bytes, little-endian); 0 for a
+  /// header that is not 8 bytes.
+  public static func payloadLength(_ header: [UInt8]) -> Int {
+    header.withUnsafeBytes { raw in
+      var reader = ByteReader(raw, from: 6)
+      guard header.count == headerBytes, let length = try? reader.littleEndian(UInt16.self)
+      else { return 0 }
+      return Int(length)
+    }
   }
 
   /// Sends an answer whose payload is a secret: the header, then the secret straight from
@@ -114,13 +128,16 @@ public enum AgentProtocol {
     var offset = 0
     let deadline = Deadline(in: timeout)
     while offset < buffer.count {
+      // A wait with a deadline, so not Descriptor's: poll again after a signal, but only for
+      // what is left of the same deadline (millisecondsLeft), so signals cannot stretch it.
       var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, deadline.millisecondsLeft)
       if ready < 0 && errno == EINTR { continue }
-      guard ready > 0 else { return false }
-      let got = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      if got < 0 && errno == EINTR { continue }
-      guard got > 0 else { return false }
+      guard ready > 0,
+        let got = try? Descriptor(fd).read(
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])),
+        got > 0
+      else { return false }
       offset += got
     }
     return true
@@ -133,13 +150,7 @@ public enum AgentProtocol {
 
   /// Writes all of a buffer (guarded memory included, without copying it) to a pipe or file.
   public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < buffer.count {
-      let count = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { return }
-      offset += count
-    }
+    try? Descriptor(fd).writeAll(buffer)
   }
 
   /// Sends all of `bytes` on a socket (no SIGPIPE if the peer has gone).
@@ -148,13 +159,6 @@ public enum AgentProtocol {
   }
 
   static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < buffer.count {
-      let sent = Glibc.send(
-        fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, Int32(MSG_NOSIGNAL))
-      if sent < 0 && errno == EINTR { continue }
-      guard sent > 0 else { return }
-      offset += sent
-    }
+    try? Descriptor(fd).sendAll(buffer)
   }
 }

@@ -55,8 +55,7 @@ public enum FieldCodec {
 
   public static func put(_ tag: Tag, bytes: some Collection<UInt8>, into out: inout [UInt8]) {
     out.append(tag.rawValue)
-    let length = UInt32(bytes.count)
-    withUnsafeBytes(of: length.littleEndian) { out.append(contentsOf: $0) }
+    out.append(littleEndian: UInt32(bytes.count))
     out.append(contentsOf: bytes)
   }
 
@@ -65,8 +64,9 @@ public enum FieldCodec {
   }
 
   public static func put(_ tag: Tag, time: Date, into out: inout [UInt8]) {
-    let millis = StoredRange.millis(time)
-    withUnsafeBytes(of: millis.littleEndian) { put(tag, bytes: $0, into: &out) }
+    out.append(tag.rawValue)
+    out.append(littleEndian: UInt32(8))
+    out.append(littleEndian: StoredRange.millis(time))
   }
 
   public static func put(_ tag: Tag, mood: Mood, into out: inout [UInt8]) {
@@ -81,20 +81,15 @@ public enum FieldCodec {
   ) throws(Malformed) -> Fields {
     guard bytes.first == version else { throw Malformed() }
     var fields = Fields()
-    var offset = 1
+    var reader = ByteReader(bytes, from: 1)
     var previous: UInt8 = 0
-    while offset < bytes.count {
-      guard bytes.count - offset >= 5, let tag = Tag(rawValue: bytes[offset]),
-        allowed.contains(tag), tag.rawValue > previous
+    while !reader.isAtEnd {
+      guard let tag = (try? reader.byte()).flatMap(Tag.init(rawValue:)), allowed.contains(tag),
+        tag.rawValue > previous, let length = try? reader.littleEndian(UInt32.self),
+        let value = try? reader.bytes(Int(length))
       else { throw Malformed() }
       previous = tag.rawValue
-      let count =
-        Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) << 16
-        | Int(bytes[offset + 4]) << 24
-      offset += 5
-      guard bytes.count - offset >= count else { throw Malformed() }
-      fields[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-      offset += count
+      fields[tag] = value
     }
     return fields
   }
@@ -109,12 +104,10 @@ public enum FieldCodec {
   /// A time field: exactly 8 bytes, an instant within `StoredRange.millis`.
   public static func time(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> Date? {
     guard let slice else { return nil }
-    guard slice.count == 8 else { throw Malformed() }
-    var millis: Int64 = 0
-    withUnsafeMutableBytes(of: &millis) { $0.copyMemory(from: slice) }
-    guard let date = StoredRange.date(millis: Int64(littleEndian: millis)) else {
-      throw Malformed()
-    }
+    var reader = ByteReader(slice)
+    guard slice.count == 8, let millis = try? reader.littleEndian(Int64.self),
+      let date = StoredRange.date(millis: millis)
+    else { throw Malformed() }
     return date
   }
 
@@ -125,7 +118,7 @@ public enum FieldCodec {
     for conflict in conflicts {
       value.append(conflict.field.tag.rawValue)
       value += conflict.stamp.encoded
-      withUnsafeBytes(of: UInt32(conflict.text.utf8.count).littleEndian) { value += $0 }
+      value.append(littleEndian: UInt32(conflict.text.utf8.count))
       value += Array(conflict.text.utf8)
     }
     put(tag, bytes: value, into: &out)
@@ -136,26 +129,18 @@ public enum FieldCodec {
   public static func conflicts(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> [Conflict] {
     guard let slice else { return [] }
     var conflicts: [Conflict] = []
-    var offset = 0
-    while offset < slice.count {
-      guard slice.count - offset >= 1 + SyncStamp.bytes + 4,
-        let tag = Tag(rawValue: slice[offset]),
+    var reader = ByteReader(slice)
+    while !reader.isAtEnd {
+      guard let tag = (try? reader.byte()).flatMap(Tag.init(rawValue:)),
         let field = Field.allCases.first(where: { $0.tag == tag }),
         SyncField(field)?.keepsLoser == true,
-        let stamp = SyncStamp(slice[(offset + 1)..<(offset + 1 + SyncStamp.bytes)]),
-        stamp.time <= UInt64(StoredRange.millis.upperBound)
+        let stamp = try? SyncStamp(reading: &reader),
+        stamp.time <= UInt64(StoredRange.millis.upperBound),
+        let length = try? reader.littleEndian(UInt32.self),
+        let text = (try? reader.bytes(Int(length))).flatMap({
+          String(validating: $0, as: UTF8.self)
+        })
       else { throw Malformed() }
-      offset += 1 + SyncStamp.bytes
-      let count =
-        Int(slice[offset]) | Int(slice[offset + 1]) << 8 | Int(slice[offset + 2]) << 16
-        | Int(slice[offset + 3]) << 24
-      offset += 4
-      guard slice.count - offset >= count,
-        let text = String(
-          validating: UnsafeRawBufferPointer(rebasing: slice[offset..<(offset + count)]),
-          as: UTF8.self)
-      else { throw Malformed() }
-      offset += count
       conflicts.append(Conflict(field: field, text: text, stamp: stamp))
     }
     guard !conflicts.isEmpty else { throw Malformed() }

@@ -29,9 +29,14 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     self.init(bytes: bytes)
   }
 
+  /// The id of 16 bytes: two big-endian halves.
   private init(bytes: [UInt8]) {
-    high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-    low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+    precondition(bytes.count == 16, "a session id is 16 bytes")
+    (high, low) = bytes.withUnsafeBytes { raw in
+      var reader = ByteReader(raw)
+      // 16 bytes, checked above: neither read falls short.
+      return ((try? reader.bigEndian(UInt64.self)) ?? 0, (try? reader.bigEndian(UInt64.self)) ?? 0)
+    }
   }
 
   /// Parses 32 hex digits, with or without the dashes of the UUID form, in either case.

@@ -32,8 +32,8 @@ public struct SyncStamp: Hashable, Comparable, Sendable {
   public var encoded: [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(Self.bytes)
-    withUnsafeBytes(of: time.bigEndian) { out += $0 }
-    withUnsafeBytes(of: counter.bigEndian) { out += $0 }
+    out.append(bigEndian: time)
+    out.append(bigEndian: counter)
     out += device
     return out
   }
@@ -42,9 +42,19 @@ public struct SyncStamp: Hashable, Comparable, Sendable {
   public init?(_ bytes: some Collection<UInt8>) {
     let bytes = Array(bytes)
     guard bytes.count == Self.bytes else { return nil }
-    time = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-    counter = bytes[8..<12].reduce(0) { $0 << 8 | UInt32($1) }
-    device = Array(bytes[12..<28])
+    let stamp = bytes.withUnsafeBytes { raw in
+      var reader = ByteReader(raw)
+      return try? Self(reading: &reader)
+    }
+    guard let stamp else { return nil }
+    self = stamp
+  }
+
+  /// The stamp at `reader`'s place, its 28 bytes read.
+  public init(reading reader: inout ByteReader) throws(ByteReader.Short) {
+    time = try reader.bigEndian(UInt64.self)
+    counter = try reader.bigEndian(UInt32.self)
+    device = Array(try reader.bytes(Self.deviceBytes))
   }
 }
 

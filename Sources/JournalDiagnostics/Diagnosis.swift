@@ -240,6 +240,13 @@ public struct Diagnosis: Equatable, Sendable {
         hint:
           #"run "journal sync leave", then "journal sync setup URL" with a server you trust"#,
         exitCode: .tampered)
+    case .damagedRow(let id):
+      return Diagnosis(
+        message: "session \(id) on the sync server opens with this journal's key but cannot be "
+          + "read: one of your devices sent it damaged; nothing of it was applied",
+        hint: #"update journal on each device, then run "journal sync" again; the other "#
+          + "sessions are unaffected",
+        exitCode: .damaged)
     case .keptMoving:
       return Diagnosis(
         message: "other devices kept syncing at the same time",
@@ -616,6 +623,11 @@ public struct Diagnosis: Equatable, Sendable {
         message: #"draft "\#(id)" opens only with the passphrase"#,
         hint: #"run "journal unlock" first, then the command again; the draft is kept"#,
         exitCode: .passphraseUnavailable)
+    case .damaged(let id):
+      return Diagnosis(
+        message: #"draft "\#(id)" is damaged and cannot be read"#,
+        hint: #"run "journal drafts discard \#(id)" to remove it; the journal is unaffected"#,
+        exitCode: .damaged)
     case .io(let path, let code):
       return Diagnosis(
         message: #"cannot write the draft "\#(path)": \#(String(cString: strerror(code)))"#,

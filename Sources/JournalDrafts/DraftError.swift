@@ -9,6 +9,10 @@ public enum DraftError: Error, Equatable, Sendable {
   /// The draft was written without the passphrase (sealed to the vault's public key), or
   /// under the draft key, and this store has not the key to read it.
   case needsKey(id: String)
+  /// The draft file is not one this vault's journal wrote for the id: damaged, truncated,
+  /// another vault's or another draft's, not a regular file of this user's, or a symbolic
+  /// link. Other drafts are fine.
+  case damaged(id: String)
   /// A draft file could not be written or removed.
   case io(path: String, errno: Int32)
 }

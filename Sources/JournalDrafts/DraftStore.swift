@@ -197,6 +197,8 @@ public final class DraftStore {
     } catch DraftError.needsKey {
       // Without the key nothing is judged unreadable: it opens once the key is at hand.
       return .inUse
+    } catch DraftError.damaged {
+      return .unreadable
     } catch let error as DraftError {
       // The system failed us (no descriptors, an I/O error): not the draft's fault. It is
       // left alone and the error reported, never the draft deleted.
@@ -214,7 +216,7 @@ public final class DraftStore {
     let fd = Glibc.open(draftPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
-      if errno == ELOOP { throw CryptoError.integrity }  // a symbolic link: not ours
+      if errno == ELOOP { throw DraftError.damaged(id: id.short) }  // a symbolic link: not ours
       throw DraftError.io(path: draftPath, errno: errno)
     }
     defer { close(fd) }
@@ -222,38 +224,41 @@ public final class DraftStore {
     guard fstat(fd, &info) == 0 else { throw DraftError.io(path: draftPath, errno: errno) }
     guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
       info.st_size <= Self.maximumFileBytes
-    else { throw CryptoError.integrity }
+    else { throw DraftError.damaged(id: id.short) }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes.withUnsafeMutableBytes {
-        Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
-      }
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 { throw DraftError.io(path: draftPath, errno: errno) }
-      guard count > 0 else { break }
-      offset += count
-    }
     defer { wipe(&bytes) }
+    let read = bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(Descriptor.Failure) in try Descriptor(fd).readFully(into: buffer) }
+    }
+    let offset: Int
+    switch read {
+    case .success(let count): offset = count
+    case .failure(let failure): throw DraftError.io(path: draftPath, errno: failure.errno)
+    }
     guard offset == bytes.count, bytes.count > Self.headerBytes,
       Array(bytes[0..<Self.magic.count]) == Self.magic
-    else { throw CryptoError.integrity }
+    else { throw DraftError.damaged(id: id.short) }
     let version = bytes[Self.magic.count]
     guard version <= Self.formatVersion else { throw NewerDraft(version: Int(version)) }
     let vaultStart = Self.magic.count + 1
     guard Array(bytes[vaultStart..<(vaultStart + 16)]) == vaultID,
       Array(bytes[(vaultStart + 16)..<(vaultStart + 32)]) == id.bytes
-    else { throw CryptoError.integrity }
+    else { throw DraftError.damaged(id: id.short) }
     let sealed = Array(bytes[Self.headerBytes...])
-    if version == Self.sealedVersion {
-      guard let keys else { throw DraftError.needsKey(id: id.short) }
-      return try SealedBox.open(sealed, keys: keys) { plain in
+    // What does not open, or opens to no draft, is this file's damage: named as the draft's.
+    do {
+      if version == Self.sealedVersion {
+        guard let keys else { throw DraftError.needsKey(id: id.short) }
+        return try SealedBox.open(sealed, keys: keys) { plain in
+          try DraftCodec.decode(plain, id: id, fileVersion: version)
+        }
+      }
+      guard let cipher else { throw DraftError.needsKey(id: id.short) }
+      return try cipher.open(sealed, id: id.bytes, column: .draft) { plain in
         try DraftCodec.decode(plain, id: id, fileVersion: version)
       }
-    }
-    guard let cipher else { throw DraftError.needsKey(id: id.short) }
-    return try cipher.open(sealed, id: id.bytes, column: .draft) { plain in
-      try DraftCodec.decode(plain, id: id, fileVersion: version)
+    } catch CryptoError.integrity, CryptoError.malformedPlaintext, is FieldCodec.Malformed {
+      throw DraftError.damaged(id: id.short)
     }
   }
 

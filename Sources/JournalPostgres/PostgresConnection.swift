@@ -317,6 +317,7 @@ public final class PostgresConnection {
       guard descriptor.fd >= 0 else { throw cut() }
       let ready = poll(&descriptor, 1, Int32(min(remaining, Int(Int32.max))))
       if ready > 0 { return true }
+      // A wait with a deadline: after a signal (EINTR), poll again for what is left of it.
       if ready < 0 && errno != EINTR { throw cut() }
     }
   }

@@ -1,3 +1,4 @@
+import JournalCore
 import JournalSync
 
 /// `SyncTransport` over PostgreSQL with libpq (PostgresSchema's tables).
@@ -216,24 +217,37 @@ public final class PostgresTransport: SyncTransport {
   /// 17), the length and lower bound (1), then each value's length and bytes; all integers 4
   /// bytes, big-endian.
   static func array(_ values: [[UInt8]]) -> [UInt8] {
-    func int32(_ value: Int) -> [UInt8] {
-      withUnsafeBytes(of: Int32(value).bigEndian) { Array($0) }
+    var out: [UInt8] = []
+    guard !values.isEmpty else {
+      for header: Int32 in [0, 0, 17] { out.append(bigEndian: header) }
+      return out
     }
-    guard !values.isEmpty else { return int32(0) + int32(0) + int32(17) }
-    var out = int32(1) + int32(0) + int32(17) + int32(values.count) + int32(1)
-    for value in values { out += int32(value.count) + value }
+    for header in [1, 0, 17, Int32(values.count), 1] { out.append(bigEndian: header) }
+    for value in values {
+      out.append(bigEndian: Int32(value.count))
+      out += value
+    }
     return out
   }
 
   /// A bigint in PostgreSQL's binary format: 8 bytes, big-endian.
   static func bytes(_ value: Int64) -> [UInt8] {
-    withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    var out: [UInt8] = []
+    out.append(bigEndian: value)
+    return out
   }
 
   /// A binary integer of 2, 4 or 8 bytes, big-endian, or a boolean's one byte.
   static func integer(_ bytes: [UInt8]) -> Int64 {
-    let unsigned = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    let shift = UInt64(64 - 8 * min(bytes.count, 8))
-    return shift == 64 ? 0 : Int64(bitPattern: unsigned << shift) >> Int64(shift)
+    bytes.withUnsafeBytes { raw in
+      var reader = ByteReader(raw)
+      return switch bytes.count {
+      case 1: Int64(Int8(bitPattern: (try? reader.byte()) ?? 0))
+      case 2: Int64((try? reader.bigEndian(Int16.self)) ?? 0)
+      case 4: Int64((try? reader.bigEndian(Int32.self)) ?? 0)
+      case 8: (try? reader.bigEndian(Int64.self)) ?? 0
+      default: 0
+      }
+    }
   }
 }

@@ -712,7 +712,7 @@ struct Ledger {
     }
 
     static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-      withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+      bytes.append(littleEndian: value)
     }
   }
 }

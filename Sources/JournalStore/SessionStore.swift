@@ -647,13 +647,15 @@ public final class SessionStore {
     _ opener: RecordCipher.Opener, id: SessionID, revision: Int64, stored: SessionStatus?,
     sealed: UnsafeRawBufferPointer
   ) throws -> SessionSummary {
-    guard StoredRange.isCounter(revision), let stored else { throw CryptoError.integrity }
+    guard StoredRange.isCounter(revision), let stored else {
+      throw StoreError.damagedRecord(id: id.short)
+    }
     let summary = try id.withBytes { bytes in
       try opener.open(sealed, id: bytes, column: .summary, revision: UInt64(revision)) { plain in
         try RecordCodec.decodeSummary(plain, id: id)
       }
     }
-    guard summary.status.stored == stored else { throw CryptoError.integrity }
+    guard summary.status.stored == stored else { throw StoreError.damagedRecord(id: id.short) }
     return summary
   }
 
@@ -909,7 +911,9 @@ public final class SessionStore {
       try RecordCodec.decodeSummary(plain, id: id)
     }
     // The plaintext status column must agree with the sealed one, or it has been edited.
-    guard summary.status.stored.rawValue == status else { throw CryptoError.integrity }
+    guard summary.status.stored.rawValue == status else {
+      throw StoreError.damagedRecord(id: id.short)
+    }
     return summary
   }
 
@@ -942,14 +946,15 @@ public final class SessionStore {
     }
   }
 
-  /// A whole session from its two opened columns.
+  /// A whole session from its two opened columns; columns that do not make one session
+  /// together are damage of its row.
   private static func session(_ summary: SessionSummary, _ body: RecordCodec.Body) throws
     -> Session
   {
     do {
       return try RecordCodec.session(summary, body)
     } catch {
-      throw CryptoError.malformedPlaintext
+      throw StoreError.damagedRecord(id: summary.id.short)
     }
   }
 

@@ -18,31 +18,24 @@ extension SyncBaseRecord {
     return out
   }
 
-  init(decoding bytes: UnsafeRawBufferPointer) throws {
-    let fieldBytes = 1 + SyncStamp.bytes + Self.fingerprintBytes
-    let fixed = 1 + SyncField.allCases.count * fieldBytes
-    guard bytes.count >= fixed, bytes[0] == 1,
-      (bytes.count - fixed) % SyncStamp.bytes == 0
-    else { throw CryptoError.malformedPlaintext }
+  /// The record of session `id` from its plaintext; anything else is damage of its row.
+  init(decoding bytes: UnsafeRawBufferPointer, id: SessionID) throws {
     var stamps: SyncStamps = [:]
     var fingerprints: [SyncField: [UInt8]] = [:]
-    var offset = 1
-    for field in SyncField.allCases {
-      guard bytes[offset] == field.rawValue,
-        let stamp = SyncStamp(bytes[(offset + 1)..<(offset + 1 + SyncStamp.bytes)])
-      else { throw CryptoError.malformedPlaintext }
-      stamps[field] = stamp
-      let start = offset + 1 + SyncStamp.bytes
-      fingerprints[field] = Array(bytes[start..<(start + Self.fingerprintBytes)])
-      offset += fieldBytes
-    }
     var conflicts: Set<SyncStamp> = []
-    while offset < bytes.count {
-      guard let stamp = SyncStamp(bytes[offset..<(offset + SyncStamp.bytes)]) else {
-        throw CryptoError.malformedPlaintext
+    var reader = ByteReader(bytes)
+    do {
+      guard try reader.byte() == 1 else { throw StoreError.damagedRecord(id: id.short) }
+      for field in SyncField.allCases {
+        guard try reader.byte() == field.rawValue else {
+          throw StoreError.damagedRecord(id: id.short)
+        }
+        stamps[field] = try SyncStamp(reading: &reader)
+        fingerprints[field] = Array(try reader.bytes(Self.fingerprintBytes))
       }
-      conflicts.insert(stamp)
-      offset += SyncStamp.bytes
+      while !reader.isAtEnd { conflicts.insert(try SyncStamp(reading: &reader)) }
+    } catch is ByteReader.Short {
+      throw StoreError.damagedRecord(id: id.short)
     }
     self.init(stamps: stamps, fingerprints: fingerprints, conflicts: conflicts)
   }
@@ -198,7 +191,7 @@ extension SessionStore {
       return try cipher.open(
         Array(sealed), id: id.bytes, column: .syncBase, revision: generation
       ) { plain in
-        try SyncBaseRecord(decoding: plain)
+        try SyncBaseRecord(decoding: plain, id: id)
       }
     } catch {
       throw StoreError.damagedRecord(id: id.short)

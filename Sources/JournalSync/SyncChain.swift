@@ -28,11 +28,11 @@ struct SyncLink: Equatable {
   /// only). Integers big-endian.
   var entry: [UInt8] {
     var out: [UInt8] = [Self.version]
-    withUnsafeBytes(of: seq.bigEndian) { out += $0 }
+    out.append(bigEndian: seq)
     out += device
     out += previous
     out += header ?? [UInt8](repeating: 0, count: Self.tagBytes)
-    withUnsafeBytes(of: UInt32(items.count).bigEndian) { out += $0 }
+    out.append(bigEndian: UInt32(items.count))
     for item in items {
       switch item {
       case .put(let id, let hash):
@@ -57,32 +57,34 @@ struct SyncLink: Equatable {
 
   /// A link from its entry; nil when it does not follow the layout.
   init?(entry bytes: [UInt8]) {
-    let fixed = 1 + 8 + 16 + 32 + 32 + 4
-    guard bytes.count >= fixed, bytes[0] == Self.version else { return nil }
-    seq = Int64(bitPattern: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
-    device = Array(bytes[9..<25])
-    previous = Array(bytes[25..<57])
-    let header = Array(bytes[57..<89])
+    guard let link = bytes.withUnsafeBytes({ raw in try? Self(reading: raw) }) else { return nil }
+    self = link
+  }
+
+  private struct Malformed: Error {}
+
+  private init(reading bytes: UnsafeRawBufferPointer) throws {
+    var reader = ByteReader(bytes)
+    guard try reader.byte() == Self.version else { throw Malformed() }
+    seq = try reader.bigEndian(Int64.self)
+    device = Array(try reader.bytes(16))
+    previous = Array(try reader.bytes(Self.tagBytes))
+    let header = Array(try reader.bytes(Self.tagBytes))
     self.header = header.allSatisfy { $0 == 0 } ? nil : header
-    let count = bytes[89..<93].reduce(0) { $0 << 8 | Int($1) }
+    let count = try reader.bigEndian(UInt32.self)
+    // Each item is at least 17 bytes: a count beyond what is left is a lie, not a loop.
+    guard Int(count) <= reader.remaining / 17 else { throw Malformed() }
     var items: [Item] = []
-    var offset = fixed
     for _ in 0..<count {
-      guard offset + 17 <= bytes.count,
-        let id = SessionID(exactly: bytes[(offset + 1)..<(offset + 17)])
-      else { return nil }
-      switch bytes[offset] {
-      case 1:
-        guard offset + 17 + 32 <= bytes.count else { return nil }
-        items.append(.put(id, hash: Array(bytes[(offset + 17)..<(offset + 49)])))
-        offset += 49
-      case 2:
-        items.append(.remove(id))
-        offset += 17
-      default: return nil
+      let kind = try reader.byte()
+      guard let id = SessionID(exactly: try reader.bytes(16)) else { throw Malformed() }
+      switch kind {
+      case 1: items.append(.put(id, hash: Array(try reader.bytes(32))))
+      case 2: items.append(.remove(id))
+      default: throw Malformed()
       }
     }
-    guard offset == bytes.count else { return nil }
+    guard reader.isAtEnd else { throw Malformed() }
     self.items = items
   }
 
@@ -105,8 +107,8 @@ enum ServerHeader {
   static func encode(_ header: KeyHeader) -> [UInt8] {
     var out: [UInt8] = [1]
     out += header.vaultID
-    withUnsafeBytes(of: header.limits.opsLimit.bigEndian) { out += $0 }
-    withUnsafeBytes(of: header.limits.memLimit.bigEndian) { out += $0 }
+    out.append(bigEndian: header.limits.opsLimit)
+    out.append(bigEndian: header.limits.memLimit)
     out += header.salt
     out += header.wrappedKey
     return out
@@ -115,12 +117,17 @@ enum ServerHeader {
   static func decode(_ bytes: [UInt8]) -> KeyHeader? {
     let length = 1 + KeyHeader.vaultIDBytes + 16 + 16 + KeyHeader.wrappedKeyBytes
     guard bytes.count == length, bytes[0] == 1 else { return nil }
-    let number = { (range: Range<Int>) in bytes[range].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-    let header = KeyHeader(
-      vaultID: Array(bytes[1..<17]),
-      limits: KDFLimits(opsLimit: number(17..<25), memLimit: number(25..<33)),
-      salt: Array(bytes[33..<49]), wrappedKey: Array(bytes[49...]))
-    return header.isWellFormed ? header : nil
+    let header = bytes.withUnsafeBytes { raw -> KeyHeader? in
+      var reader = ByteReader(raw, from: 1)
+      guard let vaultID = try? reader.bytes(KeyHeader.vaultIDBytes),
+        let opsLimit = try? reader.bigEndian(UInt64.self),
+        let memLimit = try? reader.bigEndian(UInt64.self), let salt = try? reader.bytes(16)
+      else { return nil }
+      return KeyHeader(
+        vaultID: Array(vaultID), limits: KDFLimits(opsLimit: opsLimit, memLimit: memLimit),
+        salt: Array(salt), wrappedKey: Array(reader.rest()))
+    }
+    return header?.isWellFormed == true ? header : nil
   }
 }
 

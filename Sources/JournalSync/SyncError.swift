@@ -27,6 +27,10 @@ public enum SyncError: Error, Equatable, Sendable {
   case newerData(found: Int, supported: Int)
   /// The sync server's copy is not as this journal's devices left it; nothing was applied.
   case tampered(SyncTamper)
+  /// A session's row opens with this journal's key (so one of its devices sealed it, and the
+  /// server did not change it) but does not hold a session this journal can read: a device
+  /// sealed it damaged. Nothing was applied.
+  case damagedRow(id: String)
   /// Other devices kept writing while this one tried to; nothing was lost.
   case keptMoving
   /// The server holds no copy of this journal for the role this device connected as, though

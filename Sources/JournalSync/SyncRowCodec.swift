@@ -20,40 +20,33 @@ public enum SyncRowCodec {
       wipe(&summary)
       wipe(&body)
     }
-    withUnsafeBytes(of: UInt32(summary.count).littleEndian) { out += $0 }
+    out.append(littleEndian: UInt32(summary.count))
     out += summary
     out += body
     return out
   }
 
+  /// The version of session `id` from a row's plaintext; `SyncError.damagedRow` when it is
+  /// not one.
   public static func decode(
     _ bytes: UnsafeRawBufferPointer, id: SessionID
   ) throws -> SyncMerge.Version {
-    let stampsEnd = 1 + SyncField.allCases.count * SyncStamp.bytes
-    guard bytes.count >= stampsEnd + 4, bytes[0] == version else {
-      throw CryptoError.malformedPlaintext
-    }
+    var reader = ByteReader(bytes)
     var stamps: SyncStamps = [:]
-    for (index, field) in SyncField.allCases.enumerated() {
-      let start = 1 + index * SyncStamp.bytes
-      guard let stamp = SyncStamp(bytes[start..<(start + SyncStamp.bytes)]) else {
-        throw CryptoError.malformedPlaintext
-      }
-      stamps[field] = stamp
-    }
-    let length =
-      Int(bytes[stampsEnd]) | Int(bytes[stampsEnd + 1]) << 8 | Int(bytes[stampsEnd + 2]) << 16
-      | Int(bytes[stampsEnd + 3]) << 24
-    let summaryStart = stampsEnd + 4
-    guard bytes.count - summaryStart >= length else { throw CryptoError.malformedPlaintext }
+    let summary: UnsafeRawBufferPointer
     do {
-      let summary = try RecordCodec.decodeSummary(
-        UnsafeRawBufferPointer(rebasing: bytes[summaryStart..<(summaryStart + length)]), id: id)
-      let body = try RecordCodec.decodeBody(
-        UnsafeRawBufferPointer(rebasing: bytes[(summaryStart + length)...]))
-      return SyncMerge.Version(session: try RecordCodec.session(summary, body), stamps: stamps)
+      guard try reader.byte() == version else { throw SyncError.damagedRow(id: id.short) }
+      for field in SyncField.allCases { stamps[field] = try SyncStamp(reading: &reader) }
+      summary = try reader.bytes(Int(try reader.littleEndian(UInt32.self)))
+    } catch is ByteReader.Short {
+      throw SyncError.damagedRow(id: id.short)
+    }
+    do {
+      let session = try RecordCodec.session(
+        try RecordCodec.decodeSummary(summary, id: id), try RecordCodec.decodeBody(reader.rest()))
+      return SyncMerge.Version(session: session, stamps: stamps)
     } catch {
-      throw CryptoError.malformedPlaintext
+      throw SyncError.damagedRow(id: id.short)
     }
   }
 }

@@ -139,16 +139,11 @@ extension FileSafety {
       close(fd)
       throw error
     }
-    while flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
-      if errno == EWOULDBLOCK {
-        close(fd)
-        return nil
-      }
-      guard errno == EINTR else {
-        let code = errno
-        close(fd)
-        throw .io(path: path, errno: code)
-      }
+    if SystemCall.retrying({ flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) }) != 0 {
+      let code = errno
+      close(fd)
+      if code == EWOULDBLOCK { return nil }
+      throw .io(path: path, errno: code)
     }
     return fd
   }

@@ -68,14 +68,9 @@ public enum Subprocess {
         .open("/dev/null", flags: O_WRONLY, onto: STDERR_FILENO),
       ])
     close(pipe.write)
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while output.count < limit {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
-      output += buffer[0..<min(count, limit - output.count)]
-    }
+    // At most `limit` bytes: reading stops once that many came.
+    var output = limit > 0 ? (try? Descriptor(pipe.read).readAll(limit: limit - 1)) ?? [] : []
+    if output.count > limit { output.removeLast(output.count - limit) }
     close(pipe.read)
     guard let started else { return nil }
     return (wait(started, timeout: timeout), output)
@@ -90,16 +85,18 @@ public enum Subprocess {
       while true {
         let done = waitpid(pid, &status, WNOHANG)
         if done == pid { break }
+        // Polled against a deadline (WNOHANG), so not SystemCall.retrying: after a signal
+        // (EINTR) the deadline is checked, then it looks again.
         if done < 0 && errno != EINTR { return 127 }
         if deadline.hasPassed {
           kill(pid, SIGKILL)
-          while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+          SystemCall.retrying { waitpid(pid, &status, 0) }
           return 124
         }
         usleep(10_000)
       }
     } else {
-      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+      SystemCall.retrying { waitpid(pid, &status, 0) }
     }
     // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
     return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

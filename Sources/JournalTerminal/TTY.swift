@@ -563,6 +563,8 @@ public final class TTY: Terminal {
         pollfd(fd: TerminalRestore.wakeFD, events: Int16(POLLIN), revents: 0),
       ]
       let count = poll(&descriptors, TerminalRestore.wakeFD >= 0 ? 2 : 1, milliseconds)
+      // Not a plain retry (JournalSystem's Descriptor): a signal that ends journal must end
+      // this wait, so it is taken first; only another signal's EINTR polls again.
       if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { return false }
@@ -671,6 +673,8 @@ public final class TTY: Terminal {
     throw Interrupted(signal: SIGHUP)
   }
 
+  /// JournalTerminal stays below JournalSystem (Docs/DESIGN.md: no files, no processes), so
+  /// the terminal's one write loop is its own rather than `Descriptor.writeAll`.
   private func writeAll(_ bytes: inout [UInt8]) {
     var offset = 0
     while offset < bytes.count {

@@ -62,6 +62,7 @@ struct DiagnosisTests {
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
+    DraftError.damaged(id: "3f2a"),
     AppError.noPassphraseSource, AppError.passphraseFileUnreadable(path: "/p", errno: ENOENT),
     AppError.sealingKeyChanged, AppError.sealingUnavailable, AppError.recoveryCodeMistyped,
     AppError.noRecoveryCodeSource, AppError.recoveryCodeReplaceNeedsYes, AppError.noRecoveryCode,
@@ -103,6 +104,7 @@ struct DiagnosisTests {
     SyncError.tampered(.rolledBack(seen: 9, shown: 7)), SyncError.tampered(.forked(seq: 3)),
     SyncError.tampered(.brokenChain(seq: 4)), SyncError.tampered(.changedRow(id: "3f2a")),
     SyncError.tampered(.droppedChange(id: "3f2a")), SyncError.tampered(.changedHeader),
+    SyncError.damagedRow(id: "3f2a"),
     SyncError.journalNotOnServer(role: "me", read: 17), AppError.syncAddressChanged,
     AppError.syncJoinRefused(cause: Diagnosis(SyncError.tampered(.changedHeader))),
     AppError.syncJoinUnfinished(
@@ -167,11 +169,11 @@ struct DiagnosisTests {
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
     #expect(names["SystemError"]?.count == 9)
-    #expect(names["DraftError"]?.count == 5)
+    #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 69)
-    #expect(names["SyncError"]?.count == 16)
+    #expect(names["SyncError"]?.count == 17)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -281,6 +283,7 @@ struct DiagnosisTests {
     case .noMatch, .ambiguous: .notFound
     case .io: .ioError
     case .needsKey: .passphraseUnavailable
+    case .damaged: .damaged
     }
   }
 
@@ -337,6 +340,7 @@ struct DiagnosisTests {
     case .journalNotOnServer, .keptMoving, .lockStuck: .syncUnavailable
     case .serverNewer, .newerData: .newerFormat
     case .tampered: .tampered
+    case .damagedRow: .damaged
     }
   }
 

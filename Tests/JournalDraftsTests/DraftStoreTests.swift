@@ -67,8 +67,6 @@ struct DraftStoreTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: draftsPath).isEmpty)
   }
 
-  /// Damaged, truncated, emptied and foreign files are "unreadable", never a crash; a newer
-  /// format is left alone.
   /// A draft holding a reflection is written as version 2 and read back whole; the same
   /// bytes under a version 1 header are unreadable (tag 20 is not a version 1 field).
   @Test func reflectionDraftIsVersionTwo() throws {
@@ -91,7 +89,12 @@ struct DraftStoreTests {
     #expect(try store.scan().first { $0.id == id }?.state == .unreadable)
   }
 
-  @Test(arguments: ["flip", "truncate", "empty", "foreign", "garbage-tail", "newer"])
+  /// Damaged, truncated, emptied and foreign files, a directory and a symbolic link in a
+  /// draft's place are "unreadable", never a crash, and reading one names the draft as
+  /// damaged; the other drafts still read. A newer format is left alone.
+  @Test(arguments: [
+    "flip", "truncate", "empty", "foreign", "garbage-tail", "newer", "directory", "symlink",
+  ])
   func unreadable(_ damage: String) throws {
     // Given a draft of this vault
     let ours = try keys()
@@ -110,6 +113,7 @@ struct DraftStoreTests {
     case "empty": bytes = Data()
     case "garbage-tail": bytes.append(0)
     case "newer": bytes[8] = 4
+    case "directory", "symlink": break
     default:
       // A draft sealed under another vault's keys, given our file name.
       let otherDirectory = directory.file("other")
@@ -122,10 +126,32 @@ struct DraftStoreTests {
         })
       bytes = try Data(contentsOf: URL(fileURLWithPath: otherDirectory + "/" + otherName))
     }
-    try bytes.write(to: URL(fileURLWithPath: path))
+    if damage == "directory" || damage == "symlink" {
+      // The draft's own bytes, whole, moved aside: only the kind of file is wrong.
+      let aside = directory.file("aside.draft")
+      try FileManager.default.moveItem(atPath: path, toPath: aside)
+      if damage == "directory" {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+      } else {
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: aside)
+      }
+    } else {
+      try bytes.write(to: URL(fileURLWithPath: path))
+    }
+    // And another draft beside it
+    try store.create(stored(5)).release()
     // Then
-    let state = try #require(try store.scan().first?.state)
+    let id = stored(3).draft.id
+    let entries = try store.scan()
+    let state = try #require(entries.first { $0.id == id }?.state)
     #expect(state == (damage == "newer" ? .newer(version: 4) : .unreadable))
+    // (Read without taking the lock, which a process another test spawns may briefly hold
+    // a copy of between its fork and exec; `open` reads the same way under it.)
+    if damage != "newer" {
+      #expect(throws: DraftError.damaged(id: id.short)) { try store.read(id) }
+    }
+    #expect(entries.first { $0.id == stored(5).draft.id }?.state == .ready(stored(5)))
+    #expect(try store.read(stored(5).draft.id) == stored(5))
   }
 
   /// Another vault's drafts in the same directory are not this vault's business.

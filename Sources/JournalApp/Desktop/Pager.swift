@@ -22,17 +22,7 @@ public enum Pager {
     // A pager quit early closes the pipe: that ends the showing, not the command.
     let previous = signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, previous) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { raw in
-        write(
-          pid.input, UnsafeRawBufferPointer(rebasing: raw[written...]).baseAddress,
-          raw.count - written)
-      }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
-      written += count
-    }
+    try? Descriptor(pid.input).writeAll(bytes)
     close(pid.input)
     _ = Subprocess.wait(pid.pid)
   }

@@ -423,7 +423,7 @@ public struct ImportParser {
         hash ^= UInt64(byte)
         hash = hash &* 0x0000_0100_0000_01B3
       }
-      bytes += (0..<8).map { UInt8(truncatingIfNeeded: hash >> (8 * $0)) }
+      bytes.append(littleEndian: hash)
     }
     return SessionID(randomBytes: bytes)
   }

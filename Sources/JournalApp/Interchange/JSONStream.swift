@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalSystem
 
 /// One JSON document read from a descriptor 64 KiB at a time, for `import`: the top-level
 /// object's keys one by one, each value either captured whole (a format name, a version) or,
@@ -32,10 +33,10 @@ struct JSONStream {
   /// Reads from `fd` (not closed here).
   init(fd: Int32) {
     read = { target in
-      while true {
-        let count = Glibc.read(fd, target.baseAddress, target.count)
-        if count < 0, errno == EINTR { continue }
-        return count < 0 ? -Int(errno) : count
+      do throws(Descriptor.Failure) {
+        return try Descriptor(fd).read(into: target)
+      } catch {
+        return -Int(error.errno)
       }
     }
   }

@@ -98,7 +98,7 @@ public final class OutputFile {
   private func flush() throws {
     defer { wipe() }
     if let encryption {
-      guard Self.writeAll(buffer, to: encryption.input) else {
+      guard (try? Descriptor(encryption.input).writeAll(buffer)) != nil else {
         // age stopped reading: its own exit status says why (141 if it left none).
         try encryption.finish()
         throw AppError.ageFailed(status: 141)
@@ -109,28 +109,12 @@ public final class OutputFile {
     case .standardOutput:
       try Runtime.output(buffer)
     case .file(let path):
-      guard Self.writeAll(buffer, to: fd) else {
-        throw AppError.outputUnwritable(path: path, errno: errno == 0 ? EIO : errno)
+      do throws(Descriptor.Failure) {
+        try Descriptor(fd).writeAll(buffer)
+      } catch {
+        throw AppError.outputUnwritable(path: path, errno: error.errno)
       }
     }
-  }
-
-  /// Writes all of `bytes` to `fd`; false on a failure (errno says which).
-  private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { raw in
-        Glibc.write(
-          fd, UnsafeRawBufferPointer(rebasing: raw[written...]).baseAddress, raw.count - written)
-      }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else {
-        if count == 0 { errno = EIO }
-        return false
-      }
-      written += count
-    }
-    return true
   }
 
   private func restorePipeHandler() {

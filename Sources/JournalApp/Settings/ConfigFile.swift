@@ -100,14 +100,11 @@ public enum ConfigFile {
       directory.st_uid == getuid(), directory.st_mode & 0o022 == 0
     else { throw .configUnsafe(path: path) }
     _ = fcntl(fd, F_SETFL, O_RDONLY)
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while bytes.count <= 65536 {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 { throw .configUnreadable(path: path, errno: errno) }
-      if count == 0 { break }
-      bytes += chunk[0..<count]
+    let bytes: [UInt8]
+    do throws(Descriptor.Failure) {
+      bytes = try Descriptor(fd).readAll(limit: 65536)
+    } catch {
+      throw .configUnreadable(path: path, errno: error.errno)
     }
     guard bytes.count <= 65536, let text = String(validating: bytes, as: UTF8.self) else {
       throw .configLine(path: path, line: 1, problem: "it is not a short UTF-8 text file")

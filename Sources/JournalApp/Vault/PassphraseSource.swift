@@ -95,6 +95,8 @@ public enum PassphraseSource: Sendable, Equatable {
     try buffer.withUnsafeMutableBytes { bytes in
       while length < bytes.count {
         if let deadline {
+          // A wait with a deadline, so not Descriptor's: poll again after a signal, but only
+          // for what is left of the same deadline, so signals cannot stretch it.
           var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&poller, 1, deadline.millisecondsLeft)
           if ready < 0 && errno == EINTR { continue }
@@ -103,9 +105,9 @@ public enum PassphraseSource: Sendable, Equatable {
           }
         }
         let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[length...])
-        let count = Glibc.read(fd, rest.baseAddress, rest.count)
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { throw AppError.passphraseDescriptorUnreadable(fd: fd) }
+        guard let count = try? Descriptor(fd).read(into: rest) else {
+          throw AppError.passphraseDescriptorUnreadable(fd: fd)
+        }
         if count == 0 { break }
         if let newline = bytes[length..<(length + count)].firstIndex(of: 0x0A) {
           length = newline

@@ -308,19 +308,11 @@ public struct Runtime {
   /// runs out.
   public static func readStandardInput(for field: Field) throws -> String {
     let limit = field.maximumBytes + 4096
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes {
-        Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count)
-      }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw AppError.stdinUnreadable }
-      if count == 0 { break }
-      bytes += chunk[0..<count]
-      guard bytes.count <= limit else {
-        throw FieldError.textTooLong(field: field, maximumBytes: field.maximumBytes)
-      }
+    guard let bytes = try? Descriptor.standardInput.readAll(limit: limit) else {
+      throw AppError.stdinUnreadable
+    }
+    guard bytes.count <= limit else {
+      throw FieldError.textTooLong(field: field, maximumBytes: field.maximumBytes)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw AppError.stdinUnreadable

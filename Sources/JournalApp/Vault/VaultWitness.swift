@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalCore
 import JournalCrypto
 import JournalDiagnostics
 import JournalStore
@@ -61,7 +62,7 @@ struct VaultWitness {
       let data = FileManager.default.contents(atPath: path), data.count >= size + 12
     else { return nil }
     let bytes = Array(data)
-    let counts = (0..<3).map { Int(number(bytes[size + 4 * $0..<size + 4 * $0 + 4])) }
+    let counts = (0..<3).map { Int(number(UInt32.self, in: bytes, at: size + 4 * $0) ?? 0) }
     let offset = size + 12 + counts[0] * 26 + counts[1] * 50 + counts[2] * 17
     guard offset >= size + 12, offset + 4 <= bytes.count else { return nil }
     let sync = bytes[(offset + 4)...]
@@ -132,13 +133,13 @@ struct VaultWitness {
       Array(bytes[9..<25]) == vaultID,
       KeyedHash.same(try mac(Array(bytes[0..<65])), Array(bytes[65..<97]))
     else { throw AppError.witnessDamaged(path: path) }
-    let generation = Self.number(bytes[25..<33])
+    let generation = Self.number(UInt64.self, in: bytes, at: 25) ?? 0
     let stamp = LedgerStamp(generation: generation, tag: Array(bytes[33..<65]))
     guard wanted, bytes.count > Self.size else { return stamp }
     // The entries: authenticated by the tag itself.
     guard bytes.count >= Self.size + 12 else { throw AppError.witnessDamaged(path: path) }
     let counts = (0..<3).map {
-      Int(Self.number(bytes[Self.size + 4 * $0..<Self.size + 4 * $0 + 4]))
+      Int(Self.number(UInt32.self, in: bytes, at: Self.size + 4 * $0) ?? 0)
     }
     let sizes = [counts[0] * 26, counts[1] * 50, counts[2] * 17]
     var offset = Self.size + 12
@@ -154,7 +155,7 @@ struct VaultWitness {
     var sync: [UInt8] = []
     if offset < bytes.count {
       guard offset + 4 <= bytes.count else { throw AppError.witnessDamaged(path: path) }
-      let size = Int(Self.number(bytes[offset..<offset + 4]))
+      let size = Int(Self.number(UInt32.self, in: bytes, at: offset) ?? 0)
       offset += 4
       guard offset + size <= bytes.count else { throw AppError.witnessDamaged(path: path) }
       sync = Array(bytes[offset..<offset + size])
@@ -168,9 +169,12 @@ struct VaultWitness {
     return LedgerStamp(generation: generation, tag: stamp.tag, rows: rows)
   }
 
-  /// A little-endian unsigned number.
-  static func number(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-    bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+  /// The little-endian number of `T`'s size at `offset` of `bytes`; nil past their end.
+  static func number<T: FixedWidthInteger>(_: T.Type, in bytes: [UInt8], at offset: Int) -> T? {
+    bytes.withUnsafeBytes { raw in
+      var reader = ByteReader(raw, from: offset)
+      return offset >= 0 && offset <= bytes.count ? try? reader.littleEndian(T.self) : nil
+    }
   }
 
   /// Records `stamp` unless the record is already at a later generation (another journal
@@ -185,16 +189,16 @@ struct VaultWitness {
     let directory = FileSafety.parentDirectory(of: path)
     try FileSafety.privateDirectory(directory, create: true)
     var bytes = Self.magic + vaultID
-    withUnsafeBytes(of: stamp.generation.littleEndian) { bytes.append(contentsOf: $0) }
+    bytes.append(littleEndian: stamp.generation)
     bytes += stamp.tag
     bytes += try mac(bytes)
     if let rows = stamp.rows {
       for part in [rows.sessions.count / 26, rows.trash.count / 50, rows.tombstones.count / 17] {
-        withUnsafeBytes(of: UInt32(part).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(littleEndian: UInt32(part))
       }
       bytes += rows.sessions + rows.trash + rows.tombstones
       if !rows.sync.isEmpty {
-        withUnsafeBytes(of: UInt32(rows.sync.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(littleEndian: UInt32(rows.sync.count))
         bytes += rows.sync
       }
     }
