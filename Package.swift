@@ -187,7 +187,7 @@ let package = Package(
     .testTarget(
       name: "JournalSyncTests",
       dependencies: [
-        "JournalSync", "JournalPostgres", "JournalTestSupport",
+        "JournalSync", "JournalPostgres", "JournalTestSupport", "JournalCrypto",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: strict

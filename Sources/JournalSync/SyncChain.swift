@@ -13,6 +13,9 @@ struct SyncLink: Equatable {
   }
 
   static let version: UInt8 = 1
+  /// The layout of a link that changes the data key (`passwd --new-key`): version 1's, then
+  /// a key tag (32) under the new sync key. Its own tag is under the old one.
+  static let newKeyVersion: UInt8 = 2
   static let tagBytes = 32
 
   let seq: Int64
@@ -21,12 +24,20 @@ struct SyncLink: Equatable {
   /// The hash of the key header this change set; nil when it left it as it was.
   let header: [UInt8]?
   let items: [Item]
+  /// Whether this change made a new data key: its items are then every session the journal
+  /// holds, sealed under the new key, and the links after it are tagged under the new key.
+  let newKey: Bool
+  /// A new key's link: BLAKE2b-256 keyed with the new sync key over "K" ‖ vault id ‖ `body`.
+  var keyTag: [UInt8]?
 
-  /// version (1) ‖ seq (8) ‖ device (16) ‖ previous tag (32) ‖ header hash (32, zeros for
+  /// The entry: `body`, then the key tag of a new key's link.
+  var entry: [UInt8] { body + (keyTag ?? []) }
+
+  /// version (1; 2 for a new key) ‖ seq (8) ‖ device (16) ‖ previous tag (32) ‖ header hash (32, zeros for
   /// none) ‖ item count (4) ‖ items: kind (1: put, 2: remove) ‖ id (16) ‖ row hash (32, puts
   /// only). Integers big-endian.
-  var entry: [UInt8] {
-    var out: [UInt8] = [Self.version]
+  var body: [UInt8] {
+    var out: [UInt8] = [newKey ? Self.newKeyVersion : Self.version]
     withUnsafeBytes(of: seq.bigEndian) { out += $0 }
     out += device
     out += previous
@@ -46,7 +57,11 @@ struct SyncLink: Equatable {
     return out
   }
 
-  init(seq: Int64, device: [UInt8], previous: [UInt8], header: [UInt8]?, items: [Item]) {
+  init(
+    seq: Int64, device: [UInt8], previous: [UInt8], header: [UInt8]?, items: [Item],
+    newKey: Bool = false
+  ) {
+    self.newKey = newKey
     self.seq = seq
     self.device = device
     self.previous = previous
@@ -57,7 +72,12 @@ struct SyncLink: Equatable {
   /// A link from its entry; nil when it does not follow the layout.
   init?(entry bytes: [UInt8]) {
     let fixed = 1 + 8 + 16 + 32 + 32 + 4
-    guard bytes.count >= fixed, bytes[0] == Self.version else { return nil }
+    guard bytes.count >= fixed, bytes[0] == Self.version || bytes[0] == Self.newKeyVersion
+    else { return nil }
+    newKey = bytes[0] == Self.newKeyVersion
+    let end = bytes.count - (newKey ? Self.tagBytes : 0)
+    guard end >= fixed else { return nil }
+    keyTag = newKey ? Array(bytes[end...]) : nil
     seq = Int64(bitPattern: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
     device = Array(bytes[9..<25])
     previous = Array(bytes[25..<57])
@@ -67,12 +87,12 @@ struct SyncLink: Equatable {
     var items: [Item] = []
     var offset = fixed
     for _ in 0..<count {
-      guard offset + 17 <= bytes.count,
+      guard offset + 17 <= end,
         let id = SessionID(exactly: bytes[(offset + 1)..<(offset + 17)])
       else { return nil }
       switch bytes[offset] {
       case 1:
-        guard offset + 17 + 32 <= bytes.count else { return nil }
+        guard offset + 17 + 32 <= end else { return nil }
         items.append(.put(id, hash: Array(bytes[(offset + 17)..<(offset + 49)])))
         offset += 49
       case 2:
@@ -81,7 +101,7 @@ struct SyncLink: Equatable {
       default: return nil
       }
     }
-    guard offset == bytes.count else { return nil }
+    guard offset == end else { return nil }
     self.items = items
   }
 
@@ -92,6 +112,22 @@ struct SyncLink: Equatable {
     hash.update(vaultID)
     hash.update(entry)
     return hash.finish()
+  }
+
+  /// The key tag of a new key's link: BLAKE2b-256 keyed with the new sync key over "K" ‖
+  /// vault id ‖ body. A device that holds only the new key trusts the link by it.
+  static func keyTag(_ body: [UInt8], vaultID: [UInt8], key: SecureBytes) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update([UInt8(ascii: "K")])
+    hash.update(vaultID)
+    hash.update(body)
+    return hash.finish()
+  }
+
+  /// Whether this link makes a new key and its key tag holds under `key`.
+  func madeKey(vaultID: [UInt8], key: SecureBytes) throws -> Bool {
+    guard newKey, let keyTag else { return false }
+    return KeyedHash.same(try Self.keyTag(body, vaultID: vaultID, key: key), keyTag)
   }
 
   /// The hash a link holds of a sealed row or of the key header.

@@ -281,7 +281,18 @@ enum SyncLines {
         "session \(id.short) was deleted on another device; "
         + "the changes made to it here had not been sent and went with it\n"
     }
-    if report.passphraseChanged {
+    if let count = report.keyFollowed {
+      out +=
+        "the journal's key was changed on another device: this one follows it now "
+        + "(\(counted(count, "session")) sealed again here), and opens with the new "
+        + "passphrase only\n"
+    }
+    if report.recoveryCodeDropped {
+      out +=
+        #"this device's recovery code opened the old key and no longer works: "journal "#
+        + #"recovery-code" makes a new one"# + "\n"
+    }
+    if report.passphraseChanged && report.keyFollowed == nil {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }
     if report.passphraseSent {

@@ -107,7 +107,9 @@ struct DiagnosisTests {
     AppError.syncJoinRefused(cause: Diagnosis(SyncError.tampered(.changedHeader))),
     AppError.syncJoinUnfinished(
       cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
-    SyncError.keptMoving, AppError.syncNewKey,
+    SyncError.keptMoving,
+    AppError.syncNewKeyNotSent(cause: Diagnosis(SyncError.cut(said: ServerText("gone")))),
+    SyncError.keyChanged(seq: 9),
     SyncError.lockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), SyncError.newerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
@@ -171,7 +173,7 @@ struct DiagnosisTests {
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 69)
-    #expect(names["SyncError"]?.count == 16)
+    #expect(names["SyncError"]?.count == 17)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -321,9 +323,8 @@ struct DiagnosisTests {
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _, _), .syncJoinRefused(let cause),
-      .syncJoinUnfinished(let cause, _):
+      .syncJoinUnfinished(let cause, _), .syncNewKeyNotSent(let cause):
       cause.exitCode
-    case .syncNewKey: .notAllowed
     case .noConflicts: .notFound
     case .syncAddressChanged: .tampered
     }
@@ -337,6 +338,7 @@ struct DiagnosisTests {
     case .journalNotOnServer, .keptMoving, .lockStuck: .syncUnavailable
     case .serverNewer, .newerData: .newerFormat
     case .tampered: .tampered
+    case .keyChanged: .passphraseUnavailable
     }
   }
 
