@@ -184,6 +184,70 @@ struct NewKeyTests {
     #expect(try server.tables.execute("SELECT header FROM journal_vault").values == oldHeader)
   }
 
+  /// At a terminal, the device that follows asks for the new passphrase (again after a
+  /// typo) and follows; until then it opens with the old one.
+  @Test(SyncTests.needsServer) func followsAtATerminal() throws {
+    // Given a journal on two devices, and a new key made on the first
+    let (_, a, b, _) = try SyncTests.pair("newkey_tty", sessions: 1)
+    let newFile = a.home.write("new", Self.newPassphrase + "\n")
+    a.ok("passwd", "--new-key", "--new-passphrase-file", newFile)
+    #expect(b.run("list").status == 0)
+    // When the second syncs at a terminal, and a typo comes first
+    let process = b.cli.interactive(["sync"])
+    #expect(process.expect("The journal's key was changed on another device"))
+    #expect(process.expect("New passphrase: "))
+    process.write("not the new one\r")
+    #expect(process.expect("does not open the journal's new key; try again"))
+    #expect(process.expect("New passphrase: ", occurrence: 2))
+    process.write(Self.newPassphrase + "\r")
+    let result = process.wait()
+    // Then it follows, and opens with the new passphrase only
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdout.contains("this one follows it now"), "\(result)")
+    #expect(b.run("list").status == 4)
+    #expect(b.run("list", extra: ["JOURNAL_PASSPHRASE_FILE": newFile]).status == 0)
+  }
+
+  /// A key change killed at any point loses nothing: after the server took the new key but
+  /// before this device changed its own, the device still holds the old key and follows like
+  /// any other; after the change began here, the new passphrase finishes it, and this device
+  /// syncs on from the new key's place in the chain.
+  @Test(
+    SyncTests.needsServer, arguments: ["new-key-sent", "key-change-begun", "key-change-batch-1"])
+  func killedAnywhere(point: String) throws {
+    // Given a journal on two devices, a change of the second's sent
+    let (_, a, b, ids) = try SyncTests.pair("newkey_kill_\(point.filter(\.isLetter))", sessions: 2)
+    b.ok("edit", ids[1], "--dose", "SENT-BY-B")
+    b.ok("sync")
+    // When the key change on the first is killed there
+    let newFile = a.home.write("new", Self.newPassphrase + "\n")
+    let killed = a.run(
+      "passwd", "--new-key", "--new-passphrase-file", newFile,
+      extra: ["JOURNAL_DEBUG_KILL_AT": point])
+    #expect(killed.status != 0, "\(killed)")
+    // Then the next sync with the passphrase that now opens it carries it through
+    let before = point == "new-key-sent"
+    #expect(a.run("list").status == (before ? 0 : 4))
+    let resumed = a.run(
+      "sync",
+      extra: before
+        ? ["JOURNAL_NEW_PASSPHRASE_FILE": newFile] : ["JOURNAL_PASSPHRASE_FILE": newFile])
+    #expect(resumed.status == 0, "\(resumed)")
+    #expect(resumed.stdout.contains("this one follows it now") == before, "\(resumed)")
+    // And both devices end with the same journal under the new key
+    let newPassphrase = ["JOURNAL_PASSPHRASE_FILE": newFile]
+    #expect(a.run("list").status == 4)
+    b.ok("sync", extra: ["JOURNAL_NEW_PASSPHRASE_FILE": newFile])
+    a.ok("sync", extra: newPassphrase)
+    let exported = a.run("export", "--format", "json", extra: newPassphrase).stdout
+    #expect(exported.contains("SENT-BY-B"))
+    #expect(
+      b.run("export", "--format", "json", extra: newPassphrase).stdout.split(separator: "\n")
+        .filter { !$0.contains("\"exported\"") }
+        == exported.split(separator: "\n").filter { !$0.contains("\"exported\"") })
+    #expect(a.run("verify", extra: newPassphrase).status == 0)
+  }
+
   /// The keys a server header gives with `passphrase` (interactive limits, as the tests'
   /// journals are made).
   private func keys(_ header: [UInt8], _ passphrase: String) throws -> VaultKeys {

@@ -125,6 +125,31 @@ public enum SyncCommands {
     }
   }
 
+  /// The new passphrase and the key it opens from the server's `header`: three tries at a
+  /// terminal, as any passphrase; a file gives the same answer again, so it has one.
+  private static func newKey(
+    _ header: KeyHeader, source: PassphraseSource, _ runtime: Runtime
+  ) throws -> (SecureBytes, VaultKeys) {
+    let tries = source == .terminal ? 3 : 1
+    for attempt in 1...tries {
+      let typed = try source.read(prompt: "New passphrase: ", terminal: runtime.terminal)
+      runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+      let opened = Result {
+        try VaultKeys.open(header: header, passphrase: typed, policy: runtime.context.kdfPolicy)
+      }
+      switch opened {
+      case .success(let keys): return (typed, keys)
+      case .failure(CryptoError.wrongPassphrase) where attempt < tries:
+        runtime.terminal?.writeLine(
+          "  that passphrase does not open the journal's new key; try again")
+      case .failure(CryptoError.wrongPassphrase) where tries > 1:
+        throw AppError.wrongPassphrases(tries: tries)
+      case .failure(let error): throw error
+      }
+    }
+    throw AppError.internalError("no new passphrase after asking")
+  }
+
   /// `passwd --new-key` on a journal that syncs (SECURITY.md, "Sync", "A new key"): the
   /// server's copy is replaced under the new key first (after a sync, so that it holds
   /// everything here), then this vault changes key. A key the server did not take changes
@@ -171,10 +196,7 @@ public enum SyncCommands {
     ).serverHeader()
     runtime.terminal?.writeLine(
       "The journal's key was changed on another device: its new passphrase opens it now.")
-    let passphrase = try source.read(prompt: "New passphrase: ", terminal: runtime.terminal)
-    runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
-    let new = try VaultKeys.open(
-      header: header, passphrase: passphrase, policy: runtime.context.kdfPolicy)
+    let (passphrase, new) = try newKey(header, source: source, runtime)
     guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
     let position = try SyncEngine(
       storage: journal.syncStorage, keys: new, transport: transport,
