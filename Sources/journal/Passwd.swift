@@ -53,6 +53,10 @@ extension Journal {
           "the key is new: \(counted(changed.sessions, "session")) sealed again under it, and "
             + "the old passphrase no longer opens this journal"
             + (changed.serverSessions == nil ? "" : " here"))
+        if let synced = changed.synced {
+          // The sync made first, under the old key: what it did, as `journal sync` says it.
+          SyncLines.notes(synced)
+        }
         if let sent = changed.serverSessions {
           // What is true now: the server holds only the new key's copy; the other devices
           // still hold the old key until their next sync.

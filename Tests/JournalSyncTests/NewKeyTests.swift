@@ -25,7 +25,10 @@ struct NewKeyTests {
     // When A changes the key
     let newFile = a.home.write("new", Self.newPassphrase + "\n")
     let changed = a.ok("passwd", "--new-key", "--new-passphrase-file", newFile)
-    // Then it says exactly what is true: here and on the server, not yet on the others
+    // Then it says exactly what is true: what its first sync sent, the key here and on the
+    // server, not yet on the others
+    #expect(
+      changed.stderr.contains("synced first, under the old key: sent 1 session"), "\(changed)")
     #expect(changed.stderr.contains("the old passphrase no longer opens this journal here"))
     #expect(
       changed.stderr.contains(

@@ -4,6 +4,7 @@ import JournalCrypto
 import JournalDrafts
 import JournalStorage
 import JournalStore
+import JournalSync
 
 /// Changing the data key (`journal passwd --new-key`, SECURITY.md "Key rotation"): the use
 /// case around the store's `KeyRotation`, which also moves what lives outside the vault file
@@ -82,6 +83,8 @@ extension JournalVault {
     /// On a journal that syncs, the sessions sealed again under the new key on the server
     /// (which now holds only those); nil when it does not sync.
     public var serverSessions: Int?
+    /// On a journal that syncs, what the sync made first (under the old key) did.
+    public var synced: SyncReport?
   }
 
   /// A new data key under a new passphrase: every session, the trash, the drafts and the

@@ -159,6 +159,7 @@ public enum SyncCommands {
   ) throws -> JournalVault.KeyChanged {
     guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
     var sent: Int?
+    var synced: SyncReport?
     do {
       var changed = try journal.changeKey(to: passphrase, limits: limits) { new, header in
         let transport = try connect(
@@ -169,9 +170,11 @@ public enum SyncCommands {
           options: options(journal, runtime)
         ).sendNewKey(new, header: header, stuckAfter: stuckAfter(runtime))
         sent = result.sessions
+        synced = result.report
         return result.position
       }
       changed.serverSessions = sent
+      changed.synced = synced
       return changed
     } catch let error where sent == nil {
       throw AppError.syncNewKeyNotSent(cause: Diagnosis(error))
