@@ -86,6 +86,38 @@ struct NewKeyTests {
     #expect(sessions(newcomer.export()) == sessions(exported))
   }
 
+  /// Deletions cross a key change both ways: one sent before it (which the device that
+  /// follows never read under the old key) is made there too, and one made there and not yet
+  /// sent is sent after it.
+  @Test(SyncTests.needsServer) func deletionsCrossTheChange() throws {
+    // Given a journal of three sessions on two devices
+    let (server, a, b, ids) = try SyncTests.pair("newkey_delete", sessions: 3)
+    let full = ids.map { a.fullID($0) }
+    // When A deletes one and sends it, and B deletes another and does not send it
+    let deleted = ["JOURNAL_DEBUG_NOW": "2026-11-24T00:00:00Z"]
+    a.ok("delete", ids[0], "--yes", extra: deleted)
+    b.ok("delete", ids[1], "--yes", extra: deleted)
+    #expect(a.ok("sync").stdout == "sent 1 deletion\n")
+    // And A changes the key
+    let newFile = a.home.write("new", Self.newPassphrase + "\n")
+    a.ok("passwd", "--new-key", "--new-passphrase-file", newFile)
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 2)
+    // Then B, following, removes the first and sends the second
+    let followed = b.ok("sync", extra: ["JOURNAL_NEW_PASSPHRASE_FILE": newFile])
+    #expect(
+      followed.stdout.hasPrefix("sent 1 deletion, removed 1 session deleted on another device\n"),
+      "\(followed)")
+    #expect(try server.count("SELECT count(*) FROM journal_row") == 1)
+    // And both hold the third alone
+    let newPassphrase = ["JOURNAL_PASSPHRASE_FILE": newFile]
+    #expect(a.ok("sync", extra: newPassphrase).stdout.contains("removed 1 session"))
+    for device in [a, b] {
+      let exported = device.run("export", "--format", "json", extra: newPassphrase).stdout
+      #expect(!exported.contains(full[0]) && !exported.contains(full[1]), "\(exported)")
+      #expect(exported.contains(full[2]))
+    }
+  }
+
   /// Whoever holds the old passphrase and the old key header reads nothing the server holds
   /// after the change: every row there opens under the new key only.
   @Test(SyncTests.needsServer) func oldKeyOpensNothingAfter() throws {
