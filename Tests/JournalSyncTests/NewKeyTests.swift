@@ -118,6 +118,37 @@ struct NewKeyTests {
     }
   }
 
+  /// A push from another device while the key change is under way is not lost: the change
+  /// finds the server moved, syncs again, and replaces the copy with that push in it.
+  @Test(SyncTests.needsServer) func anotherPushMeanwhile() throws {
+    // Given a journal on two devices, and a key change stopped just before its push
+    let (_, a, b, ids) = try SyncTests.pair("newkey_race", sessions: 1)
+    let newFile = a.home.write("new", Self.newPassphrase + "\n")
+    let pause = a.home.file("pause")
+    let changing = a.start(
+      "passwd", "--new-key", "--new-passphrase-file", newFile,
+      extra: ["JOURNAL_DEBUG_PAUSE_AT": "new-key-before-push", "JOURNAL_DEBUG_PAUSE_FILE": pause])
+    #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
+    // When the other device pushes meanwhile, and the change goes on
+    b.ok("edit", ids[0], "--dose", "PUSHED-MEANWHILE")
+    #expect(b.ok("sync").stdout == "sent 1 session\n")
+    #expect(FileManager.default.createFile(atPath: pause, contents: nil))
+    let changed = changing.wait(timeout: 60)
+    // Then the key changed with that push in the server's copy, and said it received it
+    #expect(changed.status == 0, "\(changed)")
+    #expect(
+      changed.stderr.contains("synced first, under the old key: received 1 session"),
+      "\(changed)")
+    let newPassphrase = ["JOURNAL_PASSPHRASE_FILE": newFile]
+    #expect(
+      a.run("export", "--format", "json", extra: newPassphrase).stdout.contains(
+        "PUSHED-MEANWHILE"))
+    b.ok("sync", extra: ["JOURNAL_NEW_PASSPHRASE_FILE": newFile])
+    #expect(
+      b.run("export", "--format", "json", extra: newPassphrase).stdout.contains(
+        "PUSHED-MEANWHILE"))
+  }
+
   /// Whoever holds the old passphrase and the old key header reads nothing the server holds
   /// after the change: every row there opens under the new key only.
   @Test(SyncTests.needsServer) func oldKeyOpensNothingAfter() throws {
