@@ -53,6 +53,7 @@ struct NewKeyTests {
       "\(stopped)")
     #expect(stopped.stderr.contains("JOURNAL_NEW_PASSPHRASE_FILE"))
     #expect(b.export().contains("UNSENT-ON-B"))
+    b.ok("recovery-code")
     // When B syncs with the new passphrase at hand
     let bNew = b.home.write("new", Self.newPassphrase + "\n")
     let followed = b.ok("sync", extra: ["JOURNAL_NEW_PASSPHRASE_FILE": bNew])
@@ -62,9 +63,14 @@ struct NewKeyTests {
           + "(3 sessions sealed again here), and opens with the new passphrase only"),
       "\(followed)")
     #expect(followed.stdout.hasPrefix("sent 2 sessions, received 1 session\n"), "\(followed)")
-    // Then B opens with the new passphrase only
+    #expect(
+      followed.stdout.contains(
+        "this device's recovery code opened the old key and no longer works"), "\(followed)")
+    // Then B opens with the new passphrase only, and has no recovery code
     #expect(b.run("list").status == 4)
     let bNewPassphrase = ["JOURNAL_PASSPHRASE_FILE": bNew]
+    #expect(
+      b.run("recovery-code", "--status", extra: bNewPassphrase).stdout == "no recovery code\n")
     // And after A syncs, both hold the same journal, every change kept
     #expect(a.ok("sync", extra: newPassphrase).stdout == "received 2 sessions\n")
     #expect(b.ok("sync", extra: bNewPassphrase).stdout == "up to date\n")
