@@ -129,6 +129,21 @@ public final class VaultKeys: Sendable {
     return (header, try new.wrap(kek: kek, random: random))
   }
 
+  /// Following a key change made on another device: this (old) key wrapped under the
+  /// key-encryption key of `header` (the new key's, made there) for `passphrase`, so that
+  /// the vault opens with that passphrase alone while the change is carried through here,
+  /// and ends with `header` itself.
+  public func wrap(
+    passphrase: SecureBytes, beside header: KeyHeader, policy: KDFPolicy,
+    random: some RandomSource
+  ) throws(CryptoError) -> KeyHeader {
+    precondition(header.vaultID == vaultID, "a rotation keeps the vault id")
+    let kek = try Self.keyEncryptionKey(header: header, passphrase: passphrase, policy: policy)
+    return KeyHeader(
+      vaultID: vaultID, limits: header.limits, salt: header.salt,
+      wrappedKey: try wrap(kek: kek, random: random))
+  }
+
   /// Unwraps the data key from a recovery slot (`wrapRecovery`) with the recovery code.
   public static func open(
     recoverySlot: [UInt8], vaultID: [UInt8], code: RecoveryCode

@@ -135,8 +135,9 @@ public enum AppError: Error, Equatable, Sendable {
   case sealingKeyChanged
   /// Sealed capture was asked for (`journal capture on`) of a vault that cannot be written.
   case sealingUnavailable
-  /// `passwd --new-key` on a vault that syncs: the other devices could not follow.
-  case syncNewKey
+  /// `passwd --new-key` on a vault that syncs: the server did not take the new key
+  /// (`cause`), so nothing changed, here or there.
+  case syncNewKeyNotSent(cause: Diagnosis)
   /// The sync server's address in the vault file is not the one journal wrote there (its
   /// tag under the key, or this computer's record, says so); it was not contacted.
   case syncAddressChanged

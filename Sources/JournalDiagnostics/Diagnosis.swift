@@ -247,6 +247,13 @@ public struct Diagnosis: Equatable, Sendable {
         hint: #"update journal on each device, then run "journal sync" again; the other "#
           + "sessions are unaffected",
         exitCode: .damaged)
+    case .keyChanged(let seq):
+      return Diagnosis(
+        message: "the journal's key was changed on another device (change \(seq)); this "
+          + "device needs the new passphrase to follow it",
+        hint: #"run "journal sync" at a terminal (or with JOURNAL_NEW_PASSPHRASE_FILE) and "#
+          + "give the new passphrase; nothing here was changed or lost",
+        exitCode: .passphraseUnavailable)
     case .keptMoving:
       return Diagnosis(
         message: "other devices kept syncing at the same time",
@@ -945,13 +952,12 @@ public struct Diagnosis: Equatable, Sendable {
         hint: #"nothing was changed; if you moved servers, run "journal sync leave", then "#
           + #""journal sync setup URL""#,
         exitCode: .tampered)
-    case .syncNewKey:
+    case .syncNewKeyNotSent(let cause):
       return Diagnosis(
-        message: "a new key cannot reach the other devices of a journal that syncs",
-        hint: #"after a leak, first send everything ("journal sync" on each device), "#
-          + #"then "journal sync leave --delete-server-copy"; the guide's "A passphrase that "#
-          + #"leaked" gives each step"#,
-        exitCode: .notAllowed)
+        message: "the key was not changed: " + cause.message,
+        hint: (cause.hint.map { $0 + "; " } ?? "")
+          + #"nothing changed here or on the server: run "journal passwd --new-key" again"#,
+        exitCode: cause.exitCode)
     case .noConflicts(let id):
       return Diagnosis(
         message: #"session "\#(id)" has no conflicts to resolve"#,

@@ -34,6 +34,9 @@ public protocol SyncStorage: AnyObject {
   /// The ids of sessions changed here since last agreed, and of deletions still to be sent.
   func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID])
 
+  /// The ids of every session this device has agreed with the server (sent or received).
+  func syncAgreed() throws -> [SessionID]
+
   /// The sessions with these ids as this device holds them, with what was last agreed;
   /// those it deleted for good are `tombstoned`.
   func syncLocal(_ ids: [SessionID]) throws -> (

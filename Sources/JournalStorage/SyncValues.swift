@@ -47,6 +47,24 @@ public struct SyncSettings: Sendable, Equatable {
   }
 }
 
+/// Where a device's place in the server's chain moves to when the journal's data key changes
+/// (`passwd --new-key` on a journal that syncs; SECURITY.md, "Sync", "A new key"): written
+/// in the transaction that begins the key change here, so that the vault never holds the new
+/// key with the old key's place, or the other way round.
+public struct SyncPosition: Sendable, Equatable {
+  /// The change number read up to, and the tag of the chain there.
+  public var seq: Int64
+  public var head: [UInt8]
+  /// The hash of the key header agreed with the server (the new key's).
+  public var headerHash: [UInt8]
+
+  public init(seq: Int64, head: [UInt8], headerHash: [UInt8]) {
+    self.seq = seq
+    self.head = head
+    self.headerHash = headerHash
+  }
+}
+
 /// What this device last agreed with the server for one session: each field's stamp and a
 /// keyed fingerprint of its value, and the conflicts it held. Sealed under the record key
 /// (column `syncBase`) in `sync_row.base`.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import JournalCore
 import JournalCrypto
+import JournalStorage
 
 /// Changing the data key itself (SECURITY.md, "Key rotation"): every sealed value re-sealed
 /// under a new one, in a streaming pass that a crash at any point leaves resumable.
@@ -41,16 +42,27 @@ public final class KeyRotation {
 
   /// Begins a rotation from `old` to `new`: `header` holds the old key and `rotation` the new
   /// one, both under the new passphrase (`VaultKeys.wrap(passphrase:limits:alongside:)`).
-  /// The vault is checked against its ledger under the old key first.
+  /// The vault is checked against its ledger under the old key first. On a vault that syncs,
+  /// what it agreed with the server moves to the new key in the same transaction, and its
+  /// place in the server's chain to `position` (where the new key's chain goes on).
   public static func begin(
     _ vault: Vault, old: VaultKeys, new: VaultKeys, header: KeyHeader, rotation: [UInt8],
-    random: some RandomSource
+    position: SyncPosition? = nil, random: some RandomSource
   ) throws -> KeyRotation {
     precondition(header.vaultID == vault.header.vaultID && new.vaultID == old.vaultID)
     if let readOnly = vault.readOnly {
       throw StoreError.readOnly(path: vault.path, reason: readOnly)
     }
     let rotator = try KeyRotation(vault: vault, old: old, new: new, random: random)
+    // The stores whose keys read and write what sync agreed (no check of their own: the
+    // ledger is verified below, inside the transaction).
+    let stores = try [old, new].map { keys in
+      SessionStore(
+        vault: vault, cipher: try RecordCipher(keys: keys, random: random),
+        ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey),
+        fingerprintKey: keys.fingerprintKey, random: random)
+    }
+    let syncStores = (old: stores[0], new: stores[1])
     try vault.write { db in
       let stamp = try Ledger.stamp(db)
       if let stamp {
@@ -67,6 +79,9 @@ public final class KeyRotation {
           Data(header.wrappedKey), Data(rotation), Data(vault.header.wrappedKey),
         ])
       guard db.changesCount == 1 else { throw StoreError.keyChanged }
+      // Before any session is sealed again: the agreed fingerprints are checked against the
+      // values as the old key reads them.
+      try syncStores.old.rekeySync(to: syncStores.new, position: position, db)
       try rotator.resealRows("trash", where: "outcome IS NULL AND length(summary) > 0", db)
       try Ledger(vaultID: new.vaultID, key: new.ledgerKey).commit(db, after: stamp)
     }

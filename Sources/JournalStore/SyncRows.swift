@@ -146,6 +146,13 @@ extension SessionStore {
     }
   }
 
+  /// The ids of every session agreed with the server.
+  public func syncAgreed() throws -> [SessionID] {
+    try vault.read { db in
+      try String.fetchAll(db, sql: "SELECT id FROM sync_row").compactMap(SessionID.init)
+    }
+  }
+
   /// The sessions with these ids as this device holds them (in the vault or its trash),
   /// with what was last agreed; ids this device has deleted for good are `tombstoned`.
   public func syncLocal(
@@ -307,6 +314,45 @@ extension SessionStore {
       try Vault.writeSyncSettings(settings, db)
       return true
     }
+  }
+
+  /// A key change on a vault that syncs, inside the transaction that begins it (`db`): every
+  /// agreed base sealed again under `new`'s record key at the same generation, each field's
+  /// fingerprint moved to `new`'s fingerprint key where the value here is still the agreed one
+  /// (else a mark no value has, so that the field stays changed here), the server's address
+  /// tagged under `new`'s key, and, when given, this device's place in the server's chain.
+  /// The sessions are read under this store's (the old) key: none is re-sealed yet.
+  func rekeySync(to new: SessionStore, position: SyncPosition?, _ db: Database) throws {
+    guard var settings = try Vault.syncSettings(db) else { return }
+    let rows = try Row.fetchAll(db, sql: "SELECT id, generation FROM sync_row ORDER BY id")
+    let changed = [UInt8](repeating: 0, count: SyncBaseRecord.fingerprintBytes)
+    for row in rows {
+      let text: String = try row.decode(String.self, atIndex: 0)
+      guard let id = SessionID(text), var base = try syncBase(id, db) else {
+        throw StoreError.damagedRecord(id: String(text.prefix(8)))
+      }
+      let here: Session? =
+        (try? fetch(id, db)) ?? (try? fetch(id, db, trashed: true))
+      for field in SyncField.allCases {
+        if let here, try fingerprint(here, field) == base.fingerprints[field] {
+          base.fingerprints[field] = try new.fingerprint(here, field)
+        } else {
+          base.fingerprints[field] = changed
+        }
+      }
+      let generation = UInt64(max(try row.decode(Int64.self, atIndex: 1), 1))
+      let sealed = try new.cipher.seal(
+        base.encoded(), id: id.bytes, column: .syncBase, revision: generation)
+      try db.execute(
+        sql: "UPDATE sync_row SET base = ? WHERE id = ?", arguments: [Data(sealed), text])
+    }
+    if let position {
+      settings.seq = position.seq
+      settings.head = position.head
+      settings.headerHash = position.headerHash
+    }
+    settings.serverTag = try Self.serverTag(settings.server, key: new.fingerprintKey)
+    try Vault.writeSyncSettings(settings, db)
   }
 
   private func trashedRevision(_ id: SessionID, _ db: Database) throws -> Int64? {

@@ -148,6 +148,8 @@ public final class VaultStorage: SessionStorage, SyncStorage {
     try store.syncOutbox()
   }
 
+  public func syncAgreed() throws -> [SessionID] { try store.syncAgreed() }
+
   public func syncLocal(_ ids: [SessionID]) throws -> (
     local: [SessionID: SyncLocal], tombstoned: Set<SessionID>
   ) {

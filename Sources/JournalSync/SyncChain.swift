@@ -14,6 +14,9 @@ struct SyncLink: Equatable {
   }
 
   static let version: UInt8 = 1
+  /// The layout of a link that changes the data key (`passwd --new-key`): version 1's, then
+  /// a key tag (32) under the new sync key. Its own tag is under the old one.
+  static let newKeyVersion: UInt8 = 2
   static let tagBytes = 32
 
   let seq: Int64
@@ -22,12 +25,20 @@ struct SyncLink: Equatable {
   /// The hash of the key header this change set; nil when it left it as it was.
   let header: [UInt8]?
   let items: [Item]
+  /// Whether this change made a new data key: its items are then every session the journal
+  /// holds, sealed under the new key, and the links after it are tagged under the new key.
+  let newKey: Bool
+  /// A new key's link: BLAKE2b-256 keyed with the new sync key over "K" ‖ vault id ‖ `body`.
+  var keyTag: [UInt8]?
 
-  /// version (1) ‖ seq (8) ‖ device (16) ‖ previous tag (32) ‖ header hash (32, zeros for
-  /// none) ‖ item count (4) ‖ items: kind (1: put, 2: remove) ‖ id (16) ‖ row hash (32, puts
-  /// only). Integers big-endian.
-  var entry: [UInt8] {
-    var out: [UInt8] = [Self.version]
+  /// The entry: `body`, then the key tag of a new key's link.
+  var entry: [UInt8] { body + (keyTag ?? []) }
+
+  /// version (1; 2 for a new key) ‖ seq (8) ‖ device (16) ‖ previous tag (32) ‖ header hash
+  /// (32, zeros for none) ‖ item count (4) ‖ items: kind (1: put, 2: remove) ‖ id (16) ‖ row
+  /// hash (32, puts only). Integers big-endian.
+  var body: [UInt8] {
+    var out: [UInt8] = [newKey ? Self.newKeyVersion : Self.version]
     out.append(bigEndian: seq)
     out += device
     out += previous
@@ -47,7 +58,11 @@ struct SyncLink: Equatable {
     return out
   }
 
-  init(seq: Int64, device: [UInt8], previous: [UInt8], header: [UInt8]?, items: [Item]) {
+  init(
+    seq: Int64, device: [UInt8], previous: [UInt8], header: [UInt8]?, items: [Item],
+    newKey: Bool = false
+  ) {
+    self.newKey = newKey
     self.seq = seq
     self.device = device
     self.previous = previous
@@ -63,17 +78,23 @@ struct SyncLink: Equatable {
 
   private struct Malformed: Error {}
 
+  /// The body's fields in order, then, in a new key's link, its key tag: the entry must end
+  /// exactly there.
   private init(reading bytes: UnsafeRawBufferPointer) throws {
     var reader = ByteReader(bytes)
-    guard try reader.byte() == Self.version else { throw Malformed() }
+    let version = try reader.byte()
+    guard version == Self.version || version == Self.newKeyVersion else { throw Malformed() }
+    newKey = version == Self.newKeyVersion
     seq = try reader.bigEndian(Int64.self)
     device = Array(try reader.bytes(16))
     previous = Array(try reader.bytes(Self.tagBytes))
     let header = Array(try reader.bytes(Self.tagBytes))
     self.header = header.allSatisfy { $0 == 0 } ? nil : header
     let count = try reader.bigEndian(UInt32.self)
-    // Each item is at least 17 bytes: a count beyond what is left is a lie, not a loop.
-    guard Int(count) <= reader.remaining / 17 else { throw Malformed() }
+    // Each item is at least 17 bytes, and a key tag follows them in a new key's link: a count
+    // beyond what is left is a lie, not a loop.
+    let itemBytes = reader.remaining - (newKey ? Self.tagBytes : 0)
+    guard itemBytes >= 0, Int(count) <= itemBytes / 17 else { throw Malformed() }
     var items: [Item] = []
     for _ in 0..<count {
       let kind = try reader.byte()
@@ -84,6 +105,7 @@ struct SyncLink: Equatable {
       default: throw Malformed()
       }
     }
+    keyTag = newKey ? Array(try reader.bytes(Self.tagBytes)) : nil
     guard reader.isAtEnd else { throw Malformed() }
     self.items = items
   }
@@ -95,6 +117,22 @@ struct SyncLink: Equatable {
     hash.update(vaultID)
     hash.update(entry)
     return hash.finish()
+  }
+
+  /// The key tag of a new key's link: BLAKE2b-256 keyed with the new sync key over "K" ‖
+  /// vault id ‖ body. A device that holds only the new key trusts the link by it.
+  static func keyTag(_ body: [UInt8], vaultID: [UInt8], key: SecureBytes) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update([UInt8(ascii: "K")])
+    hash.update(vaultID)
+    hash.update(body)
+    return hash.finish()
+  }
+
+  /// Whether this link makes a new key and its key tag holds under `key`.
+  func madeKey(vaultID: [UInt8], key: SecureBytes) throws -> Bool {
+    guard newKey, let keyTag else { return false }
+    return KeyedHash.same(try Self.keyTag(body, vaultID: vaultID, key: key), keyTag)
   }
 
   /// The hash a link holds of a sealed row or of the key header.
@@ -139,6 +177,9 @@ struct VerifiedChain {
   var header: [UInt8]?
   /// For every session a new link touched, what the last of them did.
   var latest: [SessionID: LatestItem] = [:]
+  /// The change among them that made this device's key, and the tag before it.
+  var newKeyAt: Int64?
+  var newKeyPrevious: [UInt8]?
 
   enum LatestItem: Equatable {
     case put(seq: Int64, hash: [UInt8])
@@ -148,7 +189,9 @@ struct VerifiedChain {
   /// Checks the links of `state` past `start` against the chain a device holds, and the key
   /// header against the last link that set one (or, with none, the one agreed last, when
   /// `localHeader`, the hash of this device's own, is still that one). Throws
-  /// `SyncError.tampered` at the first thing wrong.
+  /// `SyncError.tampered` at the first thing wrong, and `SyncError.keyChanged` at a change
+  /// that made a new key, tagged under `key` (SECURITY.md, "A new key"). A device that reads
+  /// from the first begins at the last change that made `key`, when one did.
   static func verify(
     _ state: ServerState, from start: SyncSettings, vaultID: [UInt8], key: SecureBytes,
     localHeader: [UInt8]
@@ -158,27 +201,49 @@ struct VerifiedChain {
     }
     var links = state.links[...]
     var head = start.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes)
+    var expected = start.seq + 1
     if start.seq > 0 {
       // The link this device last read must still be there, as it was.
       guard let first = links.first, first.seq == start.seq, let known = start.head,
         KeyedHash.same(first.tag, known)
       else { throw SyncError.tampered(.forked(seq: start.seq)) }
       links = links.dropFirst()
+    } else if let index = try links.lastIndex(where: {
+      try SyncLink(entry: $0.entry)?.madeKey(vaultID: vaultID, key: key) == true
+    }), let made = SyncLink(entry: links[index].entry) {
+      // Read from the first (a new device): under this key, the chain begins at the change
+      // that made the key, whose items are the whole journal. (The links before it are
+      // under an earlier key, which this device does not hold.)
+      head = made.previous
+      expected = links[index].seq
+      links = links[index...]
     }
     var verified = VerifiedChain()
-    var expected = start.seq + 1
     for link in links {
+      guard link.seq == expected else { throw SyncError.tampered(.brokenChain(seq: expected)) }
       // The tag first: a link that authenticates but does not parse was written by a newer
       // journal, not changed by the server.
-      guard link.seq == expected,
-        KeyedHash.same(try SyncLink.tag(link.entry, vaultID: vaultID, key: key), link.tag)
-      else { throw SyncError.tampered(.brokenChain(seq: expected)) }
-      if let version = link.entry.first, version > SyncLink.version {
-        throw SyncError.newerData(found: Int(version), supported: Int(SyncLink.version))
+      let tagged = KeyedHash.same(
+        try SyncLink.tag(link.entry, vaultID: vaultID, key: key), link.tag)
+      if tagged, let version = link.entry.first, version > SyncLink.newKeyVersion {
+        throw SyncError.newerData(found: Int(version), supported: Int(SyncLink.newKeyVersion))
       }
       guard let parsed = SyncLink(entry: link.entry), parsed.seq == link.seq,
         parsed.device == link.device, KeyedHash.same(parsed.previous, head)
       else { throw SyncError.tampered(.brokenChain(seq: expected)) }
+      if parsed.newKey {
+        // Tagged under this device's key: another device, holding this key too, made a new
+        // one here. Nothing after it is readable with this key; nothing is applied.
+        if tagged { throw SyncError.keyChanged(seq: link.seq) }
+        // Else it must be the change that made the key this device holds.
+        guard try parsed.madeKey(vaultID: vaultID, key: key) else {
+          throw SyncError.tampered(.brokenChain(seq: expected))
+        }
+        verified.newKeyAt = link.seq
+        verified.newKeyPrevious = parsed.previous
+      } else if !tagged {
+        throw SyncError.tampered(.brokenChain(seq: expected))
+      }
       head = link.tag
       verified.head = link.tag
       if let header = parsed.header { verified.header = header }

@@ -24,6 +24,12 @@ public struct SyncReport: Sendable, Equatable {
   /// Whether the server's tables are of an earlier version that this role may not bring up
   /// to date (their admin can): they let other roles stop this journal's sync.
   public var serverOutdated = false
+  /// Another device changed the data key, and this one followed: how many sessions were
+  /// sealed again here under the new key; nil when the key did not change.
+  public var keyFollowed: Int?
+  /// That device's key change made this device's recovery code (which wrapped the old key)
+  /// stop working.
+  public var recoveryCodeDropped = false
 }
 
 /// What `journal sync status` shows; read without the key.
@@ -242,6 +248,11 @@ public final class SyncEngine {
     else { return SyncReport() }
     self.lock = lock
     defer { self.lock = nil }
+    return try syncHoldingLock()
+  }
+
+  /// One sync, this vault's lock held.
+  private func syncHoldingLock() throws -> SyncReport {
     var report = SyncReport()
     var attempts = 0
     var upgraded = false
@@ -268,6 +279,186 @@ public final class SyncEngine {
       }
     }
     throw SyncError.keptMoving
+  }
+
+  // MARK: - A new data key
+
+  /// `passwd --new-key` on a journal that syncs, before anything changes here: syncs under
+  /// the key this device holds (so that the server holds everything here, and this device
+  /// everything the server holds), then replaces the server's copy in one push: `header`
+  /// (the new key under the new passphrase), every row opened under this key and sealed again
+  /// under `new`'s, and a link that makes the key, tagged under this key (so every device
+  /// holding it can tell the change from a lie) and under the new one (so a device that
+  /// joins with the new passphrase begins its chain there). Where this device's place in the
+  /// chain moves to; the sync's own report.
+  public func sendNewKey(
+    _ new: VaultKeys, header: KeyHeader, stuckAfter: Int = SyncEngine.stuckAfter
+  ) throws -> (position: SyncPosition, report: SyncReport, sessions: Int) {
+    guard
+      let lock = try SyncLock.take(
+        options.lockPath, background: false, stuckAfter: stuckAfter, now: options.now,
+        note: options.note)
+    else { throw SyncError.keptMoving }
+    self.lock = lock
+    defer { self.lock = nil }
+    var report = SyncReport()
+    for _ in 0..<Self.attempts {
+      let synced = try syncHoldingLock()
+      report.sent += synced.sent
+      report.removalsSent += synced.removalsSent
+      report.received += synced.received
+      report.removedHere += synced.removedHere
+      report.conflicted += synced.conflicted
+      report.removedWithChanges += synced.removedWithChanges
+      report.passphraseChanged = report.passphraseChanged || synced.passphraseChanged
+      guard let settings = try store.syncSettings() else { throw SyncError.notSetUp }
+      if let sent = try replaceServerCopy(settings, new: new, header: header) {
+        return (sent.position, report, sent.sessions)
+      }
+    }
+    throw SyncError.keptMoving
+  }
+
+  /// The server's copy sealed again under `new`, in one push that goes through only if no
+  /// device pushed since this one's sync; nil when one did (sync again).
+  private func replaceServerCopy(_ settings: SyncSettings, new: VaultKeys, header: KeyHeader)
+    throws -> (position: SyncPosition, sessions: Int)?
+  {
+    var verified: VerifiedChain?
+    var moved = false
+    var seq: Int64 = 0
+    var seen: Set<SessionID> = []
+    var rows: [ServerRow] = []
+    var items: [SyncLink.Item] = []
+    let old = try RecordCipher(key: keys.syncKey, random: options.random)
+    let fresh = try RecordCipher(key: new.syncKey, random: options.random)
+    // The whole chain under this key is read again: every row is checked against the last
+    // change that wrote it, not only those written since this device last read.
+    var whole = settings
+    whole.seq = 0
+    whole.head = nil
+    guard
+      let state = try transport.pull(
+        keys.vaultID, links: 1, rowsAfter: 0, passes: 1,
+        begin: { state in
+          lock?.beat()
+          if state.schema > ServerSchema.version {
+            throw SyncError.serverNewer(found: state.schema, supported: ServerSchema.version)
+          }
+          guard state.counter == settings.seq else {
+            moved = true
+            return
+          }
+          let checked = try verifyChain(state, from: whole)
+          // The chain read whole must end where this device's own reading of it ended.
+          guard checked.head == settings.head || (checked.head == nil && settings.seq == 0)
+          else { throw SyncError.tampered(.forked(seq: settings.seq)) }
+          verified = checked
+          seq = state.counter + 1
+        },
+        rows: { _, batch in
+          lock?.beat()
+          guard let checked = verified else { return }
+          for row in batch {
+            let id = try checked.check(row)
+            guard seen.insert(id).inserted else {
+              throw SyncError.tampered(.changedRow(id: id.short))
+            }
+            let body: [UInt8]
+            do {
+              body = try old.open(
+                row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+              ) { plain in
+                var copy = Array(plain)
+                defer { wipe(&copy) }
+                return try fresh.seal(
+                  copy, id: row.id, column: .syncRow, revision: UInt64(seq))
+              }
+            } catch {
+              throw SyncError.tampered(.changedRow(id: id.short))
+            }
+            rows.append(ServerRow(id: row.id, seq: seq, body: body))
+            items.append(.put(id, hash: SyncLink.hash(body)))
+          }
+        })
+    else { throw SyncError.journalNotOnServer(role: transport.role, read: settings.seq) }
+    if moved { return nil }
+    guard let verified else { throw SyncError.tampered(.brokenChain(seq: settings.seq)) }
+    for (id, item) in verified.latest {
+      if case .put = item, !seen.contains(id) {
+        throw SyncError.tampered(.droppedChange(id: id.short))
+      }
+    }
+    let headerBytes = ServerHeader.encode(header)
+    let headerHash = SyncLink.hash(headerBytes)
+    var link = SyncLink(
+      seq: seq, device: settings.device,
+      previous: settings.head ?? [UInt8](repeating: 0, count: SyncLink.tagBytes),
+      header: headerHash, items: items, newKey: true)
+    link.keyTag = try SyncLink.keyTag(link.body, vaultID: keys.vaultID, key: new.syncKey)
+    let entry = link.entry
+    let tag = try SyncLink.tag(entry, vaultID: keys.vaultID, key: keys.syncKey)
+    let change = ServerChange(
+      link: ServerLink(seq: seq, device: settings.device, entry: entry, tag: tag), rows: rows,
+      removed: [], header: headerBytes)
+    options.reached("new-key-before-push")
+    guard try transport.push(keys.vaultID, expecting: state.counter, change) else {
+      lock?.beat()
+      return nil
+    }
+    lock?.beat()
+    options.reached("new-key-sent")
+    return (SyncPosition(seq: seq, head: tag, headerHash: headerHash), rows.count)
+  }
+
+  /// The key header the server holds for this journal now (another device changed the key:
+  /// its new passphrase opens it). Checked with the key it gives, by `checkNewKey`.
+  public func serverHeader() throws -> KeyHeader {
+    guard
+      let state = try transport.pull(
+        keys.vaultID, links: .max, rowsAfter: .max, passes: 0, begin: { _ in },
+        rows: { _, _ in })
+    else { throw SyncError.journalNotOnServer(role: transport.role, read: 0) }
+    guard let header = ServerHeader.decode(state.header), header.vaultID == keys.vaultID else {
+      throw SyncError.tampered(.changedHeader)
+    }
+    return header
+  }
+
+  /// After another device changed the key: with this engine's keys (the new ones, from the
+  /// server's header and the new passphrase), checks the chain from the change that made
+  /// them on, and the header against it, before anything here changes. Where this device's
+  /// place in the chain moves to: just before that change, so that the next sync reads every
+  /// session it holds. The change must follow from the link this device last read (`seq`,
+  /// `head`, checked under its old key when it found the change), or come later (a key made
+  /// again since: the links between are under a key this device never held).
+  public func checkNewKey(from settings: SyncSettings) throws -> SyncPosition {
+    var whole = settings
+    whole.seq = 0
+    whole.head = nil
+    whole.headerHash = nil
+    var verified: VerifiedChain?
+    var header: [UInt8] = []
+    do {
+      guard
+        try transport.pull(
+          keys.vaultID, links: 1, rowsAfter: .max, passes: 0,
+          begin: { state in
+            verified = try verifyChain(state, from: whole)
+            header = state.header
+          }, rows: { _, _ in }) != nil
+      else { throw SyncError.journalNotOnServer(role: transport.role, read: settings.seq) }
+    } catch SyncError.keyChanged {
+      // The passphrase opened a header of the key this device already holds: an old header
+      // put back by the server, not the new key's.
+      throw SyncError.tampered(.changedHeader)
+    }
+    // No change made this key: the header is not the one a new key's change named (an old
+    // header put back, say).
+    guard let verified, let made = verified.newKeyAt, let previous = verified.newKeyPrevious,
+      made > settings.seq
+    else { throw SyncError.tampered(.changedHeader) }
+    return SyncPosition(seq: made - 1, head: previous, headerHash: SyncLink.hash(header))
   }
 
   private var pushBatch: Int { options.pushBatch }
@@ -383,7 +574,13 @@ public final class SyncEngine {
       return Pulled(settings: start, counter: state.counter, schema: state.schema)
     }
     // Last, in one transaction: the deletions, the header, and where this device now is.
-    let removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
+    var removed = verified.latest.filter { $0.value == .remove }.map(\.key).sorted()
+    if verified.newKeyAt != nil {
+      // The change that made the key holds every session the journal has: one agreed here
+      // and not among them was deleted on another device (in a change this key cannot read).
+      removed = Set(removed).union(try store.syncAgreed().filter { verified.latest[$0] == nil })
+        .sorted()
+    }
     var commit = SyncCommit(settings: settings, startedAt: start.seq)
     if !removed.isEmpty {
       let (local, _) = try store.syncLocal(removed)

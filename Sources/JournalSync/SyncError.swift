@@ -37,6 +37,9 @@ public enum SyncError: Error, Equatable, Sendable {
   /// this device has read `read` changes of it: another role than before, or the server lost
   /// it.
   case journalNotOnServer(role: String, read: Int64)
+  /// Another device changed the journal's data key (`passwd --new-key`) at change `seq`, a
+  /// change this device's key authenticates: it follows only with the new passphrase.
+  case keyChanged(seq: Int64)
   /// Another foreground sync of this vault on this computer holds its lock and has made no
   /// progress for this long: stopped (Ctrl-Z?) or stuck; it was left alone.
   case lockStuck(pid: Int32, seconds: Int)

@@ -52,10 +52,24 @@ extension Journal {
           runtime, newFile: newPassphraseFile, strength: kdf)
         Report.note(
           "the key is new: \(counted(changed.sessions, "session")) sealed again under it, and "
-            + "the old passphrase no longer opens this journal")
+            + "the old passphrase no longer opens this journal"
+            + (changed.serverSessions == nil ? "" : " here"))
+        if let synced = changed.synced {
+          // The sync made first, under the old key: what it did, as `journal sync` says it.
+          SyncLines.notes(synced)
+        }
+        if let sent = changed.serverSessions {
+          // What is true now: the server holds only the new key's copy; the other devices
+          // still hold the old key until their next sync.
+          Report.note(
+            "the sync server's copy was replaced: \(counted(sent, "session")) sealed under the "
+              + #"new key; each other device asks for the new passphrase at its next "journal "#
+              + #"sync", and opens with the old one until then"#)
+        }
         Report.note(
-          "copies made before (backups, a copied journal) still open with the old passphrase: "
-            + "delete them, or keep them as safe as before")
+          "copies made before (backups, a copied journal"
+            + (changed.serverSessions == nil ? "" : ", the server's backups")
+            + ") still open with the old passphrase: delete them, or keep them as safe as before")
         if let code = changed.recoveryCode {
           // Stored with the new key already (a key change cannot wait on a terminal): if it
           // is lost on the way, "journal recovery-code" makes another.
@@ -88,10 +102,8 @@ extension Journal {
           + (syncs ? ", the sync server's" : "") + ") still open with the old passphrase, and "
           + "with them the same key reads everything written from now on")
       Report.note(
-        syncs
-          ? #"if the old passphrase may have leaked, follow the guide's "A passphrase that leaked""#
-          : #"if the old passphrase may have leaked, "journal passwd --new-key" changes the key "#
-            + "itself")
+        #"if the old passphrase may have leaked, "journal passwd --new-key" changes the key "#
+          + (syncs ? "itself, here and on the server" : "itself"))
     }
   }
 }

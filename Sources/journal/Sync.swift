@@ -55,8 +55,8 @@ extension Journal {
 
       @Flag(
         help: """
-          Also delete this journal from the server, for every device: before "journal passwd \
-          --new-key", or when leaving the server for good.
+          Also delete this journal from the server, for every device: when leaving the server \
+          for good.
           """)
       var deleteServerCopy = false
 
@@ -262,27 +262,21 @@ enum ConflictKeep: String, ExpressibleByArgument, CaseIterable {
 /// What a sync did, in a few lines on standard output.
 enum SyncLines {
   static func write(_ report: SyncReport, runtime: Runtime) throws {
-    var parts: [String] = []
-    if report.sent > 0 { parts.append("sent \(counted(report.sent, "session"))") }
-    if report.removalsSent > 0 {
-      parts.append("sent \(counted(report.removalsSent, "deletion"))")
-    }
-    if report.received > 0 { parts.append("received \(counted(report.received, "session"))") }
-    if report.removedHere > 0 {
-      parts.append("removed \(counted(report.removedHere, "session")) deleted on another device")
-    }
+    let parts = counts(report)
     var out = parts.isEmpty ? "up to date\n" : parts.joined(separator: ", ") + "\n"
-    for id in report.conflicted {
+    for line in sessionLines(report) { out += line + "\n" }
+    if let count = report.keyFollowed {
       out +=
-        "session \(id.short) holds a text another device wrote at the same time: "
-        + "see \"journal show \(id.short)\", then \"journal resolve\"\n"
+        "the journal's key was changed on another device: this one follows it now "
+        + "(\(counted(count, "session")) sealed again here), and opens with the new "
+        + "passphrase only\n"
     }
-    for id in report.removedWithChanges {
+    if report.recoveryCodeDropped {
       out +=
-        "session \(id.short) was deleted on another device; "
-        + "the changes made to it here had not been sent and went with it\n"
+        #"this device's recovery code opened the old key and no longer works: "journal "#
+        + #"recovery-code" makes a new one"# + "\n"
     }
-    if report.passphraseChanged {
+    if report.passphraseChanged && report.keyFollowed == nil {
       out += "the passphrase was changed on another device: the next unlock here asks for it\n"
     }
     if report.passphraseSent {
@@ -297,5 +291,41 @@ enum SyncLines {
           + #"setup --print-schema""#)
     }
     try Runtime.output(out)
+  }
+
+  /// The sync `passwd --new-key` makes first, said as notes (standard output is for the
+  /// recovery code): nothing when it found nothing to do.
+  static func notes(_ report: SyncReport) {
+    let parts = counts(report)
+    if !parts.isEmpty {
+      Report.note("synced first, under the old key: " + parts.joined(separator: ", "))
+    }
+    for line in sessionLines(report) { Report.note(line) }
+  }
+
+  /// What was sent, received and removed.
+  private static func counts(_ report: SyncReport) -> [String] {
+    var parts: [String] = []
+    if report.sent > 0 { parts.append("sent \(counted(report.sent, "session"))") }
+    if report.removalsSent > 0 {
+      parts.append("sent \(counted(report.removalsSent, "deletion"))")
+    }
+    if report.received > 0 { parts.append("received \(counted(report.received, "session"))") }
+    if report.removedHere > 0 {
+      parts.append("removed \(counted(report.removedHere, "session")) deleted on another device")
+    }
+    return parts
+  }
+
+  /// A line for each session the person should look at.
+  private static func sessionLines(_ report: SyncReport) -> [String] {
+    report.conflicted.map { id in
+      "session \(id.short) holds a text another device wrote at the same time: "
+        + "see \"journal show \(id.short)\", then \"journal resolve\""
+    }
+      + report.removedWithChanges.map { id in
+        "session \(id.short) was deleted on another device; "
+          + "the changes made to it here had not been sent and went with it"
+      }
   }
 }

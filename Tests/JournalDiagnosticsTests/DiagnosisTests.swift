@@ -109,7 +109,9 @@ struct DiagnosisTests {
     AppError.syncJoinRefused(cause: Diagnosis(SyncError.tampered(.changedHeader))),
     AppError.syncJoinUnfinished(
       cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
-    SyncError.keptMoving, AppError.syncNewKey,
+    SyncError.keptMoving,
+    AppError.syncNewKeyNotSent(cause: Diagnosis(SyncError.cut(said: ServerText("gone")))),
+    SyncError.keyChanged(seq: 9),
     SyncError.lockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), SyncError.newerData(found: 2, supported: 1),
     SyncError.clientLibraryMissing(name: "libpq.so.5"),
@@ -173,7 +175,7 @@ struct DiagnosisTests {
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
     #expect(names["AppError"]?.count == 69)
-    #expect(names["SyncError"]?.count == 17)
+    #expect(names["SyncError"]?.count == 18)
   }
 
   /// An error of a type journal does not know is a bug: exit 1 and a request for a report,
@@ -324,9 +326,8 @@ struct DiagnosisTests {
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _, _), .syncJoinRefused(let cause),
-      .syncJoinUnfinished(let cause, _):
+      .syncJoinUnfinished(let cause, _), .syncNewKeyNotSent(let cause):
       cause.exitCode
-    case .syncNewKey: .notAllowed
     case .noConflicts: .notFound
     case .syncAddressChanged: .tampered
     }
@@ -341,6 +342,7 @@ struct DiagnosisTests {
     case .serverNewer, .newerData: .newerFormat
     case .tampered: .tampered
     case .damagedRow: .damaged
+    case .keyChanged: .passphraseUnavailable
     }
   }
 

@@ -3,7 +3,9 @@ import JournalAgent
 import JournalCrypto
 import JournalDiagnostics
 import JournalDrafts
+import JournalStorage
 import JournalStore
+import JournalSync
 import JournalSystem
 
 /// Changing the data key (`journal passwd --new-key`, SECURITY.md "Key rotation"): the use
@@ -80,25 +82,60 @@ extension JournalVault {
     public let sessions: Int
     /// The new recovery code, when the journal had one (the old one wrapped the old key).
     public let recoveryCode: RecoveryCodes.Text?
+    /// On a journal that syncs, the sessions sealed again under the new key on the server
+    /// (which now holds only those); nil when it does not sync.
+    public var serverSessions: Int?
+    /// On a journal that syncs, what the sync made first (under the old key) did.
+    public var synced: SyncReport?
   }
 
   /// A new data key under a new passphrase: every session, the trash, the drafts and the
   /// sealing key moved to it, resumable after a crash at any point. The recovery code, if
   /// there was one, is made anew.
-  public func changeKey(to passphrase: SecureBytes, limits: KDFLimits? = nil) throws -> KeyChanged {
+  ///
+  /// On a journal that syncs, `send` is handed the new keys and the key header they end
+  /// with (the new key under the new passphrase) before anything changes here, replaces the
+  /// server's copy, and says where this device's place in the server's chain moves to: it
+  /// moves there in the transaction that begins the change here.
+  public func changeKey(
+    to passphrase: SecureBytes, limits: KDFLimits? = nil,
+    send: ((VaultKeys, KeyHeader) throws -> SyncPosition)? = nil
+  ) throws -> KeyChanged {
     let limits = limits ?? file.header.limits
     try context.kdfPolicy.check(limits)
     let hadRecovery = try file.recoverySlot() != nil
     let new = try VaultKeys.fresh(vaultID: unlockedKeys.vaultID, random: context.random)
     let (header, wrapped) = try unlockedKeys.wrap(
       passphrase: passphrase, limits: limits, alongside: new, random: context.random)
+    let ending = KeyHeader(
+      vaultID: header.vaultID, limits: header.limits, salt: header.salt, wrappedKey: wrapped)
+    let position = try send?(new, ending)
     let rotation = try KeyRotation.begin(
-      file, old: unlockedKeys, new: new, header: header, rotation: wrapped,
+      file, old: unlockedKeys, new: new, header: header, rotation: wrapped, position: position,
       random: context.random)
     let code = hadRecovery ? try RecoveryCode.generate(random: context.random) : nil
     let count = try KeyChange.complete(
       rotation, vault: file, path: path, context: context,
       recoverySlot: try code.map { try new.wrapRecovery($0, random: context.random) })
     return KeyChanged(sessions: count, recoveryCode: try code.map { .init(bytes: try $0.text()) })
+  }
+
+  /// Follows a key change made on another device: `new` (from the server's header, `ending`,
+  /// with its passphrase) replaces the key here, every session re-sealed under it, what sync
+  /// agreed moved to it, and this device's place in the chain moved to `position`, in the
+  /// same steps as `changeKey`. The vault ends with `ending` as its header. How many sessions
+  /// were re-sealed, and whether a recovery code stopped working (it wrapped the old key).
+  func followKey(
+    _ new: VaultKeys, ending: KeyHeader, passphrase: SecureBytes, position: SyncPosition
+  ) throws -> (sessions: Int, recoveryDropped: Bool) {
+    let hadRecovery = try file.recoverySlot() != nil
+    let header = try unlockedKeys.wrap(
+      passphrase: passphrase, beside: ending, policy: context.kdfPolicy, random: context.random)
+    let rotation = try KeyRotation.begin(
+      file, old: unlockedKeys, new: new, header: header, rotation: ending.wrappedKey,
+      position: position, random: context.random)
+    let count = try KeyChange.complete(
+      rotation, vault: file, path: path, context: context, recoverySlot: nil)
+    return (count, hadRecovery)
   }
 }

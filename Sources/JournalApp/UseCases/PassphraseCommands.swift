@@ -68,14 +68,21 @@ public enum PassphraseCommands {
 
   /// `passwd --new-key`: opens the vault with the current passphrase, then moves it to a new
   /// data key under a new passphrase (asked as `change` asks it). The new recovery code, when
-  /// the journal had one, and how many sessions were re-sealed.
+  /// the journal had one, and how many sessions were re-sealed. On a journal that syncs, the
+  /// server's copy is replaced first, under the new key; the other devices follow at their
+  /// next sync, with the new passphrase.
   public static func changeKey(_ runtime: Runtime, newFile: String?, strength: KDFStrength?)
     throws -> JournalVault.KeyChanged
   {
     let journal = try runtime.openVault(prompt: "Current passphrase: ")
-    // The other devices hold the old key and could not follow (SECURITY.md, "Sync").
-    guard try journal.file.syncSettings() == nil else { throw AppError.syncNewKey }
     let passphrase = try readNew(runtime, newFile: newFile)
+    if try journal.file.syncSettings() != nil {
+      // The server's copy first, then this one (SECURITY.md, "Sync", "A new key").
+      runtime.terminal?.writeLine(
+        "Changing the key: the server's copy, then this one, every session sealed again…")
+      return try SyncCommands.changeKey(
+        journal, runtime, to: passphrase, limits: strength?.limits)
+    }
     runtime.terminal?.writeLine("Changing the key: every session is sealed again…")
     return try journal.changeKey(to: passphrase, limits: strength?.limits)
   }

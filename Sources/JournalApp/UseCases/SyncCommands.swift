@@ -117,10 +117,109 @@ public enum SyncCommands {
         try address(settings.server, context: runtime.context), runtime)
     }
     journal.syncing = true
-    return try SyncEngine(
+    do {
+      return try SyncEngine(
+        storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
+        options: options(journal, runtime)
+      ).sync(waiting: !background, stuckAfter: stuckAfter(runtime))
+    } catch SyncError.keyChanged(let seq) where !background {
+      return try follow(journal, runtime, transport: transport, changedAt: seq)
+    }
+  }
+
+  /// The new passphrase and the key it opens from the server's `header`: three tries at a
+  /// terminal, as any passphrase; a file gives the same answer again, so it has one.
+  private static func newKey(
+    _ header: KeyHeader, source: PassphraseSource, _ runtime: Runtime
+  ) throws -> (SecureBytes, VaultKeys) {
+    let tries = source == .terminal ? 3 : 1
+    for attempt in 1...tries {
+      let typed = try source.read(prompt: "New passphrase: ", terminal: runtime.terminal)
+      runtime.terminal?.writeLine("Deriving your key (this takes a moment on purpose)…")
+      let opened = Result {
+        try VaultKeys.open(header: header, passphrase: typed, policy: runtime.context.kdfPolicy)
+      }
+      switch opened {
+      case .success(let keys): return (typed, keys)
+      case .failure(CryptoError.wrongPassphrase) where attempt < tries:
+        runtime.terminal?.writeLine(
+          "  that passphrase does not open the journal's new key; try again")
+      case .failure(CryptoError.wrongPassphrase) where tries > 1:
+        throw AppError.wrongPassphrases(tries: tries)
+      case .failure(let error): throw error
+      }
+    }
+    throw AppError.internalError("no new passphrase after asking")
+  }
+
+  /// `passwd --new-key` on a journal that syncs (SECURITY.md, "Sync", "A new key"): the
+  /// server's copy is replaced under the new key first (after a sync, so that it holds
+  /// everything here), then this vault changes key. A key the server did not take changes
+  /// nothing here.
+  static func changeKey(
+    _ journal: JournalVault, _ runtime: Runtime, to passphrase: SecureBytes, limits: KDFLimits?
+  ) throws -> JournalVault.KeyChanged {
+    guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
+    var sent: Int?
+    var synced: SyncReport?
+    do {
+      var changed = try journal.changeKey(to: passphrase, limits: limits) { new, header in
+        let transport = try connect(
+          try address(settings.server, context: runtime.context), runtime)
+        journal.syncing = true
+        let result = try SyncEngine(
+          storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
+          options: options(journal, runtime)
+        ).sendNewKey(new, header: header, stuckAfter: stuckAfter(runtime))
+        sent = result.sessions
+        synced = result.report
+        return result.position
+      }
+      changed.serverSessions = sent
+      changed.synced = synced
+      return changed
+    } catch let error where sent == nil {
+      throw AppError.syncNewKeyNotSent(cause: Diagnosis(error))
+    }
+  }
+
+  /// `journal sync` after another device changed the key: asks for the new passphrase (at
+  /// the terminal, or from JOURNAL_NEW_PASSPHRASE_FILE), opens the server's header with it,
+  /// checks the chain under the new key, then moves this vault to it (unsent changes kept)
+  /// and syncs. Without a way to ask, nothing changes: `keyChanged` says what to do.
+  private static func follow(
+    _ journal: JournalVault, _ runtime: Runtime, transport: any SyncTransport,
+    changedAt seq: Int64
+  ) throws -> SyncReport {
+    let file = runtime.context.environment["JOURNAL_NEW_PASSPHRASE_FILE"]
+    let source: PassphraseSource? =
+      file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
+    guard let source else { throw SyncError.keyChanged(seq: seq) }
+    let header = try SyncEngine(
       storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
       options: options(journal, runtime)
-    ).sync(waiting: !background, stuckAfter: stuckAfter(runtime))
+    ).serverHeader()
+    runtime.terminal?.writeLine(
+      "The journal's key was changed on another device: its new passphrase opens it now.")
+    let (passphrase, new) = try newKey(header, source: source, runtime)
+    guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
+    let position = try SyncEngine(
+      storage: journal.syncStorage, keys: new, transport: transport,
+      options: options(journal, runtime)
+    ).checkNewKey(from: settings)
+    let followed = try journal.followKey(
+      new, ending: header, passphrase: passphrase, position: position)
+    let moved = try JournalVault.open(
+      at: journal.path, opened: journal.file, context: runtime.context, agentKeys: { _ in new }
+    ) { throw AppError.internalError("a vault opened with its new key asked for a passphrase") }
+    moved.syncing = true
+    var report = try SyncEngine(
+      storage: moved.syncStorage, keys: new, transport: transport,
+      options: options(moved, runtime)
+    ).sync(stuckAfter: stuckAfter(runtime))
+    report.keyFollowed = followed.sessions
+    report.recoveryCodeDropped = followed.recoveryDropped
+    return report
   }
 
   /// A connection made on another thread, waited for when needed.
