@@ -17,7 +17,8 @@ import Testing
 /// missing) by today's encoders, as a push writes them, under the fixtures' key
 /// (Tests/Fixtures/key-header.json), with nonces from a seeded random source: today's
 /// encoders must make the same bytes again, so a change to a layout that keeps its version
-/// byte fails here. Fixture N holds links and rows of version N (both are 1 today).
+/// byte fails here. Fixture N holds links and rows of version N (both are 1 today); a key
+/// change's link (layout 2, `passwd --new-key`) has its own, sync/newkey-v2.json.
 struct SyncFixtureTests {
   /// The server's state: its counter, key header and links, and its rows.
   struct Chain: Equatable {
@@ -230,9 +231,193 @@ struct SyncFixtureTests {
     }
   }
 
-  /// Writes the sync fixture that is missing (JOURNAL_WRITE_FIXTURES=1; never in a normal
+  // MARK: - A new key (link layout 2)
+
+  /// The passphrase the new key of the key change's fixture is wrapped under.
+  static let newPassphrase = "fixture passphrase v2"
+
+  /// The chain of `chain()`, then device A's `passwd --new-key` (4): a link of layout 2
+  /// setting the header of a new key, whose items write every session the server holds,
+  /// sealed again under the new sync key at 4, as `SyncEngine.sendNewKey` pushes it.
+  static func newKeyChain() throws -> Chain {
+    let old = try Fixtures.keys()
+    let before = try chain()
+    let random = SeededRandom(seed: 2035)
+    let new = try VaultKeys.fresh(vaultID: old.vaultID, random: random)
+    let passphrase = try SecureBytes(copying: Array(newPassphrase.utf8))
+    let (rotating, wrapped) = try old.wrap(
+      passphrase: passphrase, limits: TestKDF.limits, alongside: new, random: random)
+    let header = ServerHeader.encode(
+      KeyHeader(
+        vaultID: rotating.vaultID, limits: rotating.limits, salt: rotating.salt,
+        wrappedKey: wrapped))
+    let opener = try RecordCipher(key: old.syncKey, random: random)
+    let sealer = try RecordCipher(key: new.syncKey, random: random)
+    let seq = before.state.counter + 1
+    var rows: [ServerRow] = []
+    var items: [SyncLink.Item] = []
+    for row in before.rows {
+      let id = try #require(SessionID(exactly: row.id))
+      let body = try opener.open(
+        row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+      ) { plain in
+        try sealer.seal(Array(plain), id: row.id, column: .syncRow, revision: UInt64(seq))
+      }
+      rows.append(ServerRow(id: row.id, seq: seq, body: body))
+      items.append(.put(id, hash: SyncLink.hash(body)))
+    }
+    var link = SyncLink(
+      seq: seq, device: deviceA, previous: try #require(before.state.links.last?.tag),
+      header: SyncLink.hash(header), items: items, newKey: true)
+    link.keyTag = try SyncLink.keyTag(link.body, vaultID: old.vaultID, key: new.syncKey)
+    let tag = try SyncLink.tag(link.entry, vaultID: old.vaultID, key: old.syncKey)
+    let links =
+      before.state.links + [ServerLink(seq: seq, device: deviceA, entry: link.entry, tag: tag)]
+    return Chain(state: ServerState(counter: seq, header: header, links: links), rows: rows)
+  }
+
+  /// The keys of the new key's header, opened with `newPassphrase`.
+  static func newKeys(_ chain: Chain) throws -> VaultKeys {
+    let header = try #require(ServerHeader.decode(chain.state.header))
+    return try VaultKeys.open(
+      header: header, passphrase: try SecureBytes(copying: Array(newPassphrase.utf8)),
+      policy: TestKDF.policy)
+  }
+
+  /// A key change's link (layout 2) stops a device that holds the old key, where it read up
+  /// to and from the first; a device with the new key begins at it, and reads every session
+  /// from its rows; today's encoders write it again byte for byte.
+  @Test func keyChangeOfLayoutTwo() throws {
+    // Given
+    let chain = try Self.load("sync/newkey-v2.json")
+    let old = try Fixtures.keys()
+    let new = try Self.newKeys(chain)
+    let change = try #require(chain.state.links.last)
+    #expect(change.entry.first == SyncLink.newKeyVersion)
+    #expect(chain.state.links.dropLast().allSatisfy { $0.entry.first == SyncLink.version })
+
+    // When / Then: the old key's devices stop at the change, applying nothing.
+    var behind = SyncSettings(server: "fixture", device: Self.deviceB)
+    behind.seq = 3
+    behind.head = chain.state.links[2].tag
+    behind.headerHash = SyncLink.hash(ServerHeader.encode(try Fixtures.keyHeader()))
+    let fromThree = ServerState(
+      counter: chain.state.counter, header: chain.state.header,
+      links: Array(chain.state.links.dropFirst(2)))
+    #expect(throws: SyncError.keyChanged(seq: 4)) { try Self.verify(fromThree, from: behind) }
+    #expect(throws: SyncError.keyChanged(seq: 4)) {
+      try Self.verify(chain.state, from: SyncSettings(server: "fixture", device: Self.deviceB))
+    }
+
+    // When: a new device, holding only the new key, reads it all.
+    let verified = try VerifiedChain.verify(
+      chain.state, from: SyncSettings(server: "fixture", device: Self.deviceB),
+      vaultID: new.vaultID, key: new.syncKey,
+      localHeader: SyncLink.hash(chain.state.header))
+
+    // Then
+    #expect(verified.newKeyAt == 4)
+    #expect(verified.newKeyPrevious == chain.state.links[2].tag)
+    #expect(verified.head == change.tag)
+    #expect(verified.header == SyncLink.hash(chain.state.header))
+    #expect(verified.latest.count == 2)
+    let cipher = try RecordCipher(key: new.syncKey, random: SeededRandom(seed: 1))
+    var opened: [SessionID: SyncMerge.Version] = [:]
+    for row in chain.rows {
+      let id = try verified.check(row)
+      opened[id] = try cipher.open(
+        row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+      ) { plain in try SyncRowCodec.decode(plain, id: id) }
+      #expect(throws: (any Error).self) {
+        try RecordCipher(key: old.syncKey, random: SeededRandom(seed: 1)).open(
+          row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
+        ) { $0.count }
+      }
+    }
+    #expect(opened == Self.expected)
+
+    // And the link's entry reads back as it was written, and nothing longer or shorter does.
+    let link = try #require(SyncLink(entry: change.entry))
+    #expect(link.newKey && link.keyTag?.count == SyncLink.tagBytes)
+    #expect(link.entry == change.entry)
+    #expect(try link.madeKey(vaultID: new.vaultID, key: new.syncKey))
+    #expect(try !link.madeKey(vaultID: old.vaultID, key: old.syncKey))
+    for link in chain.state.links {
+      #expect(SyncLink(entry: link.entry)?.entry == link.entry)
+      for length in 0..<link.entry.count {
+        #expect(SyncLink(entry: Array(link.entry.prefix(length))) == nil, "\(length)")
+      }
+      #expect(SyncLink(entry: link.entry + [0]) == nil)
+      #expect(SyncLink(entry: link.entry + [UInt8](repeating: 0, count: 32)) == nil)
+    }
+    var asOne = change.entry
+    asOne[0] = SyncLink.version
+    #expect(SyncLink(entry: asOne) == nil)
+
+    // And today's encoders write the same bytes.
+    #expect(try Self.newKeyChain() == chain, "a key change's link is no longer written as it was")
+  }
+
+  /// A byte changed in the key change's link or its key tag, or the link dropped, is refused
+  /// by a device with either key; its tag changed, by one with the old key (one with the new
+  /// key only cannot check it: the link after it, tagged under the new key, names it).
+  @Test func changedKeyChangeIsRefused() throws {
+    let chain = try Self.load("sync/newkey-v2.json")
+    let new = try Self.newKeys(chain)
+    let state = chain.state
+    let change = try #require(state.links.last)
+    let start = SyncSettings(server: "fixture", device: Self.deviceB)
+    func with(_ link: ServerLink?) -> ServerState {
+      ServerState(
+        counter: state.counter, header: state.header,
+        links: Array(state.links.dropLast()) + (link.map { [$0] } ?? []))
+    }
+    func newDevice(_ altered: ServerState) throws -> VerifiedChain {
+      try VerifiedChain.verify(
+        altered, from: start, vaultID: new.vaultID, key: new.syncKey,
+        localHeader: SyncLink.hash(state.header))
+    }
+    var altered: [ServerState] = [with(nil)]
+    for offset in [0, 5, 20, 40, 70, 93, change.entry.count - 33, change.entry.count - 1] {
+      var entry = change.entry
+      entry[offset] ^= 0x01
+      altered.append(
+        with(ServerLink(seq: change.seq, device: change.device, entry: entry, tag: change.tag)))
+    }
+    for bad in altered {
+      #expect(throws: SyncError.self) { try Self.verify(bad, from: start) }
+      #expect(throws: SyncError.self) { try newDevice(bad) }
+    }
+    var tag = change.tag
+    tag[7] ^= 0x80
+    let retagged = with(
+      ServerLink(seq: change.seq, device: change.device, entry: change.entry, tag: tag))
+    #expect(throws: SyncError.tampered(.brokenChain(seq: 4))) {
+      try Self.verify(retagged, from: start)
+    }
+
+    var header = state.header
+    header[40] ^= 0x01
+    #expect(throws: SyncError.tampered(.changedHeader)) {
+      try newDevice(ServerState(counter: state.counter, header: header, links: state.links))
+    }
+    let verified = try newDevice(state)
+    for row in chain.rows {
+      var body = row.body
+      body[body.count / 2] ^= 0x01
+      #expect(throws: SyncError.self) {
+        try verified.check(ServerRow(id: row.id, seq: row.seq, body: body))
+      }
+      #expect(throws: SyncError.self) {
+        try verified.check(ServerRow(id: row.id, seq: row.seq - 1, body: row.body))
+      }
+    }
+  }
+
+  /// Writes the sync fixtures that are missing (JOURNAL_WRITE_FIXTURES=1; never in a normal
   /// run).
   @Test(.enabled(if: Fixtures.writing)) func writeFixtures() throws {
     try Fixtures.writeIfMissing("sync/chain-v1.json", try Self.json(try Self.chain()))
+    try Fixtures.writeIfMissing("sync/newkey-v2.json", try Self.json(try Self.newKeyChain()))
   }
 }
