@@ -62,6 +62,8 @@ public enum AppError: Error, Equatable, Sendable {
   case emptyDateRange
   /// `search` without words (none given, none read, or only spaces).
   case noSearchWords
+  /// The words `journal search -` read from standard input are more than it takes.
+  case searchWordsTooLong(maximumBytes: Int)
   /// `undo` found no deletion whose window is still open.
   case nothingToUndo
   /// A deletion needs a confirmation, and there is no terminal to ask (and no --yes).

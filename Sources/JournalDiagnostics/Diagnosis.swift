@@ -829,6 +829,10 @@ public struct Diagnosis: Equatable, Sendable {
         message: "the editor was closed without saving (status \(status)); its text was not used",
         hint: "what you answered before it is kept; run the command again to go on",
         exitCode: .cancelled)
+    case .searchWordsTooLong(let maximumBytes):
+      return Diagnosis(
+        message: "the words to search for are more than \(maximumBytes / 1024) KB",
+        hint: "search for a few words or a phrase", exitCode: .usage)
     case .noSearchWords:
       return Diagnosis(
         message: "no words to search for",

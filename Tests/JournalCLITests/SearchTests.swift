@@ -40,6 +40,12 @@ import Testing
     let piped = f.run("search", "-", stdin: "\"my father's voice\"\n")
     #expect(piped.status == 0)
     #expect(piped.stdout.hasPrefix(early))
+    // Standard input is read up to a bound (`yes | journal search -` ends), and never as
+    // anything but UTF-8.
+    let endless = f.run("search", "-", stdin: String(repeating: "y\n", count: 40_000))
+    #expect(endless.status == 2)
+    #expect(
+      endless.stderr.hasPrefix("journal: error: the words to search for are more than 64 KB\n"))
 
     let json = f.run("search", "rain", "--json")
     let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]

@@ -83,6 +83,7 @@ struct DiagnosisTests {
     AppError.editorNotFound(name: "/nonexistent"),
     AppError.outputUnwritable(path: "/missing/o", errno: ENOENT),
     AppError.reminderInPast, AppError.badLimit, AppError.emptyDateRange, AppError.noSearchWords,
+    AppError.searchWordsTooLong(maximumBytes: 65536),
     AppError.nothingToUndo,
     AppError.confirmationNeeded(what: "deleting"),
     AppError.importRefused(place: "line 3", reason: "is not JSON"),
@@ -174,7 +175,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 69)
+    #expect(names["AppError"]?.count == 70)
     #expect(names["SyncError"]?.count == 18)
   }
 
@@ -319,7 +320,7 @@ struct DiagnosisTests {
     case .declined: .cancelled
     case .noTerminalProgram: .notFound
     case .editorCancelled: .cancelled
-    case .reminderInPast, .badLimit, .emptyDateRange, .noSearchWords: .usage
+    case .reminderInPast, .badLimit, .emptyDateRange, .noSearchWords, .searchWordsTooLong: .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed

@@ -59,8 +59,10 @@ struct RecordCodecTests {
     #expect(read.addedSealed == nil)
   }
 
-  /// Every prefix of a record is refused with an error (never a trap, never a session read
-  /// from part of one), and so is a record of another version.
+  /// No prefix of a record reads back as the record (never a trap; a summary cut anywhere
+  /// is refused or lacks its date, a body cut anywhere lacks its reflection), and a record
+  /// of another version is refused. (A cut at a field boundary may decode: the seal, not
+  /// the layout, is what keeps a record whole on disk.)
   @Test func truncatedAndForeignRecordsAreRefused() throws {
     let session = try whole()
     let summary = RecordCodec.encodeSummary(session)

@@ -93,9 +93,19 @@ public struct ExternalEditor {
     guard fd >= 0 else { throw SystemError.io(path: path, errno: errno) }
     defer { Self.wipe(path) }
     var bytes = Array(initial.utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    // The whole text, or no editor: a buffer cut short (a full disk) and saved would lose the
+    // rest of what it held.
+    let written: Int32? = {
+      do throws(Descriptor.Failure) {
+        try Descriptor(fd).writeAll(bytes)
+        return nil
+      } catch {
+        return error.errno
+      }
+    }()
     wipeArray(&bytes)
     close(fd)
+    if let written { throw SystemError.io(path: path, errno: written) }
     let status = try run(command + [path], terminalFD: terminalFD)
     guard status == 0 else { throw AppError.editorCancelled(status: status) }
     guard let data = FileManager.default.contents(atPath: path),
@@ -123,8 +133,10 @@ public struct ExternalEditor {
         let zeros = [UInt8](repeating: 0, count: 65536)
         var left = Int(info.st_size)
         while left > 0 {
-          let count = zeros.withUnsafeBytes { write(fd, $0.baseAddress, min(left, $0.count)) }
-          guard count > 0 else { break }
+          let count = min(left, zeros.count)
+          // Every byte zeroed, through interruptions (Descriptor retries EINTR and short
+          // writes); a write that fails outright ends the wipe, and the file is removed.
+          guard (try? Descriptor(fd).writeAll(Array(zeros.prefix(count)))) != nil else { break }
           left -= count
         }
         fsync(fd)

@@ -105,9 +105,15 @@ public enum UnlockAgent {
     keys.withDataKey { (key: UnsafeRawBufferPointer) in AgentProtocol.writeAll(input[1], key) }
     close(input[1])
     // Wait for "ready": the socket is bound before unlock returns.
+    // All six bytes, through a signal or a write in parts; the agent's end of the pipe
+    // closing first is "not started".
     var line = [UInt8](repeating: 0, count: 6)
-    let got = read(output[0], &line, 6)
-    guard got == 6, line == Array("ready\n".utf8) else { throw AgentError.notStarted }
+    let got = line.withUnsafeMutableBytes { buffer in
+      Result { () throws(Descriptor.Failure) in try Descriptor(output[0]).readFully(into: buffer) }
+    }
+    guard (try? got.get()) == 6, line == Array("ready\n".utf8) else {
+      throw AgentError.notStarted
+    }
   }
 
   /// The agent process's whole life (`journal agent-serve`).

@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalDiagnostics
+import JournalSystem
 
 /// `journal search`: the sessions whose texts hold every word, newest first, found by
 /// opening each session the filter takes as it is read (the streamed read `export` uses):
@@ -10,8 +11,16 @@ public enum SearchSessions {
   public static func words(_ arguments: [String], _ runtime: Runtime) throws -> TextSearch {
     var words = arguments
     if arguments == ["-"] {
-      let data = FileHandle.standardInput.readDataToEndOfFile()
-      words = TextSearch.words(fromLine: String(decoding: data, as: UTF8.self))
+      // Bounded, as every read of standard input is: `yes | journal search -` ends.
+      let limit = 64 * 1024
+      guard let bytes = try? Descriptor.standardInput.readAll(limit: limit) else {
+        throw AppError.stdinUnreadable
+      }
+      guard bytes.count <= limit else { throw AppError.searchWordsTooLong(maximumBytes: limit) }
+      guard let line = String(validating: bytes, as: UTF8.self) else {
+        throw AppError.stdinUnreadable
+      }
+      words = TextSearch.words(fromLine: line)
     } else if arguments.isEmpty {
       guard let terminal = runtime.terminal else { throw AppError.noSearchWords }
       words = TextSearch.words(
