@@ -8,26 +8,33 @@ import Testing
 /// failure named by its errno, and a signal that interrupts a read is not a failure.
 struct DescriptorTests {
   /// A pipe's two ends, closed at the end of `body`.
-  func withPipe(_ body: (Descriptor, Descriptor) throws -> Void) throws {
+  /// An end `body` closes with `closeEnd` is not closed again: in a test process whose
+  /// other tests open files meanwhile, a second close could close one of theirs.
+  func withPipe(
+    _ body: (Descriptor, Descriptor, _ closeEnd: (Descriptor) -> Void) throws -> Void
+  ) throws {
     var fds: [Int32] = [0, 0]
     try #require(pipe(&fds) == 0)
-    defer { for fd in fds where fd >= 0 { close(fd) } }
-    try body(Descriptor(fds[0]), Descriptor(fds[1]))
+    var open = Set(fds)
+    defer { for fd in open { close(fd) } }
+    try body(Descriptor(fds[0]), Descriptor(fds[1])) { end in
+      if open.remove(end.raw) != nil { close(end.raw) }
+    }
   }
 
   /// What is written whole is read whole; `readAll` stops once more than its limit came, and
   /// `readFully` at the end of the input.
   @Test func wholeBuffers() throws {
-    try withPipe { reader, writer in
+    try withPipe { reader, writer, closeEnd in
       try writer.writeAll(Array("0123456789".utf8))
       var four = [UInt8](repeating: 0, count: 4)
       #expect(try four.withUnsafeMutableBytes { try reader.readFully(into: $0) } == 4)
       #expect(four == Array("0123".utf8))
-      close(writer.raw)
+      closeEnd(writer)
       let rest = try reader.readAll(limit: 100)
       #expect(rest == Array("456789".utf8))
     }
-    try withPipe { reader, writer in
+    try withPipe { reader, writer, _ in
       try writer.writeAll([UInt8](repeating: 7, count: 5000))
       let bytes = try reader.readAll(limit: 1000)
       #expect(bytes.count > 1000)
@@ -40,8 +47,8 @@ struct DescriptorTests {
   @Test func failuresAreTheirErrno() throws {
     let previous = signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, previous) }
-    try withPipe { reader, writer in
-      close(reader.raw)
+    try withPipe { reader, writer, closeEnd in
+      closeEnd(reader)
       #expect(throws: Descriptor.Failure(errno: EPIPE)) { try writer.writeAll([1, 2, 3]) }
     }
     var pair: [Int32] = [0, 0]
@@ -75,7 +82,7 @@ struct DescriptorTests {
     var previous = sigaction()
     sigaction(SIGUSR2, &action, &previous)
     defer { sigaction(SIGUSR2, &previous, nil) }
-    try withPipe { reader, writer in
+    try withPipe { reader, writer, _ in
       let result = Mutex<Result<[UInt8], Descriptor.Failure>?>(nil)
       let started = Mutex<(pthread_t, String)?>(nil)
       let thread = Thread {
