@@ -42,6 +42,9 @@ public struct LedgerRows: Equatable, Sendable {
   static let tombstoneBytes = 17
   /// The settings entry (format 11), last of `sync`'s entries.
   static let settingsBytes = 34
+  /// An agreed sync row's entry (0x05), and the sync header's (0x04), in `sync`.
+  static let syncRowBytes = 33
+  static let syncHeaderBytes = 137
 
   public init() {}
 
@@ -64,18 +67,58 @@ public struct LedgerRows: Equatable, Sendable {
     self.sync = sync
   }
 
-  /// Whether `stamp`'s tag is the one these rows make for the vault `vaultID`.
+  /// Whether `stamp`'s tag is the one these rows make for the vault `vaultID`, in either
+  /// way a tag is made (the flat list before format 12, the tree since).
   public func authenticate(
     _ stamp: LedgerStamp, vaultID: [UInt8], key: SecureBytes
   ) -> Bool {
-    guard let tag = try? tag(vaultID: vaultID, generation: stamp.generation, key: key) else {
+    if let made = try? treeTag(vaultID: vaultID, generation: stamp.generation, key: key),
+      KeyedHash.same(made, stamp.tag)
+    {
+      return true
+    }
+    guard let made = try? tag(vaultID: vaultID, generation: stamp.generation, key: key) else {
       return false
     }
-    return KeyedHash.same(tag, stamp.tag)
+    return KeyedHash.same(made, stamp.tag)
+  }
+
+  /// `sync` in its parts: the sync header and settings entries (what the tree's tag covers
+  /// beside the root), and the agreed rows' entries (in the tree); nil when it is not entries.
+  var syncParts: (flat: [UInt8], rows: [UInt8])? {
+    var rest = sync[...]
+    var flat: [UInt8] = []
+    if rest.first == 4 {
+      guard rest.count >= Self.syncHeaderBytes else { return nil }
+      flat += rest.prefix(Self.syncHeaderBytes)
+      rest = rest.dropFirst(Self.syncHeaderBytes)
+    }
+    var rows: [UInt8] = []
+    while rest.first == 5, rest.count >= Self.syncRowBytes {
+      rows += rest.prefix(Self.syncRowBytes)
+      rest = rest.dropFirst(Self.syncRowBytes)
+    }
+    if rest.first == 6, rest.count == Self.settingsBytes {
+      flat += rest
+      rest = []
+    }
+    return rest.isEmpty ? (flat, rows) : nil
+  }
+
+  /// The tag of construction 3 (format 12), made from these rows: the tree of the session,
+  /// tombstone and agreed sync entries, then `Ledger.treeTag`.
+  func treeTag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
+    guard let parts = syncParts else { throw StoreError.tampered(.rows) }
+    let tree = LedgerTree.make(sessions: sessions, tombstones: tombstones, syncRows: parts.rows)
+    return try Ledger.treeTag(
+      key: key, vaultID: vaultID, generation: generation,
+      root: LedgerTree.root(nodes: tree.nodes()),
+      trash: trash, flat: parts.flat)
   }
 
   /// The tag: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x01 ‖ vault id ‖
   /// generation ‖ session entries ‖ trash entries ‖ tombstone entries ‖ sync entries.
+  /// The tag of constructions 1 and 2 (formats 5 to 11): one hash over every entry.
   func tag(vaultID: [UInt8], generation: UInt64, key: SecureBytes) throws -> [UInt8] {
     let hash = try KeyedHash(key: key)
     hash.update(Array("JRNLLEDG".utf8) + [1])
@@ -162,8 +205,9 @@ struct Ledger {
   let vaultID: [UInt8]
   let key: SecureBytes
 
-  /// How every tag is made now (format 11): the rows, then the settings entry.
-  static let construction: Int64 = 2
+  /// How every tag is made now (format 12): the root of the tree of the rows (LedgerTree),
+  /// then the trash, the sync header and the settings entry.
+  static let construction: Int64 = 3
 
   /// The stored stamp, or nil for a vault not yet protected.
   static func stamp(_ db: Database) throws -> Stamp? {
@@ -183,17 +227,18 @@ struct Ledger {
     guard let generation = try? row.decode(Int64.self, atIndex: 0), generation >= 1,
       StoredRange.isCounter(generation),
       let tag = try? row.decode(Data.self, atIndex: 1), tag.count == KeyedHash.bytes,
-      let construction = try? row.decode(Int64.self, atIndex: 2), [1, 2].contains(construction)
+      let construction = try? row.decode(Int64.self, atIndex: 2), [1, 2, 3].contains(construction)
     else { throw StoreError.tampered(.ledger) }
     var stamp = Stamp(generation: UInt64(generation), tag: Array(tag))
     stamp.construction = construction
     return stamp
   }
 
-  /// Checks the vault against its stamp; throws `tampered` when it does not add up. Returns
-  /// the stamp with the rows it covers.
+  /// Checks the whole vault against its stamp; throws `tampered` when it does not add up.
+  /// Returns the stamp with the rows it covers (when few enough to keep).
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
+    if stamp.construction >= 3 { return try verifyTree(db, against: stamp) }
     let (view, tag) = try tagged(
       db, generation: stamp.generation, settings: stamp.construction >= 2)
     if !view.inconsistent.isEmpty {
@@ -207,6 +252,106 @@ struct Ledger {
     return checked
   }
 
+  /// The tag of construction 3: BLAKE2b-256 keyed with the ledger key over "JRNLLEDG" ‖ 0x03
+  /// ‖ vault id ‖ generation ‖ the tree's root ‖ trash entries ‖ the sync header entry (a
+  /// vault that syncs) ‖ the settings entry.
+  static func treeTag(
+    key: SecureBytes, vaultID: [UInt8], generation: UInt64, root: [UInt8], trash: [UInt8],
+    flat: [UInt8]
+  ) throws -> [UInt8] {
+    let hash = try KeyedHash(key: key)
+    hash.update(Array("JRNLLEDG".utf8) + [3])
+    hash.update(vaultID)
+    hash.update(generation)
+    hash.update(root)
+    hash.update(trash)
+    hash.update(flat)
+    return hash.finish()
+  }
+
+  /// The whole check of a tree ledger: every leaf made again from the rows, and the tag from
+  /// their root; then the stored leaves and nodes compared with them.
+  private func verifyTree(_ db: Database, against stamp: Stamp) throws -> Stamp {
+    let view = try View.readFlat(db)
+    if !view.inconsistent.isEmpty {
+      throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
+    }
+    let keep = try (Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0) <= Self.keepEntries
+    var kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) = ([], [], [])
+    let tree = try LedgerTree.read(
+      db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
+      into: &kept)
+    let nodes = tree.nodes()
+    let root = LedgerTree.root(nodes: nodes)
+    try checkRoot(root, view: view, stamp: stamp)
+    let stored = try LedgerTree.stored(db)
+    guard stored.leaves == tree, stored.nodes == nodes else {
+      throw StoreError.tampered(.ledger)
+    }
+    var checked = Stamp(
+      generation: stamp.generation, tag: stamp.tag,
+      rows: keep ? view.rows(adding: kept) : nil)
+    checked.construction = stamp.construction
+    return checked
+  }
+
+  /// Whether `root`, with the vault's flat entries in `view`, makes `stamp`'s tag; throws
+  /// `tampered` naming the settings when only they were changed, else the rows.
+  private func checkRoot(_ root: [UInt8], view: View, stamp: Stamp) throws {
+    let tag = try Self.treeTag(
+      key: key, vaultID: vaultID, generation: stamp.generation, root: root,
+      trash: view.rows.trash, flat: view.rows.sync)
+    guard !KeyedHash.same(tag, stamp.tag) else { return }
+    var settingsOnly = false
+    if view.rows.sync.count >= LedgerRows.settingsBytes {
+      let start = view.rows.sync.count - LedgerRows.settingsBytes
+      for variant in Self.settingsVariants(Array(view.rows.sync[start...])) {
+        var flat = view.rows.sync
+        flat.replaceSubrange(start..., with: variant)
+        let made = try Self.treeTag(
+          key: key, vaultID: vaultID, generation: stamp.generation, root: root,
+          trash: view.rows.trash, flat: flat)
+        if KeyedHash.same(made, stamp.tag) { settingsOnly = true }
+      }
+    }
+    throw StoreError.tampered(settingsOnly ? .settings : .rows)
+  }
+
+  /// The point check of a tree ledger (a command about one session): the vault's flat
+  /// entries and the stored nodes against the tag, without reading a session. Returns the
+  /// view read, for the leaves checked next (`verifyLeaves`).
+  func verifyRoot(_ db: Database, against stamp: Stamp) throws -> View {
+    precondition(stamp.construction >= 3, "a point check needs the tree")
+    let view = try View.readFlat(db)
+    if !view.inconsistent.isEmpty {
+      throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
+    }
+    try checkRoot(
+      LedgerTree.root(nodes: try LedgerTree.storedNodes(db)), view: view, stamp: stamp)
+    return view
+  }
+
+  /// Checks `leaves` as the rows are now against the stored leaves, and their nodes against
+  /// the stored nodes (which `verifyRoot` checked in the same transaction).
+  func verifyLeaves(_ leaves: Set<Int>, _ db: Database, view: View) throws {
+    let nodes = try LedgerTree.storedNodes(db)
+    for node in Set(leaves.map { $0 / LedgerTree.nodeCount }) {
+      let stored = try LedgerTree.storedLeaves(ofNode: node, db)
+      let size = LedgerTree.digestBytes
+      guard
+        LedgerTree.nodeDigest(node, leaves: stored[...])
+          == Array(nodes[node * size..<(node + 1) * size])
+      else { throw StoreError.tampered(.ledger) }
+      for leaf in leaves where leaf / LedgerTree.nodeCount == node {
+        let entries = try LedgerTree.entries(
+          ofLeaf: leaf, db, skippingSessions: view.undone, skippingTombstones: view.purged)
+        let at = (leaf % LedgerTree.nodeCount) * size
+        guard LedgerTree.leafDigest(leaf, entries: entries) == Array(stored[at..<at + size])
+        else { throw StoreError.tampered(.rows) }
+      }
+    }
+  }
+
   /// Whether the rows add up to `stamp` once the settings entry is put back as it could
   /// have been (writing without the passphrase the other way round, no recovery slot): then
   /// only a setting was changed behind the ledger's back, and that is what is said.
@@ -215,7 +360,17 @@ struct Ledger {
       rows.sync.count >= LedgerRows.settingsBytes
     else { return false }
     let start = rows.sync.count - LedgerRows.settingsBytes
-    let now = Array(rows.sync[start...])
+    for variant in Self.settingsVariants(Array(rows.sync[start...])) {
+      rows.sync.replaceSubrange(start..., with: variant)
+      if rows.authenticate(stamp, vaultID: vaultID, key: key) { return true }
+    }
+    return false
+  }
+
+  /// The settings entry as it could have been: sealed capture the other way round, no
+  /// recovery slot, or both.
+  static func settingsVariants(_ now: [UInt8]) -> [[UInt8]] {
+    guard now.count == LedgerRows.settingsBytes else { return [] }
     var variants: [[UInt8]] = []
     var flipped = now
     flipped[1] ^= 1
@@ -225,11 +380,7 @@ struct Ledger {
       variants.append([now[0], now[1]] + zeros)
       variants.append([now[0], now[1] ^ 1] + zeros)
     }
-    for variant in variants {
-      rows.sync.replaceSubrange(start..., with: variant)
-      if rows.authenticate(stamp, vaultID: vaultID, key: key) { return true }
-    }
-    return false
+    return variants
   }
 
   /// Up to this many sessions, a check or a write keeps the entries it hashed (3.4 MB), for
@@ -273,7 +424,10 @@ struct Ledger {
     if !view.inconsistent.isEmpty {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
-    let tag = try view.tag(vaultID: vaultID, generation: stamp.generation, key: key)
+    let tag =
+      stamp.construction >= 3
+      ? try view.rows.treeTag(vaultID: vaultID, generation: stamp.generation, key: key)
+      : try view.tag(vaultID: vaultID, generation: stamp.generation, key: key)
     guard KeyedHash.same(tag, stamp.tag) else {
       throw StoreError.tampered(settingsChanged(view, stamp) ? .settings : .rows)
     }
@@ -283,12 +437,74 @@ struct Ledger {
   }
 
   /// After a keyed write: removes the trash rows undo and purge settled, and stamps the vault
-  /// as it now is, one generation on.
+  /// as it now is, one generation on, every leaf of its tree made again from the rows.
   @discardableResult
   func commit(_ db: Database, after stamp: Stamp?) throws -> Stamp {
     try Self.settle(db)
     let generation = (stamp?.generation ?? 0) + 1
-    let (view, tag) = try tagged(db, generation: generation)
+    let view = try View.readFlat(db)
+    let keep = try (Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0) <= Self.keepEntries
+    var kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) = ([], [], [])
+    let tree = try LedgerTree.read(
+      db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
+      into: &kept)
+    try tree.store(db)
+    let tag = try Self.treeTag(
+      key: key, vaultID: vaultID, generation: generation,
+      root: LedgerTree.root(nodes: tree.nodes()), trash: view.rows.trash, flat: view.rows.sync)
+    try stampRow(db, generation: generation, tag: tag)
+    return Stamp(generation: generation, tag: tag, rows: keep ? view.rows(adding: kept) : nil)
+  }
+
+  /// After a keyed write that `verifyRoot` began (the vault as `start` read it, rows as
+  /// `before` kept them): each leaf the write touched is checked as it was before, against
+  /// the stored leaf, and then stored as it is now, with its node and the root; the vault is
+  /// stamped one generation on. What the write did not touch is neither read nor stamped
+  /// anew, so a change made behind the ledger's back elsewhere still does not add up.
+  func commitTracked(
+    _ db: Database, after stamp: Stamp, start: View, before: LedgerTree.Before
+  ) throws -> Stamp {
+    // What the write itself settled (a purge sync brought, say) counts as done, as in `commit`.
+    try Self.settle(db)
+    let now = try View.readFlat(db)
+    var touched = before.leaves
+    for id in start.undone.union(start.purged) { touched.insert(LedgerTree.leaf(of: id)) }
+    var nodes = try LedgerTree.storedNodes(db)
+    let size = LedgerTree.digestBytes
+    for node in Set(touched.map { $0 / LedgerTree.nodeCount }) {
+      var leaves = try LedgerTree.storedLeaves(ofNode: node, db)
+      guard
+        LedgerTree.nodeDigest(node, leaves: leaves[...])
+          == Array(nodes[node * size..<(node + 1) * size])
+      else { throw StoreError.tampered(.ledger) }
+      for leaf in touched where leaf / LedgerTree.nodeCount == node {
+        let at = (leaf % LedgerTree.nodeCount) * size
+        let was = try LedgerTree.entries(
+          ofLeaf: leaf, db, skippingSessions: start.undone, skippingTombstones: start.purged,
+          replacing: before)
+        guard LedgerTree.leafDigest(leaf, entries: was) == Array(leaves[at..<at + size]) else {
+          throw StoreError.tampered(.rows)
+        }
+        let digest = LedgerTree.leafDigest(
+          leaf,
+          entries: try LedgerTree.entries(
+            ofLeaf: leaf, db, skippingSessions: now.undone, skippingTombstones: now.purged))
+        leaves.replaceSubrange(at..<at + size, with: digest)
+        try LedgerTree.store(digest, table: "ledger_leaf", column: "leaf", at: leaf, db)
+      }
+      let digest = LedgerTree.nodeDigest(node, leaves: leaves[...])
+      nodes.replaceSubrange(node * size..<(node + 1) * size, with: digest)
+      try LedgerTree.store(digest, table: "ledger_node", column: "node", at: node, db)
+    }
+    let generation = stamp.generation + 1
+    let tag = try Self.treeTag(
+      key: key, vaultID: vaultID, generation: generation, root: LedgerTree.root(nodes: nodes),
+      trash: now.rows.trash, flat: now.rows.sync)
+    try stampRow(db, generation: generation, tag: tag)
+    return Stamp(generation: generation, tag: tag)
+  }
+
+  private func stampRow(_ db: Database, generation: UInt64, tag: [UInt8]) throws {
     try db.execute(
       sql: """
         INSERT INTO ledger (singleton, generation, tag, construction) VALUES (1, ?, ?, ?)
@@ -296,7 +512,6 @@ struct Ledger {
           tag = excluded.tag, construction = excluded.construction
         """,
       arguments: [Int64(generation), Data(tag), Self.construction])
-    return Stamp(generation: generation, tag: tag, rows: view.kept)
   }
 
   /// What `repair` would change, read first so that each change can be named before anyone
@@ -421,6 +636,8 @@ struct Ledger {
 
     /// Restored by an undo since the last keyed write: counted as still in the trash.
     var undone: Set<SessionID> = []
+    /// Purged since the last keyed write: their tombstones counted as not yet there.
+    var purged: Set<SessionID> = []
     /// Whether `rows` holds every session's entry (not when `tagged` hashed them without
     /// keeping them).
     var complete = true
@@ -442,6 +659,30 @@ struct Ledger {
     /// (SessionStore.summaries) instead of reading them twice. With `settings` (a tag of
     /// format 11), the settings entry last.
     static func readAllButSessions(_ db: Database, settings: Bool) throws -> View {
+      try readAllButSessions(db, settings: settings, perSession: true)
+    }
+
+    /// What a tree's tag covers beside its root (format 12): the trash, the sync header and
+    /// the settings, with the rows that disagree; nothing read per session.
+    static func readFlat(_ db: Database) throws -> View {
+      try readAllButSessions(db, settings: true, perSession: false)
+    }
+
+    /// These flat entries with the entries of the tree's rows, in the layout of a record.
+    func rows(adding kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]))
+      -> LedgerRows
+    {
+      var rows = self.rows
+      rows.sessions = kept.sessions
+      rows.tombstones = kept.tombstones
+      let header = rows.sync.first == 4 ? Array(rows.sync.prefix(LedgerRows.syncHeaderBytes)) : []
+      rows.sync = header + kept.syncRows + rows.sync.dropFirst(header.count)
+      return rows
+    }
+
+    private static func readAllButSessions(
+      _ db: Database, settings: Bool, perSession: Bool
+    ) throws -> View {
       var view = View()
       // The trash first (a few rows at most): its outcomes decide how the session and
       // tombstone rows count.
@@ -472,9 +713,12 @@ struct Ledger {
         default: throw StoreError.tampered(.rows)
         }
       }
-      for text in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") {
-        guard let id = SessionID(text) else { throw StoreError.tampered(.rows) }
-        if !purged.contains(id) { view.addTombstone(id: id) }
+      view.purged = purged
+      if perSession {
+        for text in try String.fetchAll(db, sql: "SELECT id FROM tombstone ORDER BY id") {
+          guard let id = SessionID(text) else { throw StoreError.tampered(.rows) }
+          if !purged.contains(id) { view.addTombstone(id: id) }
+        }
       }
       // Rows that disagree with each other, asked of SQLite: each query touches only the
       // trash and reminder rows (a handful) and looks the others up by id.
@@ -506,7 +750,7 @@ struct Ledger {
       for text in disagreeing {
         if let id = SessionID(text) { view.inconsistent.insert(id) }
       }
-      try readSync(db, into: &view.rows.sync)
+      try readSync(db, into: &view.rows.sync, agreedRows: perSession)
       if settings { try readSettings(db, into: &view.rows.sync) }
       return view
     }
@@ -537,7 +781,9 @@ struct Ledger {
     /// revision (8) ‖ generation (8); integers little-endian, a missing head or hash as
     /// zeros. Nothing for a vault that does not sync. The time of the last sync and the
     /// background setting are left out: they change without the key.
-    static func readSync(_ db: Database, into entries: inout [UInt8]) throws {
+    static func readSync(
+      _ db: Database, into entries: inout [UInt8], agreedRows: Bool = true
+    ) throws {
       guard
         let settings = try Row.fetchOne(
           db,
@@ -574,6 +820,7 @@ struct Ledger {
       entries += KeyedHash.unkeyed(Array(server.utf8))
       append(UInt64(bitPattern: time), to: &entries)
       append(UInt64(bitPattern: counter), to: &entries)
+      guard agreedRows else { return }
       let rows = try Row.fetchAll(
         db,
         sql: """

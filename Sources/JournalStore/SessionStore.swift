@@ -17,6 +17,13 @@ public final class SessionStore {
   /// Whether the ledger is still to be checked, by the first `summaries` (a store opened for
   /// `list`).
   var checkWhenListing = false
+  /// Whether this store checks only what it reads and writes (a store opened for a command
+  /// about one session, `LedgerCheck.point`): the root at opening, then each session's leaf
+  /// as it is read, and at each write the leaves it touched. The first read of many rows
+  /// checks the whole vault and ends it.
+  var pointChecks = false
+  /// The leaves checked at `checked` (point checks).
+  private var checkedLeaves: Set<Int> = []
   /// The ledger stamp this store last checked or wrote: a write that finds it unchanged need
   /// not check the whole vault again. Nil for a vault not yet protected (read-only).
   public private(set) var checked: LedgerStamp?
@@ -96,6 +103,7 @@ public final class SessionStore {
   }
 
   private func verifyOrProtect() throws {
+    if pointChecks, try verifyRootIfTree() { return }
     let stamp = try read { db -> LedgerStamp? in
       do {
         guard let stamp = try Ledger.stamp(db) else {
@@ -120,12 +128,60 @@ public final class SessionStore {
     try protect()
   }
 
+  /// The point check at opening (a tree ledger): true when made; false when the vault has no
+  /// tree yet (its first keyed opening makes one, after the whole check).
+  private func verifyRootIfTree() throws -> Bool {
+    let stamp = try read { db -> LedgerStamp? in
+      guard let stamp = try Ledger.stamp(db), stamp.construction >= 3 else { return nil }
+      do {
+        _ = try ledger.verifyRoot(db, against: stamp)
+      } catch let error as StoreError {
+        throw Ledger.explain(error, db)
+      }
+      return stamp
+    }
+    guard let stamp else {
+      pointChecks = false
+      return false
+    }
+    checked = stamp
+    checkedLeaves = []
+    return true
+  }
+
+  /// In a read of `db`: checks the leaves of `ids` (point checks), each once per stamp.
+  private func checkLeaves(of ids: [SessionID], _ db: Database) throws {
+    try checkLeaves(Set(ids.map(LedgerTree.leaf(of:))), db)
+  }
+
+  private func checkLeaves(_ leaves: Set<Int>, _ db: Database) throws {
+    guard let stamp = try Ledger.stamp(db) else { throw StoreError.tampered(.ledger) }
+    do {
+      var view: Ledger.View?
+      if stamp != checked || stamp.construction < 3 {
+        guard stamp.construction >= 3 else { throw StoreError.tampered(.ledger) }
+        view = try ledger.verifyRoot(db, against: stamp)
+        checked = stamp
+        checkedLeaves = []
+      }
+      let wanted = leaves.subtracting(checkedLeaves)
+      guard !wanted.isEmpty else { return }
+      try ledger.verifyLeaves(wanted, db, view: try view ?? Ledger.View.readFlat(db))
+      checkedLeaves.formUnion(wanted)
+    } catch let error as StoreError {
+      throw Ledger.explain(error, db)
+    }
+  }
+
   /// Format 11, at the first keyed opening after the migration: every session marked as
   /// written without the passphrase is written again, its marks now in its summary (where
   /// `list` reads them), and the ledger is stamped in today's construction, which covers the
   /// vault's settings. One keyed write; it reads each session once, once.
   private func upgrade() throws {
-    try write { db in
+    let construction = checked?.construction ?? Ledger.construction
+    try write(bulk: true) { db in
+      // From construction 2 on, the marks are in the summaries already: only the tree is made.
+      guard construction < 2 else { return }
       let ids = try String.fetchAll(db, sql: "SELECT id FROM session ORDER BY id")
       for text in ids {
         guard let id = SessionID(text), let session = try? fetch(id, db),
@@ -261,6 +317,12 @@ public final class SessionStore {
 
   /// The whole session with this id.
   public func session(_ id: SessionID) throws -> Session {
+    if pointChecks {
+      return try read { db in
+        try checkLeaves(of: [id], db)
+        return try self.fetch(id, db)
+      }
+    }
     try checkIfListingDidNot()
     return try read { db in try self.fetch(id, db) }
   }
@@ -268,13 +330,23 @@ public final class SessionStore {
   /// A store opened for listing checks the ledger in its first `summaries`; anything else
   /// asked of it first checks it the ordinary way.
   func checkIfListingDidNot() throws {
-    guard checkWhenListing else { return }
+    guard checkWhenListing || pointChecks else { return }
     checkWhenListing = false
+    pointChecks = false
     try checkLedger()
   }
 
-  /// The one session whose id starts with what the person typed (see `Vault.resolve`).
+  /// The one session whose id starts with what the person typed (see `Vault.resolve`). With
+  /// point checks, the leaf those ids are in is checked first, so a session removed from the
+  /// file behind the ledger's back is told from one that never was; a prefix of fewer than
+  /// four digits spans many leaves, and checks the whole vault.
   public func resolve(_ text: String) throws -> SessionID {
+    if pointChecks, let prefix = SessionID.normalisedPrefix(text), prefix.count >= 4,
+      let leaf = Int(prefix.prefix(4), radix: 16)
+    {
+      try read { db in try checkLeaves([leaf], db) }
+      return try vault.resolve(text)
+    }
     try checkIfListingDidNot()
     return try vault.resolve(text)
   }
@@ -285,7 +357,7 @@ public final class SessionStore {
   /// `Data` first) from the `session_list` index, in batches that a second thread opens while
   /// the next are read (SummaryPipeline).
   ///
-  /// A store opened for listing (`Vault.sessions(…, checkWhenListing: true)`) checks the
+  /// A store opened for listing (`Vault.sessions(…, check: .listing)`) checks the
   /// ledger here, from this same pass over the rows, in the same read transaction: the
   /// session entries the tag covers are made from the rows as they are read, so `list` reads
   /// the vault once, not twice.
@@ -302,6 +374,8 @@ public final class SessionStore {
   private func listSummaries(
     status: SessionStatus?
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    // A store of point checks reads every summary here: the whole check first.
+    if pointChecks { try checkIfListingDidNot() }
     if checkWhenListing,
       try read({ db in try Ledger.stamp(db) }).map({ $0.construction < Ledger.construction })
         ?? true
@@ -807,7 +881,7 @@ public final class SessionStore {
     dryRun: Bool, restorePurged: Bool = false,
     _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
-    try write { db in
+    try write(bulk: true) { db in
       var count = ImportCount()
       let gone = try db.cachedStatement(
         sql: """
@@ -981,20 +1055,43 @@ public final class SessionStore {
   }
 
   /// One keyed write: the vault is checked against its ledger first (unless this store checked
-  /// the same stamp already), then changed, then stamped one generation on.
-  func write<T>(_ body: (Database) throws -> T) throws -> T {
+  /// the same stamp already), then changed, then stamped one generation on. In a tree ledger
+  /// (construction 3) a store of point checks checks only the root first, and every write but
+  /// a `bulk` one stamps only the leaves it touched, each checked as it was before
+  /// (`Ledger.commitTracked`); a bulk write (one that changes most sessions) makes every leaf
+  /// again from the rows, after the whole check.
+  func write<T>(bulk: Bool = false, _ body: (Database) throws -> T) throws -> T {
     checkWhenListing = false
     var stamp: Ledger.Stamp?
     let result = try vault.write { db in
       let current = try Ledger.stamp(db)
-      if let current, current != checked { try ledger.verify(db, against: current) }
       if current == nil, try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
+      var start: Ledger.View?
+      if let current {
+        if pointChecks, !bulk, current.construction >= 3 {
+          start = try ledger.verifyRoot(db, against: current)
+        } else if current != checked || pointChecks {
+          try ledger.verify(db, against: current)
+          pointChecks = false
+        }
+      }
+      guard let current, current.construction >= 3, !bulk else {
+        try Ledger.settle(db)
+        let result = try body(db)
+        stamp = try ledger.commit(db, after: current)
+        return result
+      }
+      let startView = try start ?? Ledger.View.readFlat(db)
+      try LedgerTree.Before.install(db)
+      try LedgerTree.Before.start(db)
       try Ledger.settle(db)
       let result = try body(db)
-      stamp = try ledger.commit(db, after: current)
+      let touched = try LedgerTree.Before.stop(db)
+      stamp = try ledger.commitTracked(db, after: current, start: startView, before: touched)
       return result
     }
     checked = stamp
+    checkedLeaves = []
     writes += 1
     if let stamp { onStamp?(stamp) }
     return result

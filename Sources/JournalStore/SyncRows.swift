@@ -363,7 +363,7 @@ extension SessionStore {
   /// Stops syncing: the server's address and everything agreed with it are forgotten, in a
   /// keyed write (the ledger covers them).
   public func leaveSync() throws {
-    try write { db in
+    try write(bulk: true) { db in
       try db.execute(sql: "DELETE FROM sync_row")
       try db.execute(sql: "DELETE FROM sync")
     }

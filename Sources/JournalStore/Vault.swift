@@ -6,6 +6,19 @@ import JournalCrypto
 import JournalStorage
 import JournalSystem
 
+/// How much of the ledger a store checks, and when (SECURITY.md, "The ledger").
+public enum LedgerCheck: Sendable {
+  /// The whole vault, at opening.
+  case whole
+  /// The whole vault, from the first `summaries`' own pass over the rows (`list` reads the
+  /// vault once).
+  case listing
+  /// The tree's root at opening, then the leaves of the sessions each command reads or
+  /// writes: a command about one session costs the same at any size. Anything that reads
+  /// many rows checks the whole vault first.
+  case point
+}
+
 /// The vault: one SQLite file holding the key header and the sealed sessions.
 ///
 /// Ordering rules kept here:
@@ -17,7 +30,7 @@ import JournalSystem
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 11
+  public static let formatVersion = 12
 
   public let path: String
   let database: DatabaseQueue
@@ -252,20 +265,23 @@ public final class Vault {
   /// The sessions, readable and writable with the vault's unlocked keys, once the ledger has
   /// checked that the vault is as journal last left it (and, the first time, protected it).
   /// `accept`, asked with what the ledger found, may trust the vault as it is instead.
-  /// With `checkWhenListing`, the check is left to the store's first `summaries`, which
-  /// makes it from its own pass over the rows (`list` reads the vault once).
+  /// `check` says how much is checked when (`LedgerCheck`).
   public func sessions(
     keys: VaultKeys, random: some RandomSource, accept: ((StoreError) throws -> Bool)? = nil,
-    checkWhenListing: Bool = false
+    check: LedgerCheck = .whole
   ) throws -> SessionStore {
     precondition(keys.vaultID == header.vaultID, "keys of another vault")
     let store = SessionStore(
       vault: self, cipher: try RecordCipher(keys: keys, random: random),
       ledger: Ledger(vaultID: keys.vaultID, key: keys.ledgerKey),
       fingerprintKey: keys.fingerprintKey, random: random)
-    if checkWhenListing && accept == nil {
+    switch check {
+    case .listing where accept == nil:
       store.checkWhenListing = true
-    } else {
+    case .point where accept == nil:
+      store.pointChecks = true
+      try store.checkLedger()
+    default:
       try store.checkLedger(accept: accept)
     }
     return store
@@ -316,7 +332,7 @@ public final class Vault {
   static let requiredSchema: Set<String> = [
     "vault", "session", "trash", "tombstone", "reminder", "ledger", "addition", "sync",
     "sync_row", "trash_purge", "session_list", "session_ledger", "addition_id",
-    "sync_row_revision",
+    "sync_row_revision", "ledger_leaf", "ledger_node",
   ]
 
   private static func checkStructure(_ db: Database, path: String) throws {
@@ -589,6 +605,35 @@ public final class Vault {
             """)
       }
       try db.execute(sql: "UPDATE vault SET format_version = 11")
+    }
+    migrator.registerMigration("v12: the ledger's tree") { db in
+      // A command about one session checks only its own part of the ledger (SECURITY.md,
+      // "The ledger"): the digests of the tree's leaves and nodes, kept beside the tag, and
+      // construction 3, whose tag covers their root. The ledger table is made again to admit
+      // it (a CHECK cannot be altered); its row is kept as it is, and stamped in construction
+      // 3, with the tree, at the first keyed opening that can write.
+      try db.execute(
+        sql: """
+          CREATE TABLE ledger_v12 (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            generation INTEGER NOT NULL CHECK (generation >= 1),
+            tag BLOB NOT NULL CHECK (length(tag) = 32),
+            construction INTEGER NOT NULL DEFAULT 1 CHECK (construction IN (1, 2, 3))
+          );
+          INSERT OR IGNORE INTO ledger_v12 (singleton, generation, tag, construction)
+            SELECT singleton, generation, tag, construction FROM ledger;
+          DROP TABLE ledger;
+          ALTER TABLE ledger_v12 RENAME TO ledger;
+          CREATE TABLE ledger_leaf (
+            leaf INTEGER PRIMARY KEY CHECK (leaf BETWEEN 0 AND 65535),
+            digest BLOB NOT NULL CHECK (length(digest) = 32)
+          );
+          CREATE TABLE ledger_node (
+            node INTEGER PRIMARY KEY CHECK (node BETWEEN 0 AND 255),
+            digest BLOB NOT NULL CHECK (length(digest) = 32)
+          );
+          UPDATE vault SET format_version = 12;
+          """)
     }
     return migrator
   }()

@@ -12,11 +12,10 @@ public final class VaultStorage: SessionStorage, SyncStorage {
 
   public init(
     vault: Vault, keys: VaultKeys, random: some RandomSource,
-    accept: ((StoreError) throws -> Bool)? = nil, checkWhenListing: Bool = false
+    accept: ((StoreError) throws -> Bool)? = nil, check: LedgerCheck = .whole
   ) throws {
     self.vault = vault
-    self.store = try vault.sessions(
-      keys: keys, random: random, accept: accept, checkWhenListing: checkWhenListing)
+    self.store = try vault.sessions(keys: keys, random: random, accept: accept, check: check)
   }
 
   /// How many keyed writes were made through this storage (a write starts a background
@@ -120,7 +119,10 @@ public final class VaultStorage: SessionStorage, SyncStorage {
 
   public func purgeExpired(now: Date) throws -> Int { try vault.purgeExpired(now: now) }
 
-  public func tombstones() throws -> [SessionID] { try vault.tombstones() }
+  public func tombstones() throws -> [SessionID] {
+    try store.checkIfListingDidNot()
+    return try vault.tombstones()
+  }
 
   public func changes(since point: Date) throws -> StorageChanges {
     let (summaries, damaged) = try store.summaries(status: nil)

@@ -35,7 +35,7 @@ extension Journal {
         try output.finish()
         return try Self.report(damaged)
       }
-      let journal = try runtime.openVault(forListing: true)
+      let journal = try runtime.openVault(check: .listing)
       let (sessions, damaged) = try journal.list(filter)
       if sessions.isEmpty && damaged.isEmpty {
         Report.note(

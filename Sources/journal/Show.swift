@@ -21,7 +21,7 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let journal = try runtime.openVault()
+      let journal = try runtime.openVault(check: .point)
       let session = try journal.session(try journal.resolve(id))
       if json {
         try Runtime.output(Render.json(session: session))

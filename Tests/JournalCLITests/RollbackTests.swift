@@ -44,10 +44,13 @@ struct RollbackTests {
 
   /// 1. A session row deleted from the file: exit 12, the session named (this computer saw
   /// it), and the file left as it was; without this computer's record, said without a name.
+  /// The record holds the sessions' entries from the last command that read every row (a
+  /// `list`); after writes of one session only, the deletion is refused all the same.
   @Test func deletedSession() throws {
     let f = CLIFixture().initialise()
     let a = f.new()
-    _ = f.new()
+    let b = f.new()
+    #expect(f.run("list").status == 0)
     try f.tamper("DELETE FROM session WHERE id LIKE ?", [a + "%"])
     let result = f.run("list")
     #expect(result.status == 12, "\(result)")
@@ -59,6 +62,13 @@ struct RollbackTests {
     #expect(f.run("verify").status == 12)
     #expect(f.run("verify", "--accept", "--yes").status == 0)
     #expect(f.sessions().count == 1)
+    // Writes of one session since the last `list`: still refused, by the command that reads
+    // the session, and by the next that reads them all.
+    _ = f.new()
+    try f.tamper("DELETE FROM session WHERE id LIKE ?", [b + "%"])
+    #expect(f.run("show", b).status == 12)
+    #expect(f.run("new", "--intention", "x", "--mood-before", "5").status == 0)
+    #expect(f.run("list").status == 12)
   }
 
   /// `list` checks the vault from its own pass over the rows: with --needs-reflection too,

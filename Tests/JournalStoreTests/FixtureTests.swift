@@ -19,7 +19,8 @@ import Testing
 /// rows at revision 1 and the ledger at generation 1. Fixtures 6 to 10 are fixture 5 migrated
 /// up to exactly that format (migrations are never edited once shipped) with what each
 /// format adds set as its code sets it: the sealing key (7), a recovery slot (8). Fixture
-/// 11 is fixture 10 opened with its key by format 11's code. Every test runs up to
+/// 11 is fixture 10 opened with its key by format 11's code, and fixture 12 is fixture 11
+/// opened so by format 12's code. Every test runs up to
 /// `Vault.formatVersion`: a new format without its fixture fails here.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
@@ -31,7 +32,7 @@ struct FixtureTests {
     3: "v3: reminders", 4: "v4: list index", 5: "v5: revisions and the ledger",
     6: "v6: sessions closed without a reflection", 7: "v7: sealed additions",
     8: "v8: recovery slot", 9: "v9: key rotation", 10: "v10: sync",
-    11: "v11: marks in the summary, settings in the ledger",
+    11: "v11: marks in the summary, settings in the ledger", 12: "v12: the ledger's tree",
   ]
   /// The recovery code of fixtures 8 and 9, made again from its seed.
   static func recoveryCode() throws -> RecoveryCode {
@@ -90,8 +91,9 @@ struct FixtureTests {
       )
     }
     #expect(!revisions.isEmpty && revisions.allSatisfy { $0 == 1 })
-    // A ledger of format 5 to 10 (construction 1) is stamped again in format 11's: one on.
-    #expect(generation == (format >= 5 ? 2 : 1))
+    // A ledger of format 5 to 10 (construction 1), or 11 (construction 2), is stamped again
+    // in today's: one on.
+    #expect(generation == (format >= 11 ? 3 : format >= 5 ? 2 : 1))
     #expect(try store.session(Self.complete) == Self.sessions[0])
     try DatabaseQueue(path: path).write { db in
       try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [Self.waiting.hex])
@@ -179,7 +181,7 @@ struct FixtureTests {
     }
   }()
 
-  /// Writes fixtures 1 to 4 and 6 to 11 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
+  /// Writes fixtures 1 to 4 and 6 to 12 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
   /// normal run: the committed files are what shipped). Fixtures 6 to 10 start from the
   /// committed fixture 5.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
@@ -198,24 +200,28 @@ struct FixtureTests {
       try Self.migrate(path, to: format)
     }
     // Fixture 11 is fixture 10 opened with its key by format 11's code, as a person's vault
-    // became format 11: migrated, and its ledger stamped in format 11's construction.
-    let ten = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v10.db"
-    let eleven = directory + "/vault-v11.db"
-    unlink(eleven)
-    try FileManager.default.copyItem(atPath: ten, toPath: eleven)
-    chmod(eleven, 0o600)
-    do {
-      let vault = try Vault.open(at: eleven)
-      let keys = try VaultKeys.open(
-        header: vault.header, passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
-        policy: TestKDF.policy)
-      _ = try vault.sessions(keys: keys, random: SeededRandom(seed: 11))
+    // became format 11: migrated, and its ledger stamped in format 11's construction. Fixture
+    // 12 is fixture 11 opened so by format 12's code (the ledger's tree made).
+    for format in 11...12 {
+      let earlier = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v\(format - 1).db"
+      let path = directory + "/vault-v\(format).db"
+      unlink(path)
+      try FileManager.default.copyItem(atPath: earlier, toPath: path)
+      chmod(path, 0o600)
+      do {
+        let vault = try Vault.open(at: path)
+        let keys = try VaultKeys.open(
+          header: vault.header,
+          passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
+          policy: TestKDF.policy)
+        _ = try vault.sessions(keys: keys, random: SeededRandom(seed: UInt64(format)))
+      }
+      let queue = try DatabaseQueue(path: path)
+      try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+      try queue.close()
+      unlink(path + "-wal")
+      unlink(path + "-shm")
     }
-    let queue = try DatabaseQueue(path: eleven)
-    try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
-    try queue.close()
-    unlink(eleven + "-wal")
-    unlink(eleven + "-shm")
   }
 
   /// Migrates the fixture at `path` up to exactly `format`, setting what that format adds.

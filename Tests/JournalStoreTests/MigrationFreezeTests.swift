@@ -39,6 +39,7 @@ struct MigrationFreezeTests {
       "v11: marks in the summary, settings in the ledger",
       "b17e36e4d93bf7c0d6e9ada185f347ca90e35c010136a20c0b8885e7fc04f3f8"
     ),
+    ("v12: the ledger's tree", "300f1ff1c801fb6df773a9104848a0d24462d9324a5079d2b2248c3f4d558cdb"),
   ]
 
   /// The schema after each migration, in order, and its digest.

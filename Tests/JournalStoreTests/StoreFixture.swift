@@ -26,10 +26,11 @@ struct StoreFixture {
 
   /// A saved session with every field filled and distinctive words in each text.
   func session(
-    seed: UInt8, date: Date = TestClock.reference, reflection: String? = "REFLECTION-WORDS"
+    seed: UInt8, date: Date = TestClock.reference, reflection: String? = "REFLECTION-WORDS",
+    id: SessionID? = nil
   ) throws -> Session {
     let draft = SessionDraft(
-      id: SessionID(randomBytes: [UInt8](repeating: seed, count: 16)), date: date,
+      id: id ?? SessionID(randomBytes: [UInt8](repeating: seed, count: 16)), date: date,
       treatment: .other("TREATMENT-NAME"), dose: "DOSE-TEXT", intention: "INTENTION-WORDS",
       moodBefore: Mood(4))
     var session = try Session.saving(draft, now: TestClock.reference)

@@ -278,7 +278,8 @@ struct SyncTests {
   @Test(needsServer, arguments: ["DELETE FROM sync_row", "UPDATE sync SET seq = 0, head = NULL"])
   func syncStateIsInTheLedger(sql: String) throws {
     let (_, a, _, _) = try Self.pair("ledger_\(sql.hasPrefix("DELETE") ? "row" : "seq")")
-    #expect(a.run("list").status == 0)
+    let listed = a.run("list")
+    #expect(listed.status == 0, "\(listed)")
     try Device.tamper(a.vaultPath, sql)
     let refused = a.run("list")
     #expect(refused.status == 12, "\(refused)")

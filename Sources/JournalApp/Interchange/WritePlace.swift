@@ -17,7 +17,7 @@ enum WritePlace {
     let vault = try Vault.open(at: try runtime.vaultPath())
     let (capture, agent) = try runtime.sealedCapture(vault)
     if let capture { return .sealed(capture) }
-    return .keyed(try runtime.openVault(opened: vault, agent: agent))
+    return .keyed(try runtime.openVault(check: .point, opened: vault, agent: agent))
   }
 
   /// The vault file, for the keyless use cases (reminders).

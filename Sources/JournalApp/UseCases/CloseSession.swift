@@ -16,14 +16,14 @@ public enum CloseSession {
   }
 
   public static func close(_ text: String, _ runtime: Runtime) throws -> Outcome {
-    let journal = try runtime.openVault()
+    let journal = try runtime.openVault(check: .point)
     let id = try journal.resolve(text)
     let session = try journal.apply(.close, to: id)
     return Outcome(session: session, shownID: try journal.displayID(id), reminder: nil)
   }
 
   public static func reopen(_ text: String, _ runtime: Runtime) throws -> Outcome {
-    let journal = try runtime.openVault()
+    let journal = try runtime.openVault(check: .point)
     let id = try journal.resolve(text)
     let session = try journal.apply(.reopen, to: id)
     let due = try runtime.reminders(journal.file).set(id, .tomorrow)

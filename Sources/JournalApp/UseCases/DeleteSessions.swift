@@ -26,7 +26,7 @@ public enum DeleteSessions {
   {
     let window = try UndoWindow.duration(environment: runtime.context.environment)
     if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded(what: "deleting") }
-    let journal = try runtime.openVault()
+    let journal = try runtime.openVault(check: .point)
     var targets: [SessionID] = []
     for text in texts {
       let id = try journal.resolve(text)

@@ -186,7 +186,7 @@ public enum ReviseSession {
     _ text: String, changes: [Session.Change], editor: Bool = false, _ runtime: Runtime
   ) throws -> Revised {
     if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
-    let journal = try runtime.openVault()
+    let journal = try runtime.openVault(check: .point)
     let id = try journal.resolve(text)
     let session: Session
     let useEditor =

@@ -27,7 +27,7 @@ public enum SessionCompletion {
     let context = AppContext.live(environment: environment)
     guard
       let journal = try? JournalVault.open(
-        at: path, context: context, agentKeys: { agent.keys(vaultID: $0) }, forListing: true,
+        at: path, context: context, agentKeys: { agent.keys(vaultID: $0) }, check: .listing,
         passphrase: { throw AppError.noPassphraseSource }),
       let (sessions, _) = try? journal.list(needsReflection: false)
     else { return [] }

@@ -19,7 +19,7 @@ public final class JournalVault {
   private init(
     path: String, vault: Vault, keys: VaultKeys, context: AppContext,
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil,
-    accept: ((TrustQuestion) throws -> Bool)? = nil, forListing: Bool = false
+    accept: ((TrustQuestion) throws -> Bool)? = nil, check: LedgerCheck = .whole
   ) throws {
     self.path = path
     self.vault = vault
@@ -44,14 +44,21 @@ public final class JournalVault {
     let storage: VaultStorage
     do {
       storage = try VaultStorage(
-        vault: vault, keys: keys, random: context.random, accept: asking,
-        checkWhenListing: forListing)
+        vault: vault, keys: keys, random: context.random, accept: asking, check: check)
     } catch StoreError.tampered(.rows) {
+      // The ledger covers the sync server's address, which carries its own tag: when that
+      // tag no longer checks out, the address is what changed, and it is said so.
+      if let settings = try? vault.syncSettings(), let tag = settings.serverTag,
+        let made = try? SessionStore.serverTag(settings.server, key: keys.fingerprintKey),
+        !KeyedHash.same(made, tag)
+      {
+        throw AppError.syncAddressChanged
+      }
       throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
     self.store = storage
     self.vaultStorage = storage
-    if forListing {
+    if check == .listing {
       // Checked by the first `list`, from its own pass over the rows. (Opened for listing
       // only when no sealed addition waits: there is nothing to open.) The sealing key is
       // put right and pinned only after a check, by the next command that makes one first:
@@ -213,14 +220,14 @@ public final class JournalVault {
     agentKeys: ([UInt8]) -> VaultKeys? = { _ in nil },
     agentWitness: (([UInt8], LedgerStamp) -> LedgerStamp?)? = nil, tries: Int = 1,
     tryAgain: () -> Void = {}, accept: ((TrustQuestion) throws -> Bool)? = nil,
-    forListing: Bool = false, passphrase: () throws -> SecureBytes
+    check: LedgerCheck = .whole, passphrase: () throws -> SecureBytes
   ) throws -> JournalVault {
     let vault = try opened ?? Vault.open(at: path)
     // Deletions whose undo window has closed are purged on every run, before anything else.
     try vault.purgeExpired(now: context.now())
     beforeUnlock(vault)
     // Waiting sealed additions are opened at once, after the ordinary check of the vault.
-    let forListing = try forListing && vault.sealedCount() == 0
+    let check = try check == .listing && vault.sealedCount() > 0 ? .whole : check
     // A key change under way is carried through first, with the passphrase (no agent holds
     // either key: the change stopped it).
     let rotating = try vault.rotationKey()
@@ -228,7 +235,7 @@ public final class JournalVault {
     if rotating == nil, let keys = agentKeys(vault.header.vaultID) {
       return try JournalVault(
         path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
-        accept: accept, forListing: forListing)
+        accept: accept, check: check)
     }
     var attempt = 1
     while true {
@@ -248,7 +255,7 @@ public final class JournalVault {
         }
         let journal = try JournalVault(
           path: path, vault: vault, keys: keys, context: context, agentWitness: agentWitness,
-          accept: accept, forListing: forListing)
+          accept: accept, check: check)
         journal.finishedKeyChange = rotating != nil
         return journal
       } catch let error where Self.isWrongPassphrase(error) && tries > 1 {

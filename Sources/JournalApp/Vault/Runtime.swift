@@ -67,13 +67,14 @@ public struct Runtime {
   /// With integration prompts on, today's are shown once it is open.
   /// `accept` may trust a vault that is not as journal last left it (`verify --accept`).
   ///
-  /// `forListing`: the vault's check is made by the first `list`, from its own pass over the
-  /// rows (the journal then reads them once).
+  /// `check`: how much of the vault is checked, and when (`LedgerCheck`): `.listing` for
+  /// `list`, which checks it from its own pass over the rows; `.point` for a command about
+  /// one session, which checks what it reads and writes.
   public func openVault(
     prompt: String = "Passphrase: ", accept: ((TrustQuestion) throws -> Bool)? = nil,
-    forListing: Bool = false
+    check: LedgerCheck = .whole
   ) throws -> JournalVault {
-    try openVault(prompt: prompt, accept: accept, forListing: forListing, opened: nil)
+    try openVault(prompt: prompt, accept: accept, check: check, opened: nil)
   }
 
   /// What the unlock agent answered when asked for a vault's keys (nil: it holds none).
@@ -85,7 +86,7 @@ public struct Runtime {
   /// the agent's answer when the caller asked it already (`agent`), so neither is done twice.
   func openVault(
     prompt: String = "Passphrase: ", accept: ((TrustQuestion) throws -> Bool)? = nil,
-    forListing: Bool = false, opened: Vault?, agent: AgentAnswer? = nil
+    check: LedgerCheck = .whole, opened: Vault?, agent: AgentAnswer? = nil
   ) throws -> JournalVault {
     let path = try vaultPath()
     let arc = try IntegrationArc.isOn(environment: context.environment)
@@ -105,8 +106,7 @@ public struct Runtime {
           .witness(generation: stamp.generation, tag: stamp.tag)
           .map { LedgerStamp(generation: $0.generation, tag: $0.tag) }
       },
-      tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept,
-      forListing: forListing
+      tries: passphraseTries, tryAgain: passphraseTryAgain, accept: accept, check: check
     ) { [self] in
       if let file { announceSealed(file) }
       return try askPassphrase(prompt: prompt)

@@ -79,11 +79,19 @@ struct VaultWitness {
     return home + "/.local/state/journal/seen"
   }
 
+  /// Whether the record holds the entries its tag covers (it is longer than the stamp alone).
+  private var hasEntries: Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 && Int(info.st_size) > Self.size
+  }
+
   /// Compares the vault's stamp with the record, and moves the record forward to it.
   func check(_ stamp: LedgerStamp) throws {
     if let seen = try read() {
       try Self.compare(seen: seen, found: stamp)
-      if seen.generation == stamp.generation { return }
+      // A record made after a write of a few sessions has no entries (its cost must not grow
+      // with the journal): the first whole check at the same generation adds them.
+      if seen.generation == stamp.generation, stamp.rows == nil || hasEntries { return }
     }
     // Moving the record forward is best effort: a record left behind is moved by the next
     // command, and is never taken for a rollback (it is older, not newer).

@@ -1,0 +1,564 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import JournalCore
+import JournalCrypto
+
+/// The ledger's hash tree (construction 3, vault format 12; SECURITY.md, "The ledger"): the
+/// entries of every session, tombstone and agreed sync row, in 65,536 leaves by the first two
+/// bytes of their id, 256 nodes of 256 leaves each, and a root that the keyed tag covers.
+///
+/// A command about one session checks its own leaf, that leaf's node and the root, and so
+/// reads a few hundred rows whatever the size of the journal; the commands that read every
+/// row anyway (`list`, `export`, `verify`) check the whole tree. A keyed write changes only
+/// the leaves it touched, after checking what they held before (`Ledger.commitTracked`).
+///
+/// The digests are unkeyed BLAKE2b-256 (what they hash is in the clear beside them); the tag
+/// over the root is keyed. An empty leaf, and a node of empty leaves, is 32 zero bytes and is
+/// not stored.
+struct LedgerTree: Equatable {
+  static let leafCount = 65_536
+  static let nodeCount = 256
+  static let digestBytes = 32
+  static let zero = [UInt8](repeating: 0, count: digestBytes)
+
+  /// Every leaf's digest, 32 bytes each in order of leaf (2 MiB): zeros for an empty leaf.
+  var leaves = [UInt8](repeating: 0, count: leafCount * digestBytes)
+
+  /// The leaf of an id: its first two bytes.
+  static func leaf(of id: SessionID) -> Int {
+    id.withBytes { Int($0[0]) << 8 | Int($0[1]) }
+  }
+
+  /// The leaf of an entry (kind ‖ id ‖ …).
+  static func leaf(ofEntry entry: UnsafeRawBufferPointer) -> Int {
+    Int(entry[1]) << 8 | Int(entry[2])
+  }
+
+  /// The lowest and highest stored id (32 lowercase hex digits) of a leaf.
+  static func idRange(ofLeaf leaf: Int) -> (String, String) {
+    let prefix = String(format: "%04x", leaf)
+    return (prefix + String(repeating: "0", count: 28), prefix + String(repeating: "f", count: 28))
+  }
+
+  /// A leaf's digest: BLAKE2b-256 of "JRNLLEAF" ‖ leaf (2 bytes, big-endian) ‖ its session
+  /// entries by id ‖ its tombstone entries by id ‖ its sync entries by id; zeros when it has
+  /// none.
+  static func leafDigest(_ leaf: Int, entries: [UInt8]) -> [UInt8] {
+    guard !entries.isEmpty else { return zero }
+    var bytes = Array("JRNLLEAF".utf8)
+    bytes.reserveCapacity(10 + entries.count)
+    bytes.append(UInt8(leaf >> 8))
+    bytes.append(UInt8(leaf & 0xFF))
+    bytes += entries
+    return KeyedHash.unkeyed(bytes)
+  }
+
+  /// A node's digest: BLAKE2b-256 of "JRNLNODE" ‖ node (1 byte) ‖ its 256 leaves' digests;
+  /// zeros when every one of them is.
+  static func nodeDigest(_ node: Int, leaves: ArraySlice<UInt8>) -> [UInt8] {
+    guard leaves.contains(where: { $0 != 0 }) else { return zero }
+    var bytes = Array("JRNLNODE".utf8)
+    bytes.reserveCapacity(9 + leaves.count)
+    bytes.append(UInt8(node))
+    bytes += leaves
+    return KeyedHash.unkeyed(bytes)
+  }
+
+  /// The root: BLAKE2b-256 of "JRNLROOT" ‖ the 256 nodes' digests.
+  static func root(nodes: [UInt8]) -> [UInt8] {
+    KeyedHash.unkeyed(Array("JRNLROOT".utf8) + nodes)
+  }
+
+  /// The digests of a node's leaves.
+  func leaves(ofNode node: Int) -> ArraySlice<UInt8> {
+    let size = Self.nodeCount * Self.digestBytes
+    return leaves[node * size..<(node + 1) * size]
+  }
+
+  func leaf(_ leaf: Int) -> ArraySlice<UInt8> {
+    leaves[leaf * Self.digestBytes..<(leaf + 1) * Self.digestBytes]
+  }
+
+  mutating func setLeaf(_ leaf: Int, _ digest: [UInt8]) {
+    leaves.replaceSubrange(
+      leaf * Self.digestBytes..<(leaf + 1) * Self.digestBytes, with: digest)
+  }
+
+  /// Every node's digest, in order.
+  func nodes() -> [UInt8] {
+    var nodes: [UInt8] = []
+    nodes.reserveCapacity(Self.nodeCount * Self.digestBytes)
+    for node in 0..<Self.nodeCount { nodes += Self.nodeDigest(node, leaves: leaves(ofNode: node)) }
+    return nodes
+  }
+
+  // MARK: - Entries into leaves
+
+  /// Builds the leaves from entries given leaf by leaf in ascending order and, within a leaf,
+  /// in the order the digest takes them.
+  struct Builder {
+    var tree = LedgerTree()
+    private var current = -1
+    private var pending: [UInt8] = []
+
+    /// Adds one entry of leaf `leaf`; false when the leaves come out of order.
+    mutating func add(_ entry: UnsafeRawBufferPointer, leaf: Int) -> Bool {
+      guard leaf >= current else { return false }
+      if leaf != current {
+        flush()
+        current = leaf
+      }
+      pending.append(contentsOf: entry)
+      return true
+    }
+
+    mutating func finish() -> LedgerTree {
+      flush()
+      return tree
+    }
+
+    private mutating func flush() {
+      guard current >= 0, !pending.isEmpty else { return }
+      tree.setLeaf(current, LedgerTree.leafDigest(current, entries: pending))
+      pending.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// The tree of entries held in memory (a `LedgerRows`): sessions, tombstones and agreed
+  /// sync rows in any order.
+  static func make(sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) -> LedgerTree {
+    func sorted(_ bytes: [UInt8], size: Int) -> [[UInt8]] {
+      var entries: [[UInt8]] = []
+      entries.reserveCapacity(bytes.count / size)
+      for start in stride(from: 0, to: bytes.count, by: size) {
+        entries.append(Array(bytes[start..<start + size]))
+      }
+      entries.sort { a, b in a[1..<17].lexicographicallyPrecedes(b[1..<17]) }
+      return entries
+    }
+    let parts = [
+      sorted(sessions, size: LedgerRows.sessionBytes),
+      sorted(tombstones, size: LedgerRows.tombstoneBytes),
+      sorted(syncRows, size: LedgerRows.syncRowBytes),
+    ]
+    var positions = [0, 0, 0]
+    var builder = Builder()
+    func leaf(_ part: Int) -> Int {
+      guard positions[part] < parts[part].count else { return Int.max }
+      let entry = parts[part][positions[part]]
+      return Int(entry[1]) << 8 | Int(entry[2])
+    }
+    while true {
+      let next = min(leaf(0), leaf(1), leaf(2))
+      guard next != Int.max else { break }
+      for part in 0..<3 {
+        while leaf(part) == next {
+          _ = parts[part][positions[part]].withUnsafeBytes { builder.add($0, leaf: next) }
+          positions[part] += 1
+        }
+      }
+    }
+    return builder.finish()
+  }
+
+  // MARK: - Reading the vault
+
+  /// The entries of one leaf as the rows are now, in the digest's order: with `skipping`
+  /// sessions counted in the trash and tombstones not yet there (an undo or a purge since the
+  /// last keyed write), and `replacing` what a write changed put back as it was (`Before`).
+  static func entries(
+    ofLeaf leaf: Int, _ db: Database, skippingSessions undone: Set<SessionID>,
+    skippingTombstones purged: Set<SessionID>, replacing before: Before? = nil
+  ) throws -> [UInt8] {
+    let (low, high) = idRange(ofLeaf: leaf)
+    var sessions: [SessionID: [UInt8]] = [:]
+    for status in [SessionStatus.complete, .needsReflection] {
+      let rows = try Row.fetchAll(
+        db.cachedStatement(
+          sql: """
+            SELECT id, revision FROM session INDEXED BY session_ledger
+            WHERE status = ? AND id BETWEEN ? AND ?
+            """), arguments: [status.rawValue, low, high])
+      for row in rows {
+        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+          let revision = try? row.decode(Int64.self, atIndex: 1), revision >= 0
+        else { throw StoreError.tampered(.rows) }
+        sessions[id] = sessionEntry(id: id, status: status, revision: UInt64(revision))
+      }
+    }
+    var tombstones: [SessionID: [UInt8]] = [:]
+    for text in try String.fetchAll(
+      db.cachedStatement(sql: "SELECT id FROM tombstone WHERE id BETWEEN ? AND ?"),
+      arguments: [low, high])
+    {
+      guard let id = SessionID(text) else { throw StoreError.tampered(.rows) }
+      tombstones[id] = tombstoneEntry(id: id)
+    }
+    var syncRows: [SessionID: [UInt8]] = [:]
+    let rows = try Row.fetchAll(
+      db.cachedStatement(
+        sql: """
+          SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision
+          WHERE id BETWEEN ? AND ?
+          """), arguments: [low, high])
+    for row in rows {
+      guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+        let revision = try? row.decode(Int64.self, atIndex: 1),
+        let generation = try? row.decode(Int64.self, atIndex: 2)
+      else { throw StoreError.tampered(.rows) }
+      syncRows[id] = syncEntry(id: id, revision: revision, generation: generation)
+    }
+    if let before {
+      before.restore(&sessions, kind: .session, leaf: leaf)
+      before.restore(&tombstones, kind: .tombstone, leaf: leaf)
+      before.restore(&syncRows, kind: .syncRow, leaf: leaf)
+    }
+    for id in undone { sessions[id] = nil }
+    for id in purged { tombstones[id] = nil }
+    var entries: [UInt8] = []
+    for part in [sessions, tombstones, syncRows] {
+      for id in part.keys.sorted() { entries += part[id] ?? [] }
+    }
+    return entries
+  }
+
+  static func sessionEntry(id: SessionID, status: SessionStatus, revision: UInt64) -> [UInt8] {
+    var entry: [UInt8] = [1]
+    id.withBytes { entry.append(contentsOf: $0) }
+    entry.append(status == .complete ? 2 : 1)
+    entry.append(littleEndian: revision)
+    return entry
+  }
+
+  static func tombstoneEntry(id: SessionID) -> [UInt8] {
+    var entry: [UInt8] = [3]
+    id.withBytes { entry.append(contentsOf: $0) }
+    return entry
+  }
+
+  static func syncEntry(id: SessionID, revision: Int64, generation: Int64) -> [UInt8] {
+    var entry: [UInt8] = [5]
+    id.withBytes { entry.append(contentsOf: $0) }
+    entry.append(littleEndian: UInt64(bitPattern: revision))
+    entry.append(littleEndian: UInt64(bitPattern: generation))
+    return entry
+  }
+
+  /// The leaves' and nodes' digests as stored; a row out of range or of the wrong size is
+  /// the ledger edited.
+  static func stored(_ db: Database) throws -> (leaves: LedgerTree, nodes: [UInt8]) {
+    var tree = LedgerTree()
+    for row in try Row.fetchAll(db, sql: "SELECT leaf, digest FROM ledger_leaf") {
+      guard let leaf = try? row.decode(Int.self, atIndex: 0), (0..<leafCount).contains(leaf),
+        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
+        digest.contains(where: { $0 != 0 })
+      else { throw StoreError.tampered(.ledger) }
+      tree.setLeaf(leaf, Array(digest))
+    }
+    return (tree, try storedNodes(db))
+  }
+
+  /// The 256 nodes' digests as stored (zeros where none is).
+  static func storedNodes(_ db: Database) throws -> [UInt8] {
+    var nodes = [UInt8](repeating: 0, count: nodeCount * digestBytes)
+    for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT node, digest FROM ledger_node")) {
+      guard let node = try? row.decode(Int.self, atIndex: 0), (0..<nodeCount).contains(node),
+        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
+        digest.contains(where: { $0 != 0 })
+      else { throw StoreError.tampered(.ledger) }
+      nodes.replaceSubrange(node * digestBytes..<(node + 1) * digestBytes, with: digest)
+    }
+    return nodes
+  }
+
+  /// The stored digests of one node's leaves.
+  static func storedLeaves(ofNode node: Int, _ db: Database) throws -> [UInt8] {
+    var leaves = [UInt8](repeating: 0, count: nodeCount * digestBytes)
+    let rows = try Row.fetchAll(
+      db.cachedStatement(sql: "SELECT leaf, digest FROM ledger_leaf WHERE leaf BETWEEN ? AND ?"),
+      arguments: [node * nodeCount, node * nodeCount + nodeCount - 1])
+    for row in rows {
+      guard let leaf = try? row.decode(Int.self, atIndex: 0),
+        (node * nodeCount..<(node + 1) * nodeCount).contains(leaf),
+        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
+        digest.contains(where: { $0 != 0 })
+      else { throw StoreError.tampered(.ledger) }
+      let at = (leaf - node * nodeCount) * digestBytes
+      leaves.replaceSubrange(at..<at + digestBytes, with: digest)
+    }
+    return leaves
+  }
+
+  /// Stores this tree in place of what is stored: only the leaves and nodes that differ are
+  /// written (a write that made every leaf again changed few of them, or all).
+  func store(_ db: Database) throws {
+    let existing = try? Self.stored(db)
+    if existing == nil {
+      // Digests journal never writes (the ledger edited, and now trusted): made anew.
+      try db.execute(sql: "DELETE FROM ledger_leaf; DELETE FROM ledger_node")
+    }
+    let stored = existing?.leaves ?? LedgerTree()
+    let storedNodes =
+      existing?.nodes ?? [UInt8](repeating: 0, count: Self.nodeCount * Self.digestBytes)
+    for leaf in 0..<Self.leafCount where self.leaf(leaf) != stored.leaf(leaf) {
+      try Self.store(Array(self.leaf(leaf)), table: "ledger_leaf", column: "leaf", at: leaf, db)
+    }
+    let nodes = nodes()
+    let size = Self.digestBytes
+    for node in 0..<Self.nodeCount {
+      let digest = Array(nodes[node * size..<(node + 1) * size])
+      guard digest != Array(storedNodes[node * size..<(node + 1) * size]) else { continue }
+      try Self.store(digest, table: "ledger_node", column: "node", at: node, db)
+    }
+  }
+
+  /// Stores one digest (a leaf's or a node's), removing its row when it is zeros.
+  static func store(_ digest: [UInt8], table: String, column: String, at index: Int, _ db: Database)
+    throws
+  {
+    if digest == zero {
+      try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) = ?").execute(
+        arguments: [index])
+    } else {
+      try db.cachedStatement(
+        sql: "INSERT OR REPLACE INTO \(table) (\(column), digest) VALUES (?, ?)"
+      ).execute(arguments: [index, Data(digest)])
+    }
+  }
+
+  /// The whole tree as the rows are now, read in one pass over the ledger's narrow indexes
+  /// (the two statuses' ranges merged by id), the tombstones and the agreed sync rows, leaf
+  /// by leaf; nothing kept per row but, with `keep`, the entries themselves (for this
+  /// computer's record). Sessions in `undone` count as still in the trash and tombstones in
+  /// `purged` as not yet there.
+  static func read(
+    _ db: Database, skippingSessions undone: Set<SessionID>,
+    skippingTombstones purged: Set<SessionID>, keep: Bool,
+    into kept: inout (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8])
+  ) throws -> LedgerTree {
+    let complete = try Cursor(
+      db,
+      sql: """
+        SELECT id, revision FROM session INDEXED BY session_ledger WHERE status = 'complete'
+        ORDER BY id
+        """, kind: 1, status: 2)
+    let waiting = try Cursor(
+      db,
+      sql: """
+        SELECT id, revision FROM session INDEXED BY session_ledger
+        WHERE status = 'needs_reflection' ORDER BY id
+        """, kind: 1, status: 1)
+    let tombstones = try Cursor(db, sql: "SELECT id FROM tombstone ORDER BY id", kind: 3)
+    let syncRows = try Cursor(
+      db,
+      sql: """
+        SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id
+        """, kind: 5)
+    var builder = Builder()
+    while true {
+      let leaf = min(complete.leaf, waiting.leaf, tombstones.leaf, syncRows.leaf)
+      guard leaf != Int.max else { break }
+      // The sessions of this leaf, the two ranges merged by id.
+      while complete.leaf == leaf || waiting.leaf == leaf {
+        let next =
+          waiting.leaf != leaf || (complete.leaf == leaf && complete.precedes(waiting))
+          ? complete : waiting
+        if undone.isEmpty || !undone.contains(next.id) {
+          guard next.add(to: &builder) else { throw StoreError.tampered(.rows) }
+          if keep { kept.sessions += next.entry }
+        }
+        try next.advance()
+      }
+      while tombstones.leaf == leaf {
+        if purged.isEmpty || !purged.contains(tombstones.id) {
+          guard tombstones.add(to: &builder) else { throw StoreError.tampered(.rows) }
+          if keep { kept.tombstones += tombstones.entry }
+        }
+        try tombstones.advance()
+      }
+      while syncRows.leaf == leaf {
+        guard syncRows.add(to: &builder) else { throw StoreError.tampered(.rows) }
+        if keep { kept.syncRows += syncRows.entry }
+        try syncRows.advance()
+      }
+    }
+    return builder.finish()
+  }
+
+  /// One range of rows read in order of id with SQLite's own calls, as ledger entries.
+  private final class Cursor {
+    let statement: Statement
+    let db: Database
+    let kind: UInt8
+    let status: UInt8
+    private(set) var entry: [UInt8] = []
+    /// The current row's leaf; Int.max once the rows are done.
+    private(set) var leaf = Int.max
+
+    init(_ db: Database, sql: String, kind: UInt8, status: UInt8 = 0) throws {
+      self.db = db
+      self.statement = try db.makeStatement(sql: sql)
+      self.kind = kind
+      self.status = status
+      try advance()
+    }
+
+    var id: SessionID { SessionID(randomBytes: Array(entry[1..<17])) }
+
+    func precedes(_ other: Cursor) -> Bool {
+      entry[1..<17].lexicographicallyPrecedes(other.entry[1..<17])
+    }
+
+    func add(to builder: inout Builder) -> Bool {
+      entry.withUnsafeBytes { builder.add($0, leaf: leaf) }
+    }
+
+    func advance() throws {
+      let handle = statement.sqliteStatement
+      let code = sqlite3_step(handle)
+      if code == SQLITE_DONE {
+        leaf = Int.max
+        return
+      }
+      guard code == SQLITE_ROW else {
+        throw DatabaseError(
+          resultCode: ResultCode(rawValue: code),
+          message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+      }
+      guard let digits = sqlite3_column_text(handle, 0), sqlite3_column_bytes(handle, 0) == 32,
+        let id = SessionID(storedDigits: UnsafeRawBufferPointer(start: digits, count: 32))
+      else { throw StoreError.tampered(.rows) }
+      entry.removeAll(keepingCapacity: true)
+      entry.append(kind)
+      id.withBytes { entry.append(contentsOf: $0) }
+      switch kind {
+      case 1:
+        guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
+          sqlite3_column_int64(handle, 1) >= 0
+        else { throw StoreError.tampered(.rows) }
+        entry.append(status)
+        entry.append(littleEndian: UInt64(sqlite3_column_int64(handle, 1)))
+      case 5:
+        guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
+          sqlite3_column_type(handle, 2) == SQLITE_INTEGER
+        else { throw StoreError.tampered(.rows) }
+        entry.append(littleEndian: UInt64(bitPattern: sqlite3_column_int64(handle, 1)))
+        entry.append(littleEndian: UInt64(bitPattern: sqlite3_column_int64(handle, 2)))
+      default: break
+      }
+      leaf = Int(entry[1]) << 8 | Int(entry[2])
+    }
+  }
+
+  // MARK: - What a write changed
+
+  /// What the rows a keyed write touched held before it (kept by temporary triggers, in
+  /// memory, for this connection only): so that the leaves it changes are checked as they
+  /// were before they are stamped as they are.
+  struct Before {
+    enum Kind: Int { case session = 1, tombstone = 3, syncRow = 5 }
+    struct Row {
+      let kind: Kind
+      let id: SessionID
+      /// The entry the row made before the write; nil when there was no row.
+      let entry: [UInt8]?
+    }
+    var rows: [Row] = []
+
+    var leaves: Set<Int> { Set(rows.map { LedgerTree.leaf(of: $0.id) }) }
+
+    func restore(_ entries: inout [SessionID: [UInt8]], kind: Kind, leaf: Int) {
+      for row in rows where row.kind == kind && LedgerTree.leaf(of: row.id) == leaf {
+        entries[row.id] = row.entry
+      }
+    }
+
+    /// Installs the triggers on this connection, once (they do nothing while `tracking` is
+    /// empty).
+    static func install(_ db: Database) throws {
+      try db.execute(
+        sql: """
+          CREATE TEMP TABLE IF NOT EXISTS ledger_tracking (on_ INTEGER);
+          CREATE TEMP TABLE IF NOT EXISTS ledger_before (
+            kind INTEGER NOT NULL, id TEXT NOT NULL, status TEXT, revision INTEGER,
+            generation INTEGER, present INTEGER NOT NULL, PRIMARY KEY (kind, id));
+          """)
+      let capture = [
+        (
+          "session", 1,
+          "(SELECT status FROM main.session WHERE id = ?ID), (SELECT revision FROM main.session WHERE id = ?ID), NULL, EXISTS (SELECT 1 FROM main.session WHERE id = ?ID)"
+        ),
+        ("tombstone", 3, "NULL, NULL, NULL, EXISTS (SELECT 1 FROM main.tombstone WHERE id = ?ID)"),
+        (
+          "sync_row", 5,
+          "NULL, (SELECT revision FROM main.sync_row WHERE id = ?ID), (SELECT generation FROM main.sync_row WHERE id = ?ID), EXISTS (SELECT 1 FROM main.sync_row WHERE id = ?ID)"
+        ),
+      ]
+      for (table, kind, values) in capture {
+        func keep(_ id: String) -> String {
+          """
+          INSERT INTO ledger_before (kind, id, status, revision, generation, present)
+            SELECT \(kind), \(id), \(values.replacingOccurrences(of: "?ID", with: id))
+            WHERE EXISTS (SELECT 1 FROM temp.ledger_tracking) AND NOT EXISTS
+              (SELECT 1 FROM temp.ledger_before WHERE kind = \(kind) AND id = \(id));
+          """
+        }
+        try db.execute(
+          sql: """
+            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_insert BEFORE INSERT ON main.\(table)
+            BEGIN \(keep("NEW.id")) END;
+            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_update BEFORE UPDATE ON main.\(table)
+            BEGIN \(keep("OLD.id")) \(keep("NEW.id")) END;
+            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_delete BEFORE DELETE ON main.\(table)
+            BEGIN \(keep("OLD.id")) END;
+            """)
+      }
+    }
+
+    /// Starts keeping what rows held, from now until `stop`.
+    static func start(_ db: Database) throws {
+      try db.execute(
+        sql: "DELETE FROM temp.ledger_before; DELETE FROM temp.ledger_tracking; "
+          + "INSERT INTO temp.ledger_tracking VALUES (1)")
+    }
+
+    /// What was kept since `start`; keeping stops.
+    static func stop(_ db: Database) throws -> Before {
+      var before = Before()
+      for row in try GRDB.Row.fetchAll(
+        db, sql: "SELECT kind, id, status, revision, generation, present FROM temp.ledger_before")
+      {
+        guard let kind = (try? row.decode(Int.self, atIndex: 0)).flatMap(Kind.init(rawValue:)),
+          let text = try? row.decode(String.self, atIndex: 1), let id = SessionID(text),
+          let present = try? row.decode(Int64.self, atIndex: 5)
+        else { throw StoreError.tampered(.rows) }
+        var entry: [UInt8]?
+        if present == 1 {
+          switch kind {
+          case .session:
+            // A status of neither kind was in no range of the ledger: it counted as no row.
+            if let text = try? row.decode(String.self, atIndex: 2),
+              let status = SessionStatus(rawValue: text), Ledger.View.statusByte(text) != nil
+            {
+              guard let revision = try? row.decode(Int64.self, atIndex: 3), revision >= 0 else {
+                throw StoreError.tampered(.rows)
+              }
+              entry = sessionEntry(id: id, status: status, revision: UInt64(revision))
+            }
+          case .tombstone:
+            entry = tombstoneEntry(id: id)
+          case .syncRow:
+            guard let revision = try? row.decode(Int64.self, atIndex: 3),
+              let generation = try? row.decode(Int64.self, atIndex: 4)
+            else { throw StoreError.tampered(.rows) }
+            entry = syncEntry(id: id, revision: revision, generation: generation)
+          }
+        }
+        before.rows.append(Row(kind: kind, id: id, entry: entry))
+      }
+      try db.execute(sql: "DELETE FROM temp.ledger_before; DELETE FROM temp.ledger_tracking")
+      return before
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import JournalCore
+import JournalCrypto
+import JournalTestSupport
+import Testing
+
+@testable import JournalStore
+
+/// A command about one session checks its own part of the ledger's tree (SECURITY.md, "The
+/// ledger"): what it reads and writes is checked as strictly as before, what it does not
+/// read is left to the commands that read every row, and nothing it writes ever stamps a
+/// change made behind the ledger's back.
+struct PointCheckTests {
+  let t0 = TestClock.reference
+
+  /// A session whose id starts with `first`, `second`, then `rest`: two sessions with the
+  /// same first two bytes share a leaf, with the same first byte a node.
+  func session(_ f: StoreFixture, _ first: UInt8, _ second: UInt8, _ rest: UInt8) throws
+    -> Session
+  {
+    try f.session(
+      seed: rest, id: SessionID(randomBytes: [first, second] + Array(repeating: rest, count: 14)))
+  }
+
+  func pointStore(_ f: StoreFixture) throws -> SessionStore {
+    try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: .point)
+  }
+
+  func wholeStore(_ f: StoreFixture) throws -> SessionStore {
+    try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+  }
+
+  func tamper(_ f: StoreFixture, _ sql: String, _ arguments: StatementArguments = []) throws {
+    try GRDBAccess.queue(f.path).write { try $0.execute(sql: sql, arguments: arguments) }
+  }
+
+  /// A row deleted in another leaf: a point read of an untouched session still works, the
+  /// whole check refuses the vault, and so does a point read of the deleted session itself
+  /// (never "no such session").
+  @Test func deletionIsFoundByWhatReadsIt() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    try tamper(f, "DELETE FROM session WHERE id = ?", [b.id.hex])
+    #expect(try pointStore(f).session(a.id) == a)
+    #expect(throws: StoreError.tampered(.rows)) { try pointStore(f).session(b.id) }
+    #expect(throws: StoreError.tampered(.rows)) { try pointStore(f).resolve(b.id.short) }
+    #expect(throws: StoreError.tampered(.rows)) { try wholeStore(f) }
+    // A point store asked for many rows checks the whole vault first.
+    #expect(throws: StoreError.tampered(.rows)) { try pointStore(f).summaries() }
+  }
+
+  /// A point write elsewhere never stamps a change made behind the ledger's back: the
+  /// deleted row is still found missing by the whole check after it.
+  @Test func aWriteElsewhereDoesNotBlessTampering() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2), c = try session(f, 1, 1, 3)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    try f.store.upsert(c)
+    try tamper(f, "DELETE FROM session WHERE id = ?", [b.id.hex])
+    let store = try pointStore(f)
+    try store.update(a.id) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    try store.upsert(try session(f, 3, 3, 4))
+    #expect(throws: StoreError.tampered(.rows)) { try wholeStore(f) }
+  }
+
+  /// A write into a leaf that was changed behind the ledger's back is refused, and changes
+  /// nothing: a sibling deleted, a sibling's revision set back, a tombstone removed.
+  @Test(arguments: [
+    "DELETE FROM session WHERE id = ?", "UPDATE session SET revision = revision - 1 WHERE id = ?",
+    "INSERT INTO tombstone (id) VALUES (?)",
+  ])
+  func aWriteIntoATamperedLeafIsRefused(sql: String) throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), sibling = try session(f, 1, 1, 2)
+    try f.store.upsert(a)
+    try f.store.upsert(sibling)
+    try f.store.update(sibling.id) { try $0.apply(.music("SECOND"), now: t0 + 3) }
+    let planted = SessionID(randomBytes: [1, 1] + Array(repeating: 9, count: 14))
+    try tamper(f, sql, [sql.hasPrefix("INSERT") ? planted.hex : sibling.id.hex])
+    let store = try pointStore(f)
+    #expect(throws: StoreError.tampered(.rows)) {
+      try store.update(a.id) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    }
+    #expect(throws: StoreError.tampered(.rows)) {
+      try store.upsert(try session(f, 1, 1, 7))
+    }
+    #expect(
+      try GRDBAccess.queue(f.path).read { db in
+        try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM session WHERE id = ?",
+          arguments: [
+            SessionID(randomBytes: [1, 1] + Array(repeating: 7, count: 14)).hex
+          ])
+      } == 0)
+  }
+
+  /// The tree's own digests edited: a leaf's is found by a point read of that leaf and by the
+  /// whole check; a node's by every opening (the root no longer makes the tag).
+  @Test func editedDigestsAreFound() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let leaf = LedgerTree.leaf(of: a.id)
+    try tamper(f, "UPDATE ledger_leaf SET digest = randomblob(32) WHERE leaf = ?", [leaf])
+    #expect(throws: StoreError.self) { try pointStore(f).session(a.id) }
+    #expect(try pointStore(f).session(b.id) == b)
+    #expect(throws: StoreError.tampered(.ledger)) { try wholeStore(f) }
+    try tamper(f, "UPDATE ledger_node SET digest = randomblob(32) WHERE node = 2")
+    #expect(throws: StoreError.tampered(.rows)) { try pointStore(f) }
+  }
+
+  /// Undo and purge run without the key; point writes after them settle them, and the tree
+  /// they leave is the one the whole check makes from the rows.
+  @Test func undoAndPurgeThenPointWrites() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 1, 1, 2), c = try session(f, 4, 4, 3)
+    for s in [a, b, c] { try f.store.upsert(s) }
+    try f.store.trash([b.id], now: t0, purgeAfter: t0 + 10)
+    _ = try f.vault.undoLatest(now: t0 + 1)
+    try f.store.trash([c.id], now: t0 + 2, purgeAfter: t0 + 12)
+    #expect(try f.vault.purgeExpired(now: t0 + 12) == 1)
+    let store = try pointStore(f)
+    #expect(try store.session(b.id) == b)
+    try store.upsert(try session(f, 5, 5, 5))
+    try store.update(a.id) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    let checked = try wholeStore(f)
+    #expect(try checked.count() == 3)
+    #expect(try f.vault.tombstones() == [c.id])
+  }
+
+  /// Many point writes, deletions among them, leave exactly the tree a whole write makes.
+  @Test func pointWritesMakeTheWholeTree() throws {
+    let f = try StoreFixture()
+    let store = try pointStore(f)
+    var ids: [SessionID] = []
+    for seed in UInt8(1)...24 {
+      let s = try session(f, seed % 3, seed % 2, seed)
+      try store.upsert(s)
+      ids.append(s.id)
+    }
+    try store.trash([ids[3], ids[7]], now: t0, purgeAfter: t0 + 10)
+    try store.update(ids[5]) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    let stored = try GRDBAccess.queue(f.path).read { db in try LedgerTree.stored(db) }
+    // The whole check compares the stored digests with those made from the rows.
+    let whole = try wholeStore(f)
+    #expect(try whole.count() == 22)
+    let ledger = Ledger(vaultID: f.keys.vaultID, key: f.keys.ledgerKey)
+    let again = try GRDBAccess.queue(f.path).write { db in
+      try ledger.commit(db, after: try Ledger.stamp(db))
+      return try LedgerTree.stored(db)
+    }
+    #expect(again.leaves == stored.leaves && again.nodes == stored.nodes)
+  }
+}
