@@ -668,6 +668,26 @@ struct Ledger {
       try readAllButSessions(db, settings: true, perSession: false)
     }
 
+    /// Only which sessions an undo restored and which a purge removed since the last keyed
+    /// write (how the tree's rows count), from the trash rows they marked: for a leaf read
+    /// under a stamp already checked.
+    static func readSkips(_ db: Database) throws -> View {
+      var view = View()
+      for row in try Row.fetchAll(
+        db.cachedStatement(sql: "SELECT id, outcome FROM trash WHERE outcome IS NOT NULL"))
+      {
+        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
+          let outcome = try? row.decode(String.self, atIndex: 1)
+        else { throw StoreError.tampered(.rows) }
+        switch outcome {
+        case "undone": view.undone.insert(id)
+        case "purged": view.purged.insert(id)
+        default: throw StoreError.tampered(.rows)
+        }
+      }
+      return view
+    }
+
     /// These flat entries with the entries of the tree's rows, in the layout of a record.
     func rows(adding kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]))
       -> LedgerRows

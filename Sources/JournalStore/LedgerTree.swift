@@ -249,45 +249,61 @@ struct LedgerTree: Equatable {
   /// the ledger edited.
   static func stored(_ db: Database) throws -> (leaves: LedgerTree, nodes: [UInt8]) {
     var tree = LedgerTree()
-    for row in try Row.fetchAll(db, sql: "SELECT leaf, digest FROM ledger_leaf") {
-      guard let leaf = try? row.decode(Int.self, atIndex: 0), (0..<leafCount).contains(leaf),
-        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
-        digest.contains(where: { $0 != 0 })
-      else { throw StoreError.tampered(.ledger) }
-      tree.setLeaf(leaf, Array(digest))
-    }
+    tree.leaves = try storedDigests(
+      db, sql: "SELECT leaf, digest FROM ledger_leaf", range: 0..<leafCount)
     return (tree, try storedNodes(db))
   }
 
   /// The 256 nodes' digests as stored (zeros where none is).
   static func storedNodes(_ db: Database) throws -> [UInt8] {
-    var nodes = [UInt8](repeating: 0, count: nodeCount * digestBytes)
-    for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT node, digest FROM ledger_node")) {
-      guard let node = try? row.decode(Int.self, atIndex: 0), (0..<nodeCount).contains(node),
-        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
-        digest.contains(where: { $0 != 0 })
-      else { throw StoreError.tampered(.ledger) }
-      nodes.replaceSubrange(node * digestBytes..<(node + 1) * digestBytes, with: digest)
-    }
-    return nodes
+    try storedDigests(
+      db, sql: "SELECT node, digest FROM ledger_node", range: 0..<nodeCount)
   }
 
   /// The stored digests of one node's leaves.
   static func storedLeaves(ofNode node: Int, _ db: Database) throws -> [UInt8] {
-    var leaves = [UInt8](repeating: 0, count: nodeCount * digestBytes)
-    let rows = try Row.fetchAll(
-      db.cachedStatement(sql: "SELECT leaf, digest FROM ledger_leaf WHERE leaf BETWEEN ? AND ?"),
-      arguments: [node * nodeCount, node * nodeCount + nodeCount - 1])
-    for row in rows {
-      guard let leaf = try? row.decode(Int.self, atIndex: 0),
-        (node * nodeCount..<(node + 1) * nodeCount).contains(leaf),
-        let digest = try? row.decode(Data.self, atIndex: 1), digest.count == digestBytes,
-        digest.contains(where: { $0 != 0 })
-      else { throw StoreError.tampered(.ledger) }
-      let at = (leaf - node * nodeCount) * digestBytes
-      leaves.replaceSubrange(at..<at + digestBytes, with: digest)
+    try storedDigests(
+      db,
+      sql: """
+        SELECT leaf, digest FROM ledger_leaf
+        WHERE leaf BETWEEN \(node * nodeCount) AND \(node * nodeCount + nodeCount - 1)
+        """, range: node * nodeCount..<(node + 1) * nodeCount)
+  }
+
+  /// Digests of the rows `sql` reads (index, digest), for the indexes in `range`, 32 bytes
+  /// each in order (zeros where no row is), stepped with SQLite's own calls: every command
+  /// about one session reads a few hundred. A row out of range, of another size or of zeros
+  /// is the ledger edited.
+  private static func storedDigests(_ db: Database, sql: String, range: Range<Int>) throws
+    -> [UInt8]
+  {
+    var digests = [UInt8](repeating: 0, count: range.count * digestBytes)
+    let statement = try db.cachedStatement(sql: sql)
+    let handle = statement.sqliteStatement
+    sqlite3_reset(handle)
+    defer { sqlite3_reset(handle) }
+    try digests.withUnsafeMutableBytes { out in
+      while true {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { break }
+        guard code == SQLITE_ROW else {
+          throw DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+        }
+        let index = Int(sqlite3_column_int64(handle, 0))
+        guard sqlite3_column_type(handle, 0) == SQLITE_INTEGER, range.contains(index),
+          sqlite3_column_type(handle, 1) == SQLITE_BLOB,
+          sqlite3_column_bytes(handle, 1) == Int32(digestBytes),
+          let blob = sqlite3_column_blob(handle, 1)
+        else { throw StoreError.tampered(.ledger) }
+        let digest = UnsafeRawBufferPointer(start: blob, count: digestBytes)
+        guard digest.contains(where: { $0 != 0 }) else { throw StoreError.tampered(.ledger) }
+        out.baseAddress?.advanced(by: (index - range.lowerBound) * digestBytes)
+          .copyMemory(from: blob, byteCount: digestBytes)
+      }
     }
-    return leaves
+    return digests
   }
 
   /// Stores this tree in place of what is stored: only the leaves and nodes that differ are
@@ -477,6 +493,13 @@ struct LedgerTree: Equatable {
     /// Installs the triggers on this connection, once (they do nothing while `tracking` is
     /// empty).
     static func install(_ db: Database) throws {
+      let installed = try Bool.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT count(*) = 9 FROM sqlite_temp_master
+            WHERE type = 'trigger' AND name LIKE 'ledger_%'
+            """))
+      if installed == true { return }
       try db.execute(
         sql: """
           CREATE TEMP TABLE IF NOT EXISTS ledger_tracking (on_ INTEGER);

@@ -166,7 +166,7 @@ public final class SessionStore {
       }
       let wanted = leaves.subtracting(checkedLeaves)
       guard !wanted.isEmpty else { return }
-      try ledger.verifyLeaves(wanted, db, view: try view ?? Ledger.View.readFlat(db))
+      try ledger.verifyLeaves(wanted, db, view: try view ?? Ledger.View.readSkips(db))
       checkedLeaves.formUnion(wanted)
     } catch let error as StoreError {
       throw Ledger.explain(error, db)
@@ -1069,7 +1069,8 @@ public final class SessionStore {
       var start: Ledger.View?
       if let current {
         if pointChecks, !bulk, current.construction >= 3 {
-          start = try ledger.verifyRoot(db, against: current)
+          // The root, unless this store checked this very stamp already.
+          start = try current == checked ? nil : ledger.verifyRoot(db, against: current)
         } else if current != checked || pointChecks {
           try ledger.verify(db, against: current)
           pointChecks = false
@@ -1081,7 +1082,7 @@ public final class SessionStore {
         stamp = try ledger.commit(db, after: current)
         return result
       }
-      let startView = try start ?? Ledger.View.readFlat(db)
+      let startView = try start ?? Ledger.View.readSkips(db)
       try LedgerTree.Before.install(db)
       try LedgerTree.Before.start(db)
       try Ledger.settle(db)
