@@ -26,15 +26,19 @@ if sys.argv[1] == "--splice":
     open(path, "w").write(text)
     sys.exit(0)
 if sys.argv[1] == "--keep":
-    # --keep OLD NEW: NEW, followed by the marked sections OLD had.
+    # --keep OLD NEW: NEW, followed by the marked sections OLD had (Scripts/bench's WHOLE
+    # runs, Scripts/bench-sync-load's run), each written by another script than NEW's.
     old = open(sys.argv[2]).read() if os.path.exists(sys.argv[2]) else ""
     out = open(sys.argv[3]).read().rstrip("\n") + "\n"
     at = 0
     while True:
-        i = old.find("<!-- whole", at)
+        i = old.find("<!-- ", at)
         if i < 0:
             break
         name = old[i + 5:old.find(" -->", i)]
+        if name.startswith("/"):
+            at = i + 5
+            continue
         bounds = section_bounds(old, name)
         if not bounds:
             break
