@@ -1,3 +1,4 @@
+import CSodium
 import JournalCrypto
 import Testing
 
@@ -22,6 +23,23 @@ struct PaddingTests {
       padded += [UInt8](repeating: 0, count: (256 - padded.count % 256) % 256)
       let count = padded.withUnsafeBytes { Padding.unpaddedCount($0, block: 256) }
       #expect(count == length, "length \(length)")
+    }
+  }
+
+  /// `Padding.pad` writes exactly the bytes sodium_pad writes, for every length across three
+  /// blocks, over a buffer that held other bytes before.
+  @Test func padsAsSodium() {
+    for length in 0..<(3 * 256) {
+      let plaintext = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+      let capacity = Padding.paddedCount(length, block: 256)
+      var ours = [UInt8](repeating: 0xDB, count: capacity)
+      let count = ours.withUnsafeMutableBytes { out in
+        plaintext.withUnsafeBytes { Padding.pad($0, into: out, block: 256) }
+      }
+      var theirs = plaintext + [UInt8](repeating: 0xDB, count: capacity - length)
+      var theirCount = 0
+      let status = sodium_pad(&theirCount, &theirs, length, 256, capacity)
+      #expect(status == 0 && count == theirCount && ours == theirs, "length \(length)")
     }
   }
 
