@@ -62,19 +62,15 @@ public final class RecordCipher {
       Self.deriveColumnKey(recordKey, id: id, column: column, revision: revision, into: columnKey)
     }
     guard derived else { throw .integrity }
-    let block = Self.paddingBlock
-    let capacity = (plaintext.count / block + 1) * block
+    let capacity = Padding.paddedCount(plaintext.count, block: Self.paddingBlock)
     if sealScratch.count < capacity { sealScratch = try SecureBytes(count: capacity * 2) }
     let padded = sealScratch
     defer { padded.withUnsafeMutableBytes { sodium_memzero($0.bytes, capacity) } }
-    var paddedCount = 0
-    let status = padded.withUnsafeMutableBytes { buffer in
-      buffer.copyBytes(from: plaintext)
-      return sodium_pad(
-        &paddedCount, buffer.bytes, plaintext.count,
-        block, capacity)
+    let paddedCount = padded.withUnsafeMutableBytes { buffer in
+      plaintext.withUnsafeBytes { plaintext in
+        Padding.pad(plaintext, into: buffer, block: Self.paddingBlock)
+      }
     }
-    guard status == 0 else { throw .malformedPlaintext }
     return padded.withUnsafeBytes { buffer in
       SecretBox.seal(
         UnsafeRawBufferPointer(rebasing: buffer[0..<paddedCount]), key: columnKey,

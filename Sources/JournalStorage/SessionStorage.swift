@@ -58,9 +58,11 @@ public protocol SessionStorage: AnyObject {
 
   /// Brings in the sessions `produce` hands over one at a time, all or nothing (anything it
   /// throws undoes them all); the later edit of two copies wins; a purged session comes back
-  /// only with `restorePurged`, and one in the trash is left there.
+  /// only with `restorePurged`, and one in the trash is left there. With `overlap` (a source
+  /// that cannot stall, such as a regular file), `produce` may run on another thread while
+  /// this one writes; it is done before this returns.
   func importSessions(
-    dryRun: Bool, restorePurged: Bool,
+    dryRun: Bool, restorePurged: Bool, overlap: Bool,
     _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount
 

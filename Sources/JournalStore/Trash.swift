@@ -243,6 +243,20 @@ extension Vault {
     }
   }
 
+  /// Runs `body` with SQLite's page cache at `kibibytes` (2,000 otherwise), for a write of
+  /// many rows.
+  func withCacheSize<T>(kibibytes: Int, _ body: () throws -> T) throws -> T {
+    try database.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA cache_size = -\(kibibytes)")
+    }
+    defer {
+      try? database.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA cache_size = -2000")
+      }
+    }
+    return try body()
+  }
+
   func write<T>(_ body: (Database) throws -> T) throws -> T {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     do {

@@ -99,10 +99,11 @@ public final class VaultStorage: SessionStorage, SyncStorage {
   }
 
   public func importSessions(
-    dryRun: Bool, restorePurged: Bool,
+    dryRun: Bool, restorePurged: Bool, overlap: Bool,
     _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun, restorePurged: restorePurged, produce)
+    try store.importSessions(
+      dryRun: dryRun, restorePurged: restorePurged, overlap: overlap, produce)
   }
 
   public func delete(_ ids: [SessionID], now: Date, purgeAfter: Date) throws -> Deletion {

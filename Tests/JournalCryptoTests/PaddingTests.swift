@@ -25,6 +25,24 @@ struct PaddingTests {
     }
   }
 
+  /// `Padding.pad` writes exactly the bytes sodium_pad writes (the plaintext, 0x80, zeros
+  /// up to the next multiple of the block above its length), for every length across three
+  /// blocks, over a buffer that held other bytes before.
+  @Test func padsAsSodium() {
+    for length in 0..<(3 * 256) {
+      let plaintext = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+      let capacity = Padding.paddedCount(length, block: 256)
+      var ours = [UInt8](repeating: 0xDB, count: capacity + 16)
+      let count = ours.withUnsafeMutableBytes { out in
+        plaintext.withUnsafeBytes { Padding.pad($0, into: out, block: 256) }
+      }
+      let expected = plaintext + [0x80] + [UInt8](repeating: 0, count: 255 - length % 256)
+      #expect(count == expected.count && count % 256 == 0, "length \(length)")
+      #expect(Array(ours[0..<count]) == expected, "length \(length)")
+      #expect(ours[count...].allSatisfy { $0 == 0xDB }, "length \(length)")
+    }
+  }
+
   /// What is not valid padding is refused: no 0x80, a non-zero byte after it, a marker only
   /// before the last block, an all-zero block, a buffer shorter than a block.
   @Test func malformed() {

@@ -297,3 +297,71 @@ struct VaultTests {
     return info.st_mode & 0o777
   }
 }
+
+/// An import read on its own thread (`overlap`) writes what one thread would, and undoes it
+/// all when the reading fails half-way.
+struct ImportOverlapTests {
+  static func sessions(_ count: Int) throws -> [Session] {
+    try (0..<count).map { index in
+      var bytes = [UInt8](repeating: 7, count: 16)
+      withUnsafeBytes(of: UInt32(index).bigEndian) { bytes.replaceSubrange(0..<4, with: $0) }
+      let draft = SessionDraft(
+        id: SessionID(randomBytes: bytes), date: TestClock.reference - Double(index) * 60,
+        treatment: .ketamine, intention: "INTENTION-\(index)", moodBefore: Mood(1 + index % 10))
+      return try Session.saving(draft, now: TestClock.reference)
+    }
+  }
+
+  struct Refused: Error {}
+
+  /// Sessions handed over in several batches all arrive, in order, and are counted.
+  @Test func writesEverySession() throws {
+    let f = try StoreFixture()
+    let sessions = try Self.sessions(64 * 5 + 3)
+    let count = try f.store.importSessions(dryRun: false, overlap: true) { take in
+      for session in sessions { try take(session) }
+    }
+    #expect(count.added == sessions.count)
+    #expect(try f.store.count() == sessions.count)
+    #expect(try f.store.session(sessions[200].id) == sessions[200])
+  }
+
+  /// A reader that fails after some batches were written leaves nothing written, and its
+  /// error is the one raised.
+  @Test func readerFailureUndoesAll() throws {
+    let f = try StoreFixture()
+    let sessions = try Self.sessions(64 * 6)
+    #expect(throws: Refused.self) {
+      try f.store.importSessions(dryRun: false, overlap: true) { take in
+        for session in sessions { try take(session) }
+        throw Refused()
+      }
+    }
+    #expect(try f.store.count() == 0)
+  }
+
+  /// A failure of the writing side (a session whose row in the vault does not open) stops
+  /// the reader and is the error raised; nothing is written.
+  @Test func writerFailureStopsTheReader() throws {
+    let f = try StoreFixture()
+    let sessions = try Self.sessions(64 * 20)
+    _ = try f.store.importSessions([sessions[10]], dryRun: false)
+    let queue = try DatabaseQueue(path: f.path)
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE session SET summary = body WHERE id = ?", arguments: [sessions[10].id.hex])
+    }
+    var handed = 0
+    #expect(throws: (any Error).self) {
+      try f.store.importSessions(dryRun: false, overlap: true) { take in
+        for session in sessions {
+          try take(session)
+          handed += 1
+        }
+      }
+    }
+    // Stopped within the few batches it may read ahead; the vault as it was.
+    #expect(handed < sessions.count)
+    #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 1)
+  }
+}

@@ -111,9 +111,15 @@ public enum ExportSessions {
     let journal = try runtime.openVault()
     var stream = JSONStream(fd: fd)
     var kind = ImportParser.Kind.journal
+    // Read on a thread of its own while this one writes, when the reading cannot stall (a
+    // pipe could: a writer that failed would then wait for it).
+    var info = stat()
+    let regular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     let count: ImportCount
     do {
-      count = try journal.importSessions(dryRun: dryRun, restorePurged: restorePurged) { take in
+      count = try journal.importSessions(
+        dryRun: dryRun, restorePurged: restorePurged, overlap: regular
+      ) { take in
         kind = try parser.parse(&stream, take)
       }
     } catch AppError.importRefused(place: "the file", reason: "cannot be read") {

@@ -100,7 +100,10 @@ public struct ImportParser {
             try stream.expect(UInt8(ascii: "]"))
           } else {
             repeat {
-              let item = try JSONStream.parse(try stream.value(limit: limit))
+              let value = try stream.value(limit: limit)
+              // A session is nearly always a flat object, read quickly (see FlatJSON).
+              let flat = key == "sessions" ? FlatJSON.object(value.bytes) : nil
+              let item = try flat ?? JSONStream.parse(value)
               defer { index += 1 }
               guard problem == nil else { continue }
               do {

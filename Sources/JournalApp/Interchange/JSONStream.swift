@@ -132,29 +132,22 @@ struct JSONStream {
     }
     switch first {
     case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""):
-      var depth = 0
-      var inString = false
-      var escaped = false
-      repeat {
-        guard let byte = try peek() else { throw .endOfFile }
-        take()
-        try keep(byte)
-        if inString {
-          if escaped {
-            escaped = false
-          } else if byte == 0x5C {
-            escaped = true
-          } else if byte == 0x22 {
-            inString = false
-          }
-        } else if byte == 0x22 {
-          inString = true
-        } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-          depth += 1
-        } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-          depth -= 1
+      // The bytes in the buffer are scanned in one tight loop and kept a run at a time: a
+      // byte at a time through `peek`, `take` and `append` was a third of an import.
+      var scan = Scan()
+      bytes.reserveCapacity(4096)
+      while !scan.done {
+        guard try peek() != nil else { throw .endOfFile }
+        let from = position
+        let end = filled
+        var (line, column) = (self.line, self.column)
+        position = buffer.withUnsafeBufferPointer { buffer in
+          scan.run(buffer, from: from, to: end, line: &line, column: &column)
         }
-      } while depth > 0 || inString
+        (self.line, self.column) = (line, column)
+        guard bytes.count + (position - from) <= limit else { throw .tooLarge(line: start.line) }
+        bytes.append(contentsOf: buffer[from..<position])
+      }
     default:
       // A number, true, false or null: up to the next space or delimiter.
       while let byte = try peek(),
@@ -171,6 +164,68 @@ struct JSONStream {
       else { throw .syntax(line: line, column: column) }
     }
     return (bytes, start)
+  }
+
+  /// Where a scan of a string, object or array is: inside a string (after a backslash), how
+  /// deep in brackets, and whether the value has ended.
+  private struct Scan {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var done = false
+
+    /// Reads `buffer[from..<end]` up to the value's last byte (or the end of what is there),
+    /// counting lines and columns as `take` does; where it stopped.
+    mutating func run(
+      _ buffer: UnsafeBufferPointer<UInt8>, from: Int, to end: Int, line: inout Int,
+      column: inout Int
+    ) -> Int {
+      var index = from
+      while index < end {
+        if inString && !escaped {
+          // Inside a string, up to its next quote, backslash or line break: only the columns
+          // (UTF-8 characters, not continuation bytes) are counted.
+          let run = index
+          var continuations = 0
+          while index < end {
+            let byte = buffer[index]
+            if byte == 0x22 || byte == 0x5C || byte == 0x0A { break }
+            continuations &+= Int(truncatingIfNeeded: (byte >> 6) == 2 ? 1 : 0)
+            index += 1
+          }
+          column += index - run - continuations
+          if index == end { return index }
+        }
+        let byte = buffer[index]
+        index += 1
+        if byte == 0x0A {
+          line += 1
+          column = 1
+        } else if byte & 0xC0 != 0x80 {
+          column += 1
+        }
+        if inString {
+          if escaped {
+            escaped = false
+          } else if byte == 0x5C {
+            escaped = true
+          } else if byte == 0x22 {
+            inString = false
+          }
+        } else if byte == 0x22 {
+          inString = true
+        } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+          depth += 1
+        } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+          depth -= 1
+        }
+        if depth <= 0 && !inString {
+          done = true
+          return index
+        }
+      }
+      return index
+    }
   }
 
   /// A captured value parsed by Foundation; a syntax error placed in the file.

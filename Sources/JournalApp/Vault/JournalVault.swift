@@ -487,17 +487,19 @@ public final class JournalVault {
 
   /// Brings sessions in, all or nothing (see SessionStore.importSessions).
   public func importSessions(_ sessions: [Session], dryRun: Bool) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun, restorePurged: false) { take in
+    try store.importSessions(dryRun: dryRun, restorePurged: false, overlap: false) { take in
       for session in sessions { try take(session) }
     }
   }
 
-  /// Brings in the sessions `produce` hands over one at a time, all or nothing.
+  /// Brings in the sessions `produce` hands over one at a time, all or nothing; with
+  /// `overlap`, read on another thread while this one writes (see SessionStorage).
   public func importSessions(
-    dryRun: Bool, restorePurged: Bool = false,
+    dryRun: Bool, restorePurged: Bool = false, overlap: Bool = false,
     _ produce: (_ take: (Session) throws -> Void) throws -> Void
   ) throws -> ImportCount {
-    try store.importSessions(dryRun: dryRun, restorePurged: restorePurged, produce)
+    try store.importSessions(
+      dryRun: dryRun, restorePurged: restorePurged, overlap: overlap, produce)
   }
 
   /// What `verify` found.
