@@ -9,8 +9,10 @@ final class FoldedText {
   }
 
   private(set) var bytes: UnsafeMutablePointer<UInt8>
-  /// Only written while `recordsOrigins`.
+  /// Allocated the first time origins are asked for (most searched fields hold no word), and
+  /// only written while `recordsOrigins`.
   private(set) var origins: UnsafeMutablePointer<Origin>
+  private var hasOrigins = false
   private(set) var count = 0
   private(set) var capacity: Int
   private(set) var recordsOrigins = false
@@ -18,7 +20,7 @@ final class FoldedText {
   init(capacity: Int = 4096) {
     self.capacity = max(capacity, 64)
     bytes = .allocate(capacity: self.capacity)
-    origins = .allocate(capacity: self.capacity)
+    origins = .allocate(capacity: 1)
   }
 
   deinit {
@@ -30,9 +32,14 @@ final class FoldedText {
   var folded: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: bytes, count: count) }
 
   /// Empties the buffer for a text of `expected` bytes (folded ASCII never grows).
-  func reset(expected: Int, origins: Bool) {
+  func reset(expected: Int, origins recording: Bool) {
     count = 0
-    recordsOrigins = origins
+    recordsOrigins = recording
+    if recording, !hasOrigins {
+      origins.deallocate()
+      origins = .allocate(capacity: capacity)
+      hasOrigins = true
+    }
     reserve(expected)
   }
 
@@ -45,10 +52,12 @@ final class FoldedText {
     newBytes.update(from: bytes, count: count)
     bytes.deallocate()
     bytes = newBytes
-    let newOrigins = UnsafeMutablePointer<Origin>.allocate(capacity: grown)
-    if recordsOrigins { newOrigins.update(from: origins, count: count) }
-    origins.deallocate()
-    origins = newOrigins
+    if hasOrigins {
+      let newOrigins = UnsafeMutablePointer<Origin>.allocate(capacity: grown)
+      if recordsOrigins { newOrigins.update(from: origins, count: count) }
+      origins.deallocate()
+      origins = newOrigins
+    }
     capacity = grown
   }
 

@@ -93,6 +93,25 @@ public struct TextSearch: Sendable {
     }
   }
 
+  /// Whether every word is found somewhere in `fields`: `hits(in:fields:) != nil`, without
+  /// placing the hits (no origins made), and done once every word is found.
+  public func matches(_ session: Session, in fields: [Field] = TextSearch.fields) -> Bool {
+    var found = [Bool](repeating: false, count: terms.count)
+    var left = terms.count
+    let buffer = FoldedText()
+    for field in fields {
+      guard var text = Self.text(of: field, in: session) else { continue }
+      text.withUTF8 { Self.fold($0, into: buffer, origins: false) }
+      for index in terms.indices where !found[index] {
+        guard Self.find(terms[index], in: buffer.folded) != nil else { continue }
+        found[index] = true
+        left -= 1
+      }
+      if left == 0 { return true }
+    }
+    return false
+  }
+
   /// The text a field holds, as searched: the treatment only by a custom name.
   public static func text(of field: Field, in session: Session) -> String? {
     switch field {
