@@ -33,7 +33,7 @@ public struct TextSearch: Sendable {
 
   /// The search for `words`; nil when none has any letter left once folded (only spaces).
   public init?(_ words: [String]) {
-    let folded = words.map { Self.fold($0).bytes }.map(Self.trimmed).filter { !$0.isEmpty }
+    let folded = words.map(Self.folded).map(Self.trimmed).filter { !$0.isEmpty }
     guard !folded.isEmpty else { return nil }
     terms = folded
   }
@@ -65,15 +65,25 @@ public struct TextSearch: Sendable {
   public func hits(in session: Session, fields: [Field] = TextSearch.fields) -> [Hit]? {
     var hits: [Hit] = []
     var found = [Bool](repeating: false, count: terms.count)
+    let buffer = FoldedText()
     for field in fields {
-      guard let text = Self.text(of: field, in: session) else { continue }
-      let folded = Self.fold(text)
-      for (index, term) in terms.enumerated() {
-        guard let at = Self.find(term, in: folded.bytes) else { continue }
-        found[index] = true
-        let start = folded.origin[at].start
-        let end = folded.origin[at + term.count - 1].end
-        hits.append(Hit(field: field, offset: Int(start), length: Int(end - start)))
+      guard var text = Self.text(of: field, in: session) else { continue }
+      text.withUTF8 { utf8 in
+        // Folded without origins first: most fields hold none of the words.
+        Self.fold(utf8, into: buffer, origins: false)
+        var places: [(term: Int, at: Int)] = []
+        for (index, term) in terms.enumerated() {
+          if let at = Self.find(term, in: buffer.folded) { places.append((index, at)) }
+        }
+        guard !places.isEmpty else { return }
+        // The same bytes again, with where each came from.
+        Self.fold(utf8, into: buffer, origins: true)
+        for (index, at) in places {
+          found[index] = true
+          let start = buffer.origins[at].start
+          let end = buffer.origins[at + terms[index].count - 1].end
+          hits.append(Hit(field: field, offset: Int(start), length: Int(end - start)))
+        }
       }
     }
     guard found.allSatisfy({ $0 }) else { return nil }
@@ -81,6 +91,25 @@ public struct TextSearch: Sendable {
     return hits.sorted {
       $0.field == $1.field ? $0.offset < $1.offset : rank($0.field) < rank($1.field)
     }
+  }
+
+  /// Whether every word is found somewhere in `fields`: `hits(in:fields:) != nil`, without
+  /// placing the hits (no origins made), and done once every word is found.
+  public func matches(_ session: Session, in fields: [Field] = TextSearch.fields) -> Bool {
+    var found = [Bool](repeating: false, count: terms.count)
+    var left = terms.count
+    let buffer = FoldedText()
+    for field in fields {
+      guard var text = Self.text(of: field, in: session) else { continue }
+      text.withUTF8 { Self.fold($0, into: buffer, origins: false) }
+      for index in terms.indices where !found[index] {
+        guard Self.find(terms[index], in: buffer.folded) != nil else { continue }
+        found[index] = true
+        left -= 1
+      }
+      if left == 0 { return true }
+    }
+    return false
   }
 
   /// The text a field holds, as searched: the treatment only by a custom name.
@@ -138,84 +167,145 @@ public struct TextSearch: Sendable {
 
   // MARK: - Folding
 
-  /// Where a folded byte came from: the original character's scalars.
-  struct Origin {
-    let start: Int32
-    let end: Int32
+  /// `text` folded for searching, as UTF-8.
+  static func folded(_ text: String) -> [UInt8] {
+    var text = text
+    let buffer = FoldedText(capacity: text.utf8.count)
+    text.withUTF8 { fold($0, into: buffer, origins: false) }
+    return Array(buffer.folded)
   }
 
-  /// `text` folded for searching, as UTF-8, each byte with the original character it came
-  /// from. ASCII is folded by itself, byte by byte (most text, and most of the time of a
-  /// search of every session); a run of other characters (with the ASCII character before
-  /// it, which a combining mark may belong to) character by character: canonically composed,
+  /// `utf8` folded for searching into `buffer`, each byte with the original character it came
+  /// from when `origins` is asked for. ASCII is folded by itself, byte by byte (most text, and
+  /// most of the time of a search of every session): letters to lower case, each run of white
+  /// space to one space. A run of other characters (with the ASCII character before it, which
+  /// a combining mark may belong to) is folded character by character: canonically composed,
   /// then through Foundation's case and diacritic folding.
-  static func fold(_ text: String) -> (bytes: [UInt8], origin: [Origin]) {
-    var text = text
-    return text.withUTF8 { utf8 in
-      // ASCII runs are written straight into buffers of the text's size (no closure, no
-      // growing array: each cost more than the folding); other runs go through `append`.
-      var bytes = [UInt8](repeating: 0, count: utf8.count)
-      var origin = [Origin](repeating: Origin(start: 0, end: 0), count: utf8.count)
-      var count = 0
-      var index = 0
-      var offset: Int32 = 0
-      var lastWasSpace = false
-      while index < utf8.count {
-        let byte = utf8[index]
-        if byte < 0x80, index + 1 == utf8.count || utf8[index + 1] < 0x80 {
-          let isSpace = byte == 0x20 || (0x09...0x0D).contains(byte)
-          if !(isSpace && lastWasSpace) {
-            if count == bytes.count {
-              bytes.append(0)
-              origin.append(Origin(start: 0, end: 0))
-            }
-            bytes[count] = isSpace ? 0x20 : (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
-            origin[count] = Origin(start: offset, end: offset + 1)
-            count += 1
-          }
-          lastWasSpace = isSpace
-          index += 1
-          offset += 1
-          continue
-        }
-        // A run of other characters, with the ASCII one before any of them.
-        var end = index + 1
-        while end < utf8.count,
-          utf8[end] >= 0x80 || (end + 1 < utf8.count && utf8[end + 1] >= 0x80)
-        {
-          end += 1
-        }
-        let run = String(decoding: UnsafeBufferPointer(rebasing: utf8[index..<end]), as: UTF8.self)
-        for character in run {
-          let scalars = Int32(character.unicodeScalars.count)
-          let here = Origin(start: offset, end: offset + scalars)
-          offset += scalars
-          let folded: String
-          if character.isWhitespace {
-            if lastWasSpace { continue }
-            folded = " "
-            lastWasSpace = true
-          } else {
-            folded = String(character).precomposedStringWithCanonicalMapping.folding(
-              options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            lastWasSpace = false
-          }
-          for byte in folded.utf8 {
-            if count == bytes.count {
-              bytes.append(0)
-              origin.append(Origin(start: 0, end: 0))
-            }
+  ///
+  /// A search first folds a field without origins (the stretches of ASCII in a tight loop,
+  /// nothing allocated), and again with them only when a word was found in it.
+  static func fold(_ utf8: UnsafeBufferPointer<UInt8>, into buffer: FoldedText, origins: Bool) {
+    buffer.reset(expected: utf8.count, origins: origins)
+    guard let text = utf8.baseAddress else { return }
+    let total = utf8.count
+    var index = 0
+    var offset: Int32 = 0
+    var lastWasSpace = false
+    while index < total {
+      // The ASCII characters not followed by another kind: up to the one before the first
+      // byte of another character.
+      let other = firstNonASCII(text, from: index, count: total)
+      let stop = other == total ? total : max(index, other - 1)
+      if stop > index {
+        buffer.reserve(stop - index)
+        var count = buffer.count
+        let bytes = buffer.bytes
+        if origins {
+          let origin = buffer.origins
+          for at in index..<stop {
+            let (byte, isSpace) = foldASCII(text[at])
             bytes[count] = byte
-            origin[count] = here
-            count += 1
+            origin[count] = FoldedText.Origin(
+              start: offset + Int32(at - index), end: offset + Int32(at - index) + 1)
+            count &+= isSpace && lastWasSpace ? 0 : 1
+            lastWasSpace = isSpace
+          }
+        } else {
+          // Eight bytes at a time, unless one is white space after white space (to be
+          // dropped): then that byte alone.
+          var at = index
+          while at < stop {
+            if at + 8 <= stop {
+              let (word, spaces) = foldASCII(
+                eight: UnsafeRawPointer(text + at).loadUnaligned(as: UInt64.self))
+              if spaces & (spaces << 8 | (lastWasSpace ? 0x80 : 0)) == 0 {
+                UnsafeMutableRawPointer(bytes + count).storeBytes(of: word, as: UInt64.self)
+                count &+= 8
+                lastWasSpace = spaces >> 63 != 0
+                at &+= 8
+                continue
+              }
+            }
+            let (byte, isSpace) = foldASCII(text[at])
+            bytes[count] = byte
+            count &+= isSpace && lastWasSpace ? 0 : 1
+            lastWasSpace = isSpace
+            at &+= 1
           }
         }
-        index = end
+        buffer.setCount(count)
+        offset += Int32(stop - index)
+        index = stop
       }
-      bytes.removeLast(bytes.count - count)
-      origin.removeLast(origin.count - count)
-      return (bytes, origin)
+      guard index < total else { break }
+      // A run of other characters, with the ASCII one before any of them.
+      var end = index + 1
+      while end < total, text[end] >= 0x80 || (end + 1 < total && text[end + 1] >= 0x80) {
+        end += 1
+      }
+      let run = String(
+        decoding: UnsafeBufferPointer(start: text + index, count: end - index), as: UTF8.self)
+      for character in run {
+        let scalars = Int32(character.unicodeScalars.count)
+        let here = FoldedText.Origin(start: offset, end: offset + scalars)
+        offset += scalars
+        let folded: String
+        if character.isWhitespace {
+          if lastWasSpace { continue }
+          folded = " "
+          lastWasSpace = true
+        } else {
+          folded = String(character).precomposedStringWithCanonicalMapping.folding(
+            options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+          lastWasSpace = false
+        }
+        for byte in folded.utf8 { buffer.append(byte, from: here) }
+      }
+      index = end
     }
+  }
+
+  /// An ASCII byte folded: letters to lower case, white space (space, tab, line feed,
+  /// vertical tab, form feed, carriage return) to a space, which it says.
+  @inline(__always)
+  private static func foldASCII(_ byte: UInt8) -> (byte: UInt8, isSpace: Bool) {
+    let isSpace = byte == 0x20 || byte &- 0x09 < 5
+    if isSpace { return (0x20, true) }
+    return (byte &- 0x41 < 26 ? byte &+ 0x20 : byte, false)
+  }
+
+  /// Eight ASCII bytes folded as `foldASCII` folds each (lowest address in the lowest bits),
+  /// and the high bit of each byte that was white space. Within a byte below 0x80, adding a
+  /// constant below 0x80 never carries into the next, so each test is one addition.
+  @inline(__always)
+  private static func foldASCII(eight word: UInt64) -> (word: UInt64, spaces: UInt64) {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    // 0x41...0x5A: at least 0x41 and below 0x5B.
+    let upper = (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & high
+    // 0x20, or 0x09...0x0D.
+    let notSpace = word ^ (ones &* 0x20)
+    let space = ~((notSpace &+ ones &* 0x7F) | notSpace) & high
+    let control = (word &+ ones &* 0x77) & ~(word &+ ones &* 0x72) & high
+    let spaces = space | control
+    let spaceBytes = (spaces >> 7) &* 0xFF
+    let folded = ((word | upper >> 2) & ~spaceBytes) | (spaceBytes & (ones &* 0x20))
+    return (folded, spaces)
+  }
+
+  /// The index of the first byte from `index` that is not ASCII; `count` when there is none.
+  @inline(__always)
+  private static func firstNonASCII(
+    _ text: UnsafePointer<UInt8>, from index: Int, count: Int
+  ) -> Int {
+    var at = index
+    while at + 8 <= count {
+      let word = UnsafeRawPointer(text + at).loadUnaligned(as: UInt64.self)
+      if word & 0x8080_8080_8080_8080 != 0 { break }
+      at += 8
+    }
+    while at < count, text[at] < 0x80 { at += 1 }
+    return at
   }
 
   private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
@@ -225,24 +315,25 @@ public struct TextSearch: Sendable {
     return Array(slice)
   }
 
-  /// The index of the first occurrence of `term` in `text`.
-  private static func find(_ term: [UInt8], in text: [UInt8]) -> Int? {
-    guard !term.isEmpty, term.count <= text.count else { return nil }
-    return text.withUnsafeBufferPointer { text in
-      term.withUnsafeBufferPointer { term in
-        let first = term[0]
-        let last = text.count - term.count
-        var index = 0
-        while index <= last {
-          if text[index] == first {
-            var matched = 1
-            while matched < term.count, text[index + matched] == term[matched] { matched += 1 }
-            if matched == term.count { return index }
-          }
-          index += 1
-        }
-        return nil
+  /// The index of the first occurrence of `term` in `text`: each place of its first byte
+  /// (found by `memchr`, many bytes at a time), then the rest compared.
+  static func find(_ term: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard !term.isEmpty, term.count <= text.count, let base = text.baseAddress else {
+      return nil
+    }
+    return term.withUnsafeBufferPointer { term -> Int? in
+      guard let termBase = term.baseAddress else { return nil }
+      let first = Int32(term[0])
+      let rest = term.count - 1
+      let last = text.count - term.count
+      var from = 0
+      while from <= last {
+        guard let found = memchr(base + from, first, last - from + 1) else { return nil }
+        let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        if rest == 0 || memcmp(base + at + 1, termBase + 1, rest) == 0 { return at }
+        from = at + 1
       }
+      return nil
     }
   }
 }

@@ -43,6 +43,16 @@ public protocol SessionStorage: AnyObject {
     transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
   ) throws -> [SessionID]
 
+  /// For a search: every whole session whose summary `include` takes and that `matches`,
+  /// opened and handed to `transform` on every core, what it makes handed to `body` in
+  /// `order`; the ids of rows that could not be opened. Reads every row once in the
+  /// storage's own order, and only the matches again in `order`.
+  func streamMatching<Made: Sendable>(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    matches: @escaping @Sendable (Session) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID]
+
   /// Opens every session without keeping any: how many opened, and the ids of those that
   /// did not.
   func openEvery() throws -> (intact: Int, damaged: [SessionID])

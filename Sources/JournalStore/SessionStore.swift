@@ -753,7 +753,15 @@ public final class SessionStore {
   ) throws -> Session {
     let summary = try openSummary(
       opener, id: id, revision: revision, stored: stored, sealed: sealedSummary)
-    let body = try id.withBytes { bytes in
+    return try openSession(opener, summary, revision: revision, body: sealedBody)
+  }
+
+  /// The whole session of an opened summary, from its row's sealed body.
+  private static func openSession(
+    _ opener: RecordCipher.Opener, _ summary: SessionSummary, revision: Int64,
+    body sealedBody: UnsafeRawBufferPointer
+  ) throws -> Session {
+    let body = try summary.id.withBytes { bytes in
       try opener.open(sealedBody, id: bytes, column: .body, revision: UInt64(revision)) {
         plain in try RecordCodec.decodeBody(plain)
       }
@@ -774,6 +782,22 @@ public final class SessionStore {
     }
     var rows: [Row] = []
     var arena: [UInt8] = []
+
+    /// Copies the current row of `handle` in, its values read from the columns named.
+    mutating func append(
+      id: SessionID, _ handle: SQLiteStatement, revision: Int32, status: Int32, summary: Int32,
+      body: Int32
+    ) {
+      let summaryStart = arena.count
+      arena.append(contentsOf: SessionStore.blob(handle, summary))
+      let bodyStart = arena.count
+      arena.append(contentsOf: SessionStore.blob(handle, body))
+      rows.append(
+        Row(
+          id: id, revision: sqlite3_column_int64(handle, revision),
+          stored: RecordCodec.status(named: SessionStore.text(handle, status)),
+          summary: summaryStart..<bodyStart, body: bodyStart..<arena.count))
+    }
   }
 
   /// As `streamSessions`, with each session opened and handed to `transform` on every core,
@@ -794,69 +818,153 @@ public final class SessionStore {
         db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
-      let statement = try db.makeStatement(
-        sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
-      let handle = statement.sqliteStatement
-      var start = 0
-      // A batch ends at 512 rows or 1 MiB of sealed columns, whichever comes first: long
-      // texts must not make a batch (and the sessions opened from it) large.
-      let rowsPerBatch = 512
-      let bytesPerBatch = 1 << 20
-      while start < places.count {
-        var batch = RowBatch()
-        batch.arena.reserveCapacity(min(rowsPerBatch * 2600, bytesPerBatch) + 65_536)
-        var end = start
-        while end < places.count, end - start < rowsPerBatch,
-          batch.arena.count < bytesPerBatch
-        {
-          let place = places[end]
-          end += 1
-          sqlite3_reset(handle)
-          sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
-          guard try Self.step(handle, statement, db) else {
-            damaged.append(place.id)
-            continue
-          }
-          let summaryStart = batch.arena.count
-          batch.arena.append(contentsOf: Self.blob(handle, 1))
-          let bodyStart = batch.arena.count
-          batch.arena.append(contentsOf: Self.blob(handle, 2))
-          batch.rows.append(
-            RowBatch.Row(
-              id: place.id, revision: sqlite3_column_int64(handle, 0),
-              stored: RecordCodec.status(named: Self.text(handle, 3)),
-              summary: summaryStart..<bodyStart, body: bodyStart..<batch.arena.count))
+      try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
+      return damaged.sorted()
+    }
+  }
+
+  /// A batch ends at 512 rows or 1 MiB of sealed columns, whichever comes first: long texts
+  /// must not make a batch (and the sessions opened from it) large.
+  private static let rowsPerBatch = 512
+  private static let bytesPerBatch = 1 << 20
+
+  /// The sessions at `places`, read by id in that order a batch at a time, opened and handed
+  /// to `transform` on every core, what it makes handed to `body` in the same order; the ids
+  /// of rows missing or failing to open added to `damaged`.
+  private func open<Made: Sendable>(
+    _ places: [Place], _ db: Database, _ openers: [RecordCipher.Opener],
+    damaged: inout [SessionID], transform: @escaping @Sendable (Session) -> Made?,
+    _ body: (Made) throws -> Void
+  ) throws {
+    let statement = try db.makeStatement(
+      sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
+    let handle = statement.sqliteStatement
+    var start = 0
+    while start < places.count {
+      var batch = RowBatch()
+      batch.arena.reserveCapacity(min(Self.rowsPerBatch * 2600, Self.bytesPerBatch) + 65_536)
+      var end = start
+      while end < places.count, end - start < Self.rowsPerBatch,
+        batch.arena.count < Self.bytesPerBatch
+      {
+        let place = places[end]
+        end += 1
+        sqlite3_reset(handle)
+        sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
+        guard try Self.step(handle, statement, db) else {
+          damaged.append(place.id)
+          continue
         }
-        // Each core opens its share of the batch with its own opener.
+        batch.append(id: place.id, handle, revision: 0, status: 3, summary: 1, body: 2)
+      }
+      // Each core opens its share of the batch with its own opener.
+      let shares = openers.count
+      let results = Mutex([[(Made?, SessionID?)]](repeating: [], count: shares))
+      let frozen = batch
+      DispatchQueue.concurrentPerform(iterations: shares) { share in
+        var made: [(Made?, SessionID?)] = []
+        frozen.arena.withUnsafeBytes { arena in
+          for index in stride(from: share, to: frozen.rows.count, by: shares) {
+            let row = frozen.rows[index]
+            do {
+              let session = try Self.openSession(
+                openers[share], id: row.id, revision: row.revision, stored: row.stored,
+                summary: UnsafeRawBufferPointer(rebasing: arena[row.summary]),
+                body: UnsafeRawBufferPointer(rebasing: arena[row.body]))
+              made.append((transform(session), nil))
+            } catch {
+              made.append((nil, row.id))
+            }
+          }
+        }
+        results.withLock { $0[share] = made }
+      }
+      let all = results.withLock { $0 }
+      for index in frozen.rows.indices {
+        let (made, failed) = all[index % shares][index / shares]
+        if let failed { damaged.append(failed) }
+        if let made { try body(made) }
+      }
+      start = end
+    }
+  }
+
+  /// For a search: the whole sessions whose summary `include` takes and that `matches`,
+  /// each handed to `transform` on every core, what it makes handed to `body` in `order`;
+  /// the ids of the rows that failed to open, by id.
+  ///
+  /// Most sessions of a search do not match. So one pass reads the table in its own order
+  /// (sequential reads, as the floor of Scripts/search-floor.c does), opens every session
+  /// on every core (each summary once, and a body only if the summary is taken) and keeps
+  /// only the places of those that match; then only those are read again, by id, in `order`,
+  /// and made. Memory holds a batch and 24 bytes a match. All in one read transaction.
+  public func streamMatching<Made: Sendable>(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    matches: @escaping @Sendable (Session) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try checkIfListingDidNot()
+    let openers = try summaryOpeners()
+    return try read { db in
+      let statement = try db.makeStatement(
+        sql: "SELECT revision, summary, body, status, id FROM session")
+      let handle = statement.sqliteStatement
+      var places: [Place] = []
+      var damaged: [SessionID] = []
+      var more = true
+      while more {
+        var batch = RowBatch()
+        batch.arena.reserveCapacity(min(Self.rowsPerBatch * 2600, Self.bytesPerBatch) + 65_536)
+        while batch.rows.count < Self.rowsPerBatch, batch.arena.count < Self.bytesPerBatch {
+          guard try Self.step(handle, statement, db) else {
+            more = false
+            break
+          }
+          let digits = Self.text(handle, 4)
+          guard
+            let id = SessionID(storedDigits: digits)
+              ?? SessionID(String(decoding: digits, as: UTF8.self))
+          else { continue }
+          batch.append(id: id, handle, revision: 0, status: 3, summary: 1, body: 2)
+        }
         let shares = openers.count
-        let results = Mutex([[(Made?, SessionID?)]](repeating: [], count: shares))
+        let results = Mutex(
+          [(places: [Place], damaged: [SessionID])](
+            repeating: ([], []), count: shares))
         let frozen = batch
         DispatchQueue.concurrentPerform(iterations: shares) { share in
-          var made: [(Made?, SessionID?)] = []
+          var found: (places: [Place], damaged: [SessionID]) = ([], [])
           frozen.arena.withUnsafeBytes { arena in
             for index in stride(from: share, to: frozen.rows.count, by: shares) {
               let row = frozen.rows[index]
               do {
-                let session = try Self.openSession(
+                let summary = try Self.openSummary(
                   openers[share], id: row.id, revision: row.revision, stored: row.stored,
-                  summary: UnsafeRawBufferPointer(rebasing: arena[row.summary]),
+                  sealed: UnsafeRawBufferPointer(rebasing: arena[row.summary]))
+                guard include(summary) else { continue }
+                let session = try Self.openSession(
+                  openers[share], summary, revision: row.revision,
                   body: UnsafeRawBufferPointer(rebasing: arena[row.body]))
-                made.append((transform(session), nil))
+                if matches(session) { found.places.append(Place(date: summary.date, id: row.id)) }
               } catch {
-                made.append((nil, row.id))
+                found.damaged.append(row.id)
               }
             }
           }
-          results.withLock { $0[share] = made }
+          results.withLock { $0[share] = found }
         }
-        let all = results.withLock { $0 }
-        for index in frozen.rows.indices {
-          let (made, failed) = all[index % shares][index / shares]
-          if let failed { damaged.append(failed) }
-          if let made { try body(made) }
+        for found in results.withLock({ $0 }) {
+          places += found.places
+          damaged += found.damaged
         }
-        start = end
       }
+      switch order {
+      case .newestFirst:
+        heapSort(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+      case .oldestFirst:
+        heapSort(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+      }
+      try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
       return damaged.sorted()
     }
   }

@@ -75,6 +75,15 @@ public final class VaultStorage: SessionStorage, SyncStorage {
     try store.streamSessions(order: order, include: include, transform: transform, body)
   }
 
+  public func streamMatching<Made: Sendable>(
+    order: ReadOrder, include: @escaping @Sendable (SessionSummary) -> Bool,
+    matches: @escaping @Sendable (Session) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamMatching(
+      order: order, include: include, matches: matches, transform: transform, body)
+  }
+
   public func openEvery() throws -> (intact: Int, damaged: [SessionID]) { try store.openEvery() }
 
   /// Opens the sealed additions into sessions (one keyed write).

@@ -4,6 +4,7 @@ import JournalCore
 import JournalCrypto
 import JournalStorage
 import JournalTestSupport
+import Synchronization
 import Testing
 
 @testable import JournalStore
@@ -87,5 +88,47 @@ struct StreamedReadTests {
     #expect(told == 11)
     let verified = try store.openEvery()
     #expect(verified.intact == 10 && verified.damaged == damaged)
+  }
+
+  /// A search's read: every row opened once in the table's order, then only the matches
+  /// handed over, in date order either way, each made once; a damaged summary or body
+  /// named, whether it would have matched or not; the filter applied to the summary before
+  /// the body is opened (a damaged body it leaves out is not named).
+  @Test func matchingSessions() throws {
+    let (f, sessions, damaged) = try Self.fixture()
+    let store = try f.vault.sessions(keys: f.keys, random: f.random)
+    let readable = Self.oldestFirst(sessions).filter { !damaged.contains($0.id) }
+    let matching = readable.filter { $0.reflection == nil }
+    for order in [ReadOrder.newestFirst, .oldestFirst] {
+      let made = Mutex(0)
+      var seen: [SessionID] = []
+      let named = try store.streamMatching(
+        order: order, include: { _ in true }, matches: { $0.reflection == nil },
+        transform: { session -> SessionID in
+          made.withLock { $0 += 1 }
+          return session.id
+        }
+      ) { seen.append($0) }
+      let wanted = order == .oldestFirst ? matching : matching.reversed()
+      #expect(seen == wanted.map(\.id))
+      #expect(made.withLock { $0 } == matching.count)
+      #expect(named == damaged)
+    }
+    // Nothing matches: nothing made, the damage still named.
+    var none: [SessionID] = []
+    let named = try store.streamMatching(
+      order: .newestFirst, include: { _ in true }, matches: { _ in false },
+      transform: { $0.id }
+    ) { none.append($0) }
+    #expect(none.isEmpty && named == damaged)
+    // The eighth (its body damaged) left out by the filter: not opened, not named.
+    let eighth = sessions[7].id
+    var filtered: [SessionID] = []
+    let namedFiltered = try store.streamMatching(
+      order: .oldestFirst, include: { $0.id != eighth }, matches: { _ in true },
+      transform: { $0.id }
+    ) { filtered.append($0) }
+    #expect(filtered == readable.map(\.id))
+    #expect(namedFiltered == [sessions[4].id])
   }
 }

@@ -4,8 +4,9 @@ import JournalDiagnostics
 import JournalSystem
 
 /// `journal search`: the sessions whose texts hold every word, newest first, found by
-/// opening each session the filter takes as it is read (the streamed read `export` uses):
-/// nothing is indexed, nothing written, and memory does not grow with the journal.
+/// opening every session the filter takes as the vault's rows come, and then only the matches
+/// again in date order: nothing is indexed, nothing written, and memory holds 24 bytes a
+/// match.
 public enum SearchSessions {
   /// The words were given as arguments, read from standard input ("-"), or asked for.
   public static func words(_ arguments: [String], _ runtime: Runtime) throws -> TextSearch {
@@ -45,7 +46,9 @@ public enum SearchSessions {
     unfiltered.limit = nil
     var damaged: [SessionID] = []
     do {
-      damaged = try journal.read(unfiltered, order: .newestFirst) { session -> Made? in
+      damaged = try journal.search(
+        unfiltered, order: .newestFirst, matches: { search.matches($0, in: fields) }
+      ) { session -> Made? in
         search.hits(in: session, fields: fields).map { make(session, $0) }
       } _: { (made: Made) in
         try found(made)

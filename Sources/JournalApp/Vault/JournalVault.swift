@@ -468,6 +468,18 @@ public final class JournalVault {
       order: order, include: { filter.includes($0) }, transform: transform, body)
   }
 
+  /// For a search: every whole session the filter takes (its `limit` is the caller's) and
+  /// that `matches`, handed to `transform` on every core; what it makes handed to `body` in
+  /// `order`. The ids of rows that failed to open.
+  public func search<Made: Sendable>(
+    _ filter: SessionFilter, order: ReadOrder, matches: @escaping @Sendable (Session) -> Bool,
+    transform: @escaping @Sendable (Session) -> Made?, _ body: (Made) throws -> Void
+  ) throws -> [SessionID] {
+    try store.streamMatching(
+      order: order, include: { filter.includes($0) }, matches: matches, transform: transform,
+      body)
+  }
+
   /// The summaries the filter takes (only its `limit` newest), newest first unless `order`
   /// says otherwise, handed to `body` one at a time after `begin` is told the ids of rows
   /// that failed to open; all of those.
