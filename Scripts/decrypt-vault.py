@@ -113,6 +113,9 @@ def ledger_problem(db, vault_id, ledger_key):
     for (rid,) in db.execute("SELECT id FROM reminder"):
         if live.get(rid, ("",))[0] != "needs_reflection" and rid not in waiting_new:
             return f"the reminder of {rid[:8]} fits no waiting session"
+    if construction == 3:
+        return tree_problem(db, vault_id, ledger_key, generation, tag, live, trash, buried,
+                            outcome)
     message = b"JRNLLEDG\x01" + vault_id + struct.pack("<Q", generation)
     for sid, (status, revision) in sorted(live.items(), key=lambda kv: (kv[1][0], kv[0])):
         if outcome.get(sid) != "undone":
@@ -148,6 +151,69 @@ def ledger_problem(db, vault_id, ledger_key):
     expected = nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
     if not b.sodium_memcmp(expected, bytes(tag)):
         return "the rows do not add up to the ledger: a session removed, added or put back"
+    return None
+
+
+def sync_header(db):
+    """The Y entry (SECURITY.md, "The ledger"): what sync agreed, empty for a vault that does
+    not sync."""
+    settings = db.execute("SELECT device, seq, head, header_hash, server, clock_time,"
+                          " clock_counter FROM sync").fetchone()
+    if settings is None:
+        return b""
+    device, seq, head, header_hash, server, clock_time, clock_counter = settings
+    entry = b"\x04" + bytes(device) + struct.pack("<q", seq)
+    entry += bytes(head or bytes(32)) + bytes(header_hash or bytes(32))
+    entry += nacl.hash.blake2b(server.encode("utf-8"), digest_size=32, encoder=RAW)
+    return entry + struct.pack("<qq", clock_time, clock_counter)
+
+
+def tree_problem(db, vault_id, ledger_key, generation, tag, live, trash, buried, outcome):
+    """Construction 3 (format 12): the tag over the root of the tree of the S, D and R
+    entries, by the first two bytes of their id; the stored digests must be the ones made."""
+    leaves = {}
+
+    def add(sid, entry, order):
+        leaves.setdefault(int(sid[:4], 16), []).append((order, sid, entry))
+
+    for sid, (status, revision) in live.items():
+        if outcome.get(sid) != "undone":
+            add(sid, b"\x01" + bytes.fromhex(sid) + bytes([STATUS_BYTE[status]])
+                + struct.pack("<Q", revision), 0)
+    for sid in buried:
+        if outcome.get(sid) != "purged":
+            add(sid, b"\x03" + bytes.fromhex(sid), 1)
+    for sid, revision, generation_ in db.execute("SELECT id, revision, generation FROM sync_row"):
+        add(sid, b"\x05" + bytes.fromhex(sid) + struct.pack("<qq", revision, generation_), 2)
+    zero = bytes(32)
+    leaf_digest = [zero] * 65536
+    for index, entries in leaves.items():
+        body = b"".join(entry for _, _, entry in sorted(entries))
+        leaf_digest[index] = nacl.hash.blake2b(
+            b"JRNLLEAF" + struct.pack(">H", index) + body, digest_size=32, encoder=RAW)
+    nodes = []
+    for node in range(256):
+        group = leaf_digest[256 * node:256 * node + 256]
+        nodes.append(zero if all(d == zero for d in group) else nacl.hash.blake2b(
+            b"JRNLNODE" + bytes([node]) + b"".join(group), digest_size=32, encoder=RAW))
+    root = nacl.hash.blake2b(b"JRNLROOT" + b"".join(nodes), digest_size=32, encoder=RAW)
+    message = b"JRNLLEDG\x03" + vault_id + struct.pack("<Q", generation) + root
+    for sid, status, revision, batch, deleted_at, purge_after, _, _ in trash:
+        message += b"\x02" + bytes.fromhex(sid) + bytes([STATUS_BYTE[status]])
+        message += struct.pack("<Qqqq", revision, batch, deleted_at, purge_after)
+    message += sync_header(db)
+    sealing, slot = db.execute("SELECT sealing_key, recovery_slot FROM vault").fetchone()
+    message += b"\x06" + bytes([0 if sealing is None else 1])
+    message += (nacl.hash.blake2b(bytes(slot), digest_size=32, encoder=RAW)
+                if slot is not None else bytes(32))
+    expected = nacl.hash.blake2b(message, digest_size=32, key=ledger_key, encoder=RAW)
+    if not b.sodium_memcmp(expected, bytes(tag)):
+        return "the rows do not add up to the ledger: a session removed, added or put back"
+    stored_leaves = {i: bytes(d) for i, d in db.execute("SELECT leaf, digest FROM ledger_leaf")}
+    stored_nodes = {i: bytes(d) for i, d in db.execute("SELECT node, digest FROM ledger_node")}
+    if stored_leaves != {i: d for i, d in enumerate(leaf_digest) if d != zero} \
+            or stored_nodes != {i: d for i, d in enumerate(nodes) if d != zero}:
+        return "the ledger's tree was changed in the file"
     return None
 
 
@@ -277,7 +343,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 11 or alg != "argon2id13":
+    if version > 12 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
