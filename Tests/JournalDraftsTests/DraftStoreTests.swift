@@ -150,7 +150,11 @@ struct DraftStoreTests {
     if damage != "newer" {
       #expect(throws: DraftError.damaged(id: id.short)) { try store.read(id) }
     }
-    #expect(entries.first { $0.id == stored(5).draft.id }?.state == .ready(stored(5)))
+    // (Its lock too can be held for a moment by such a copy: in use, then ready.)
+    let ready = eventually(timeout: 10) {
+      (try? store.scan())?.first { $0.id == stored(5).draft.id }?.state == .ready(stored(5))
+    }
+    #expect(ready, "\(entries)")
     #expect(try store.read(stored(5).draft.id) == stored(5))
   }
 
