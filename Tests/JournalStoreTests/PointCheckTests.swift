@@ -156,4 +156,26 @@ struct PointCheckTests {
     }
     #expect(again.leaves == stored.leaves && again.nodes == stored.nodes)
   }
+
+  /// The tree made from entries held in memory (how `list` and this computer's record check
+  /// it) is the tree stored, entries of many leaves and of one leaf alike.
+  @Test func theTreeFromEntriesIsTheStoredTree() throws {
+    let f = try StoreFixture()
+    for seed in UInt8(1)...40 {
+      try f.store.upsert(try session(f, seed % 4, seed % 3, seed))
+    }
+    let gone = try session(f, 9, 9, 90)
+    try f.store.upsert(gone)
+    try f.store.trash([gone.id], now: t0, purgeAfter: t0 + 1)
+    #expect(try f.vault.purgeExpired(now: t0 + 2) == 1)
+    try f.store.upsert(try session(f, 9, 9, 91))
+    let rows = try f.vault.ledgerRows()
+    let parts = try #require(rows.syncParts)
+    let made = LedgerTree.make(
+      sessions: rows.sessions, tombstones: rows.tombstones, syncRows: parts.rows)
+    let stored = try GRDBAccess.queue(f.path).read { db in try LedgerTree.stored(db) }
+    #expect(made == stored.leaves)
+    #expect(made.nodes() == stored.nodes)
+    #expect(rows.tombstones.count == LedgerRows.tombstoneBytes)
+  }
 }
