@@ -1050,17 +1050,10 @@ public final class SessionStore {
       count.added += 1
       guard !dryRun else { return }
       // New: revision 1, written with the statements prepared once.
-      var summary = RecordCodec.encodeSummary(session)
-      var body = RecordCodec.encodeBody(session)
-      defer {
-        wipe(&summary)
-        wipe(&body)
-      }
-      let id = session.id.bytes
+      let sealed = try sealColumns(session, revision: 1)
       try rows.insert(
-        id: hex, status: session.status.stored.rawValue,
-        summary: try cipher.seal(summary, id: id, column: .summary, revision: 1),
-        body: try cipher.seal(body, id: id, column: .body, revision: 1), revision: 1)
+        id: hex, status: session.status.stored.rawValue, summary: sealed.summary,
+        body: sealed.body, revision: 1)
       if rows.reminders { try Self.clearReminderIfComplete(session, db) }
       return
     }
@@ -1111,6 +1104,14 @@ public final class SessionStore {
   }
 
   private func seal(_ session: Session, revision: UInt64) throws -> SealedRow {
+    let sealed = try sealColumns(session, revision: revision)
+    return SealedRow(summary: Data(sealed.summary), body: Data(sealed.body))
+  }
+
+  /// A session's two columns encoded and sealed at `revision`; the plaintexts wiped.
+  private func sealColumns(_ session: Session, revision: UInt64) throws -> (
+    summary: [UInt8], body: [UInt8]
+  ) {
     var summary = RecordCodec.encodeSummary(session)
     var body = RecordCodec.encodeBody(session)
     defer {
@@ -1118,9 +1119,10 @@ public final class SessionStore {
       wipe(&body)
     }
     let id = session.id.bytes
-    return SealedRow(
-      summary: Data(try cipher.seal(summary, id: id, column: .summary, revision: revision)),
-      body: Data(try cipher.seal(body, id: id, column: .body, revision: revision)))
+    return (
+      try cipher.seal(summary, id: id, column: .summary, revision: revision),
+      try cipher.seal(body, id: id, column: .body, revision: revision)
+    )
   }
 
   private func openSummary(row: Row, id: SessionID, revision: UInt64) throws -> SessionSummary {
