@@ -169,7 +169,7 @@ def sync_header(db):
 
 
 def tree_problem(db, vault_id, ledger_key, generation, tag, live, trash, buried, outcome):
-    """Construction 3 (format 12): the tag over the root of the tree of the S, D and R
+    """Construction 3 (formats 12 and 13): the tag over the root of the tree of the S, D and R
     entries, by the first two bytes of their id; the stored digests must be the ones made."""
     leaves = {}
 
@@ -343,7 +343,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 12 or alg != "argon2id13":
+    if version > 13 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")

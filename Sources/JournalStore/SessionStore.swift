@@ -24,6 +24,8 @@ public final class SessionStore {
   var pointChecks = false
   /// The leaves checked at `checked` (point checks).
   private var checkedLeaves: Set<Int> = []
+  /// How many sessions a sync has read by their leaves (point checks; `syncLeavesAtMost`).
+  var syncLeavesRead = 0
   /// The ledger stamp this store last checked or wrote: a write that finds it unchanged need
   /// not check the whole vault again. Nil for a vault not yet protected (read-only).
   public private(set) var checked: LedgerStamp?
@@ -150,7 +152,7 @@ public final class SessionStore {
   }
 
   /// In a read of `db`: checks the leaves of `ids` (point checks), each once per stamp.
-  private func checkLeaves(of ids: [SessionID], _ db: Database) throws {
+  func checkLeaves(of ids: [SessionID], _ db: Database) throws {
     try checkLeaves(Set(ids.map(LedgerTree.leaf(of:))), db)
   }
 

@@ -94,13 +94,15 @@ extension Vault {
       ])
   }
 
-  /// Notes when this device last synced (`sync status`).
+  /// Notes when this device last synced (`sync status`), and forgets the outbox's sessions
+  /// agreed since, or no longer here.
   public func noteSync(at time: Date) throws {
     if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
     try write { db in
       try db.execute(
         sql: "UPDATE sync SET last_sync = ? WHERE singleton = 1",
         arguments: [StoredRange.millis(time)])
+      try db.execute(sql: Self.pruneOutboxSQL)
     }
   }
 
@@ -123,43 +125,79 @@ extension Vault {
     }
   }
 
-  /// Sessions changed here since last agreed (or never synced). Through the index of (id,
-  /// revision): SQLite would otherwise look each up by the primary key and read every
-  /// ~600-byte row for its revision (a 10,000-session journal's 6 MB for every sync).
+  /// Sessions changed here since last agreed (or never synced): of those the outbox names
+  /// (every session written since the vault began to sync, less those `pruneOutboxSQL` found
+  /// agreed since), the ones whose revision is not the agreed one. Read from the outbox, not
+  /// from every session: a sync costs what it sends (a join over every session was most of a
+  /// sync with nothing to do at 100,000 sessions). CROSS JOIN keeps the outbox the outer
+  /// loop: without statistics SQLite would scan every session and look each up in it.
   static let dirtySQL = """
-    SELECT s.id FROM session s LEFT JOIN sync_row r INDEXED BY sync_row_revision ON r.id = s.id
+    SELECT o.id FROM sync_outbox o CROSS JOIN session s ON s.id = o.id
+    LEFT JOIN sync_row r INDEXED BY sync_row_revision ON r.id = o.id
     WHERE r.id IS NULL OR r.revision != s.revision
     """
-  /// Sessions deleted here (their undo window closed) that the server still holds.
-  static let removedSQL = "SELECT t.id FROM tombstone t JOIN sync_row r ON r.id = t.id"
+  /// Forgets the outbox's sessions that are agreed now (or no longer here): after a sync's
+  /// write, and when a sync found nothing to send.
+  static let pruneOutboxSQL = "DELETE FROM sync_outbox WHERE id NOT IN (\(dirtySQL))"
+  /// Sessions deleted here (their undo window closed) that the server still holds. From the
+  /// tombstones (CROSS JOIN: SQLite would otherwise scan every agreed row), each looked up
+  /// among the agreed rows.
+  static let removedSQL = "SELECT t.id FROM tombstone t CROSS JOIN sync_row r ON r.id = t.id"
 }
 
 extension SessionStore {
-  /// The ids of sessions changed here since they were last agreed with the server, and of
-  /// deletions the server has still to hear of.
-  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
-    try vault.read { db in
-      (
-        try String.fetchAll(db, sql: Vault.dirtySQL).compactMap(SessionID.init),
-        try String.fetchAll(db, sql: Vault.removedSQL).compactMap(SessionID.init)
-      )
-    }
+  /// How many sessions one sync reads by their leaves (point checks) before the whole check
+  /// is cheaper: each leaf is a query, the whole check one pass over every row.
+  static let syncLeavesAtMost = 512
+
+  /// Whether `count` more sessions are checked by their leaves (else the whole vault is).
+  private func byLeaves(_ count: Int) -> Bool {
+    guard pointChecks, syncLeavesRead + count <= Self.syncLeavesAtMost else { return false }
+    syncLeavesRead += count
+    return true
   }
 
-  /// The ids of every session agreed with the server.
+  /// The ids of sessions changed here since they were last agreed with the server, and of
+  /// deletions the server has still to hear of. With point checks the leaves of every one of
+  /// them are checked in the same read (a row planted to look changed or deleted is refused
+  /// before anything is sent); past `syncLeavesAtMost`, the whole vault is.
+  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
+    let (outbox, checked) = try vault.read { db in
+      let outbox = (
+        changed: try String.fetchAll(db, sql: Vault.dirtySQL).compactMap(SessionID.init),
+        removed: try String.fetchAll(db, sql: Vault.removedSQL).compactMap(SessionID.init)
+      )
+      guard pointChecks else { return (outbox, true) }
+      let ids = outbox.changed + outbox.removed
+      guard byLeaves(ids.count) else { return (outbox, false) }
+      try checkLeaves(of: ids, db)
+      return (outbox, true)
+    }
+    if checked { return outbox }
+    try checkIfListingDidNot()
+    return try syncOutbox()
+  }
+
+  /// The ids of every session agreed with the server (a read of many rows: the whole check
+  /// first, for a store of point checks).
   public func syncAgreed() throws -> [SessionID] {
-    try vault.read { db in
+    try checkIfListingDidNot()
+    return try vault.read { db in
       try String.fetchAll(db, sql: "SELECT id FROM sync_row").compactMap(SessionID.init)
     }
   }
 
   /// The sessions with these ids as this device holds them (in the vault or its trash),
-  /// with what was last agreed; ids this device has deleted for good are `tombstoned`.
+  /// with what was last agreed; ids this device has deleted for good are `tombstoned`. With
+  /// point checks, their leaves are checked in the same read (past `syncLeavesAtMost`, the
+  /// whole vault).
   public func syncLocal(
     _ ids: [SessionID]
   ) throws -> (local: [SessionID: SyncLocal], tombstoned: Set<SessionID>) {
-    try checkIfListingDidNot()
+    let byLeaf = byLeaves(ids.count)
+    if !byLeaf { try checkIfListingDidNot() }
     return try vault.read { db in
+      if byLeaf { try checkLeaves(of: ids, db) }
       var local: [SessionID: SyncLocal] = [:]
       var tombstoned: Set<SessionID> = []
       for id in ids {
@@ -312,6 +350,7 @@ extension SessionStore {
       var settings = commit.settings
       settings.serverTag = try Self.serverTag(settings.server, key: fingerprintKey)
       try Vault.writeSyncSettings(settings, db)
+      try db.execute(sql: Vault.pruneOutboxSQL)
       return true
     }
   }
@@ -366,6 +405,7 @@ extension SessionStore {
     try write(bulk: true) { db in
       try db.execute(sql: "DELETE FROM sync_row")
       try db.execute(sql: "DELETE FROM sync")
+      try db.execute(sql: "DELETE FROM sync_outbox")
     }
   }
 
@@ -376,6 +416,8 @@ extension SessionStore {
       var settings = settings
       settings.serverTag = try Self.serverTag(settings.server, key: fingerprintKey)
       try Vault.writeSyncSettings(settings, db)
+      // Every session here is still to be sent; from now on the triggers add what is written.
+      try db.execute(sql: "INSERT OR IGNORE INTO sync_outbox (id) SELECT id FROM session")
     }
   }
 

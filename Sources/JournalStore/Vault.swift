@@ -30,7 +30,7 @@ public enum LedgerCheck: Sendable {
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 12
+  public static let formatVersion = 13
 
   public let path: String
   let database: DatabaseQueue
@@ -325,19 +325,21 @@ public final class Vault {
     return "file:\(escaped)?immutable=1"
   }
 
-  /// What the vault's schema must hold at today's format: every table and index the
+  /// What the vault's schema must hold at today's format: every table, index and trigger the
   /// migrations make. Checked at every opening (one read of `sqlite_master`, a few hundred
-  /// microseconds): a table or index dropped, or a format number lowered (which would make an
+  /// microseconds): a table, index or trigger dropped, or a format number lowered (which would make an
   /// older journal take the vault for one it understands), is damage of the file's structure.
   static let requiredSchema: Set<String> = [
     "vault", "session", "trash", "tombstone", "reminder", "ledger", "addition", "sync",
     "sync_row", "trash_purge", "session_list", "session_ledger", "addition_id",
-    "sync_row_revision", "ledger_leaf", "ledger_node",
+    "sync_row_revision", "ledger_leaf", "ledger_node", "sync_outbox", "sync_outbox_new",
+    "sync_outbox_changed", "sync_outbox_reagreed", "sync_outbox_forgotten",
   ]
 
   private static func checkStructure(_ db: Database, path: String) throws {
     let names = try Set(
-      String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"))
+      String.fetchAll(
+        db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'index', 'trigger')"))
     let version = try Int.fetchOne(db, sql: "SELECT format_version FROM vault")
     guard requiredSchema.isSubset(of: names), version == formatVersion else {
       throw StoreError.damagedStructure(path: path)
@@ -633,6 +635,50 @@ public final class Vault {
             digest BLOB NOT NULL CHECK (length(digest) = 32)
           );
           UPDATE vault SET format_version = 12;
+          """)
+    }
+    migrator.registerMigration("v13: what sync has to send") { db in
+      // A sync costs what it sends, not the size of the journal (SECURITY.md, "Vault
+      // format"): the ids of sessions written, or whose agreement was changed or removed,
+      // while the vault syncs are kept as it happens, by triggers; a sync reads these, not
+      // every session. Ids only, as in the session table; what each holds is still decided by
+      // the rows themselves (revision against the agreed one) and checked by the ledger. Not
+      // INSERT OR IGNORE: a trigger's conflict clause gives way to the outer statement's,
+      // and a session's upsert (ON CONFLICT DO UPDATE) would make it fail.
+      try db.execute(
+        sql: """
+          CREATE TABLE sync_outbox (
+            id TEXT NOT NULL PRIMARY KEY
+              CHECK (length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*')
+          ) WITHOUT ROWID;
+          INSERT INTO sync_outbox (id)
+            SELECT s.id FROM session s LEFT JOIN sync_row r ON r.id = s.id
+            WHERE EXISTS (SELECT 1 FROM sync) AND (r.id IS NULL OR r.revision != s.revision);
+          CREATE TRIGGER sync_outbox_new AFTER INSERT ON session
+            WHEN EXISTS (SELECT 1 FROM sync)
+            BEGIN
+              INSERT INTO sync_outbox (id) SELECT NEW.id
+                WHERE NOT EXISTS (SELECT 1 FROM sync_outbox WHERE id = NEW.id);
+            END;
+          CREATE TRIGGER sync_outbox_changed AFTER UPDATE OF revision ON session
+            WHEN EXISTS (SELECT 1 FROM sync)
+            BEGIN
+              INSERT INTO sync_outbox (id) SELECT NEW.id
+                WHERE NOT EXISTS (SELECT 1 FROM sync_outbox WHERE id = NEW.id);
+            END;
+          CREATE TRIGGER sync_outbox_reagreed AFTER UPDATE OF revision ON sync_row
+            WHEN EXISTS (SELECT 1 FROM sync)
+            BEGIN
+              INSERT INTO sync_outbox (id) SELECT NEW.id
+                WHERE NOT EXISTS (SELECT 1 FROM sync_outbox WHERE id = NEW.id);
+            END;
+          CREATE TRIGGER sync_outbox_forgotten AFTER DELETE ON sync_row
+            WHEN EXISTS (SELECT 1 FROM sync)
+            BEGIN
+              INSERT INTO sync_outbox (id) SELECT OLD.id
+                WHERE NOT EXISTS (SELECT 1 FROM sync_outbox WHERE id = OLD.id);
+            END;
+          UPDATE vault SET format_version = 13;
           """)
     }
     return migrator

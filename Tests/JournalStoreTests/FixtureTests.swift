@@ -19,8 +19,8 @@ import Testing
 /// rows at revision 1 and the ledger at generation 1. Fixtures 6 to 10 are fixture 5 migrated
 /// up to exactly that format (migrations are never edited once shipped) with what each
 /// format adds set as its code sets it: the sealing key (7), a recovery slot (8). Fixture
-/// 11 is fixture 10 opened with its key by format 11's code, and fixture 12 is fixture 11
-/// opened so by format 12's code. Every test runs up to
+/// 11 is fixture 10 opened with its key by format 11's code, and fixtures 12 and 13 are the
+/// one before opened so by their format's code. Every test runs up to
 /// `Vault.formatVersion`: a new format without its fixture fails here.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
@@ -33,6 +33,7 @@ struct FixtureTests {
     6: "v6: sessions closed without a reflection", 7: "v7: sealed additions",
     8: "v8: recovery slot", 9: "v9: key rotation", 10: "v10: sync",
     11: "v11: marks in the summary, settings in the ledger", 12: "v12: the ledger's tree",
+    13: "v13: what sync has to send",
   ]
   /// The recovery code of fixtures 8 and 9, made again from its seed.
   static func recoveryCode() throws -> RecoveryCode {
@@ -181,7 +182,7 @@ struct FixtureTests {
     }
   }()
 
-  /// Writes fixtures 1 to 4 and 6 to 12 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
+  /// Writes fixtures 1 to 4 and 6 to 13 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
   /// normal run: the committed files are what shipped). Fixtures 6 to 10 start from the
   /// committed fixture 5.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
@@ -201,8 +202,9 @@ struct FixtureTests {
     }
     // Fixture 11 is fixture 10 opened with its key by format 11's code, as a person's vault
     // became format 11: migrated, and its ledger stamped in format 11's construction. Fixture
-    // 12 is fixture 11 opened so by format 12's code (the ledger's tree made).
-    for format in 11...12 {
+    // 12 is fixture 11 opened so by format 12's code (the ledger's tree made), and 13 is 12
+    // opened so by format 13's (the sync outbox made).
+    for format in 11...13 {
       let earlier = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v\(format - 1).db"
       let path = directory + "/vault-v\(format).db"
       unlink(path)

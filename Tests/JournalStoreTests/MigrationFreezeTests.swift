@@ -40,6 +40,10 @@ struct MigrationFreezeTests {
       "b17e36e4d93bf7c0d6e9ada185f347ca90e35c010136a20c0b8885e7fc04f3f8"
     ),
     ("v12: the ledger's tree", "300f1ff1c801fb6df773a9104848a0d24462d9324a5079d2b2248c3f4d558cdb"),
+    (
+      "v13: what sync has to send",
+      "15e1aa07a5df13bb550e68a5d31fa83a4fe9da077a162d9daac350eaaf4bffb6"
+    ),
   ]
 
   /// The schema after each migration, in order, and its digest.

@@ -286,6 +286,49 @@ struct SyncTests {
     #expect(a.run("sync").status == 12)
   }
 
+  /// A sync checks the leaves of what it sends (issue 35): a session planted to look changed
+  /// here, or a deletion planted for one agreed, is refused before anything is sent, and the
+  /// other device keeps the session as it was.
+  @Test(
+    needsServer,
+    arguments: [
+      "UPDATE session SET revision = revision + 1 WHERE id = '@ID@'",
+      "INSERT INTO tombstone (id) VALUES ('@ID@')",
+    ])
+  func plantedOutboxIsRefused(sql: String) throws {
+    let (_, a, b, ids) = try Self.pair("planted_\(sql.hasPrefix("UPDATE") ? "change" : "tomb")")
+    a.ok("unlock")
+    defer { a.run("lock") }
+    let id = a.fullID(ids[0])
+    if sql.hasPrefix("INSERT") {
+      try Device.tamper(a.vaultPath, "DELETE FROM session WHERE id = '\(id)'")
+    }
+    try Device.tamper(a.vaultPath, sql.replacingOccurrences(of: "@ID@", with: id))
+    let refused = a.run("sync")
+    #expect(refused.status == 12, "\(refused)")
+    b.ok("sync")
+    #expect(b.ok("show", ids[0]).stdout.contains("intention 0"))
+  }
+
+  /// A sync reads only the sessions it moves: one removed from the file behind the ledger's
+  /// back and not among them is neither sent as a deletion nor blessed by the sync's write;
+  /// the next command that reads it still refuses the vault.
+  @Test(needsServer) func syncDoesNotBlessWhatItDidNotRead() throws {
+    let (_, a, b, ids) = try Self.pair("unread")
+    a.ok("unlock")
+    defer { a.run("lock") }
+    try Device.tamper(a.vaultPath, "DELETE FROM session WHERE id = '\(a.fullID(ids[0]))'")
+    // A change of another session is sent and taken by the other device
+    a.ok("edit", ids[1], "--dose", "SENT-AFTER-THE-DELETION")
+    a.ok("sync")
+    b.ok("sync")
+    #expect(b.ok("show", ids[1]).stdout.contains("SENT-AFTER-THE-DELETION"))
+    // The deleted one was not sent as a deletion, and this vault is still refused
+    #expect(b.ok("show", ids[0]).stdout.contains("intention 0"))
+    #expect(a.run("list").status == 12)
+    #expect(a.run("show", ids[0]).status == 12)
+  }
+
   /// A server address edited into the vault file is refused by the vault's check, and never
   /// contacted first, even while the agent holds the key (the connection made during the
   /// check goes only to an address whose tag the key confirms).
