@@ -24,6 +24,19 @@ public final class KeyedHash {
     guard status == 0 else { throw .integrity }
   }
 
+  /// Begins a new hash under `key` in the same guarded state (a new state is a guarded
+  /// allocation: several system calls and a locked page, too many for a hash per field of
+  /// every session a sync sends).
+  public func restart(key: SecureBytes) throws(CryptoError) {
+    let status = withState { state in
+      key.withUnsafeBytes { key in
+        crypto_generichash_init(state, key.bytes, key.count, Self.bytes)
+      }
+    }
+    guard status == 0 else { throw .integrity }
+    finished = false
+  }
+
   /// Adds `bytes` to what is hashed.
   public func update(_ bytes: UnsafeRawBufferPointer) {
     precondition(!finished, "a keyed hash is finished once")

@@ -31,8 +31,9 @@ public protocol SyncStorage: AnyObject {
   /// How many sessions changed here since last agreed, and deletions still to be sent.
   func syncPending() throws -> (sessions: Int, removals: Int)
 
-  /// The ids of sessions changed here since last agreed, and of deletions still to be sent.
-  func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID])
+  /// The ids of sessions changed here since last agreed (in id order, the first `limit` of
+  /// them when given), and of deletions still to be sent.
+  func syncOutbox(limit: Int?) throws -> (changed: [SessionID], removed: [SessionID])
 
   /// The ids of every session this device has agreed with the server (sent or received).
   func syncAgreed() throws -> [SessionID]

@@ -26,6 +26,9 @@ public final class SessionStore {
   private var checkedLeaves: Set<Int> = []
   /// How many sessions a sync has read by their leaves (point checks; `syncLeavesAtMost`).
   var syncLeavesRead = 0
+  /// The one guarded hash state `fingerprint` restarts for every field (under its lock).
+  var fingerprintHash: KeyedHash?
+  let fingerprintLock = NSLock()
   /// The ledger stamp this store last checked or wrote: a write that finds it unchanged need
   /// not check the whole vault again. Nil for a vault not yet protected (read-only).
   public private(set) var checked: LedgerStamp?
@@ -1145,10 +1148,10 @@ public final class SessionStore {
   func fetch(_ id: SessionID, _ db: Database, trashed: Bool = false) throws -> Session {
     guard
       let row = try Row.fetchOne(
-        db,
-        sql: trashed
-          ? "SELECT id, status, summary, body, revision FROM trash WHERE id = ? AND outcome IS NULL"
-          : "SELECT id, status, summary, body, revision FROM session WHERE id = ?",
+        db.cachedStatement(
+          sql: trashed
+            ? "SELECT id, status, summary, body, revision FROM trash WHERE id = ? AND outcome IS NULL"
+            : "SELECT id, status, summary, body, revision FROM session WHERE id = ?"),
         arguments: [id.hex])
     else { throw StoreError.noMatch(prefix: id.short) }
     guard let stored = try? row.decode(Int64.self, atIndex: 4), StoredRange.isCounter(stored)

@@ -126,9 +126,9 @@ extension Vault {
   }
 
   /// Sessions changed here since last agreed (or never synced): of those the outbox names
-  /// (every session written since the vault began to sync, less those `pruneOutboxSQL` found
-  /// agreed since), the ones whose revision is not the agreed one. Read from the outbox, not
-  /// from every session: a sync costs what it sends (a join over every session was most of a
+  /// (every session written since the vault began to sync, less those found agreed since),
+  /// the ones whose revision is not the agreed one. Read from the outbox, not from every
+  /// session: a sync costs what it sends (a join over every session was most of a
   /// sync with nothing to do at 100,000 sessions). CROSS JOIN keeps the outbox the outer
   /// loop: without statistics SQLite would scan every session and look each up in it.
   static let dirtySQL = """
@@ -136,9 +136,16 @@ extension Vault {
     LEFT JOIN sync_row r INDEXED BY sync_row_revision ON r.id = o.id
     WHERE r.id IS NULL OR r.revision != s.revision
     """
-  /// Forgets the outbox's sessions that are agreed now (or no longer here): after a sync's
-  /// write, and when a sync found nothing to send.
+  /// Forgets the outbox's sessions that are agreed now (or no longer here), when a sync
+  /// found nothing to send.
   static let pruneOutboxSQL = "DELETE FROM sync_outbox WHERE id NOT IN (\(dirtySQL))"
+  /// Forgets one session of the outbox if it is agreed now (or no longer here): after a
+  /// sync's write, for each session it wrote or agreed.
+  static let pruneOneSQL = """
+    DELETE FROM sync_outbox WHERE id = ?1 AND NOT EXISTS (
+      SELECT 1 FROM session s LEFT JOIN sync_row r ON r.id = s.id
+      WHERE s.id = ?1 AND (r.id IS NULL OR r.revision != s.revision))
+    """
   /// Sessions deleted here (their undo window closed) that the server still holds. From the
   /// tombstones (CROSS JOIN: SQLite would otherwise scan every agreed row), each looked up
   /// among the agreed rows.
@@ -157,15 +164,20 @@ extension SessionStore {
     return true
   }
 
-  /// The ids of sessions changed here since they were last agreed with the server, and of
-  /// deletions the server has still to hear of. With point checks the leaves of every one of
-  /// them are checked in the same read (a row planted to look changed or deleted is refused
-  /// before anything is sent); past `syncLeavesAtMost`, the whole vault is.
-  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
+  /// The ids of sessions changed here since they were last agreed with the server (in id
+  /// order; the first `limit` when given), and of deletions the server has still to hear of.
+  /// With point checks the leaves of every one of them are checked in the same read (a row
+  /// planted to look changed or deleted is refused before anything is sent); past
+  /// `syncLeavesAtMost`, the whole vault is.
+  public func syncOutbox(limit: Int? = nil) throws -> (changed: [SessionID], removed: [SessionID]) {
     let (outbox, checked) = try vault.read { db in
       let outbox = (
-        changed: try String.fetchAll(db, sql: Vault.dirtySQL).compactMap(SessionID.init),
-        removed: try String.fetchAll(db, sql: Vault.removedSQL).compactMap(SessionID.init)
+        changed: try String.fetchAll(
+          db.cachedStatement(sql: Vault.dirtySQL + " ORDER BY o.id LIMIT ?"),
+          arguments: [limit ?? -1]
+        ).compactMap(SessionID.init),
+        removed: try String.fetchAll(db.cachedStatement(sql: Vault.removedSQL))
+          .compactMap(SessionID.init)
       )
       guard pointChecks else { return (outbox, true) }
       let ids = outbox.changed + outbox.removed
@@ -175,7 +187,7 @@ extension SessionStore {
     }
     if checked { return outbox }
     try checkIfListingDidNot()
-    return try syncOutbox()
+    return try syncOutbox(limit: limit)
   }
 
   /// The ids of every session agreed with the server (a read of many rows: the whole check
@@ -202,7 +214,8 @@ extension SessionStore {
       var tombstoned: Set<SessionID> = []
       for id in ids {
         if try Bool.fetchOne(
-          db, sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)", arguments: [id.hex])
+          db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)"),
+          arguments: [id.hex])
           == true
         {
           tombstoned.insert(id)
@@ -213,7 +226,7 @@ extension SessionStore {
           local[id] = SyncLocal(
             session: try self.fetch(id, db), revision: revision, base: base, trashed: false)
         } else if let revision = try Int64.fetchOne(
-          db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL",
+          db.cachedStatement(sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL"),
           arguments: [id.hex])
         {
           local[id] = SyncLocal(
@@ -228,7 +241,8 @@ extension SessionStore {
   private func syncBase(_ id: SessionID, _ db: Database) throws -> SyncBaseRecord? {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT generation, base FROM sync_row WHERE id = ?", arguments: [id.hex])
+        db.cachedStatement(sql: "SELECT generation, base FROM sync_row WHERE id = ?"),
+        arguments: [id.hex])
     else { return nil }
     do {
       let generation = UInt64(max(try row.decode(Int64.self, atIndex: 0), 1))
@@ -255,7 +269,16 @@ extension SessionStore {
   /// A keyed fingerprint of a field's value (16 bytes): equal values, equal fingerprints;
   /// nothing of the value can be read from it without the key.
   public func fingerprint(_ session: Session, _ field: SyncField) throws -> [UInt8] {
-    let hash = try KeyedHash(key: fingerprintKey)
+    fingerprintLock.lock()
+    defer { fingerprintLock.unlock() }
+    let hash: KeyedHash
+    if let made = fingerprintHash {
+      try made.restart(key: fingerprintKey)
+      hash = made
+    } else {
+      hash = try KeyedHash(key: fingerprintKey)
+      fingerprintHash = hash
+    }
     hash.update([field.rawValue])
     var value = session.syncValue(field)
     defer { wipe(&value) }
@@ -290,7 +313,7 @@ extension SessionStore {
         let trashed = try self.trashedRevision(agreed.id, db)
         let buried =
           try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)",
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE id = ?)"),
             arguments: [agreed.id.hex]) ?? false
         let now = agreed.trashed ? trashed : here
         guard now == agreed.readAt, !buried, agreed.trashed || trashed == nil else {
@@ -315,7 +338,8 @@ extension SessionStore {
         // the ledger): an older base put back no longer opens.
         let previous =
           try Int64.fetchOne(
-            db, sql: "SELECT generation FROM sync_row WHERE id = ?", arguments: [agreed.id.hex])
+            db.cachedStatement(sql: "SELECT generation FROM sync_row WHERE id = ?"),
+            arguments: [agreed.id.hex])
           ?? 0
         // A generation out of range was planted: never counted on from.
         guard StoredRange.isCounter(previous) else { throw StoreError.tampered(.rows) }
@@ -323,34 +347,45 @@ extension SessionStore {
         let sealed = try cipher.seal(
           agreed.base.encoded(), id: agreed.id.bytes, column: .syncBase,
           revision: UInt64(generation))
-        try db.execute(
-          sql: """
-            INSERT OR REPLACE INTO sync_row (id, revision, generation, base) VALUES (?, ?, ?, ?)
-            """,
+        // Cached: a statement on a table with triggers compiles them at every preparing, and
+        // a setup's commit writes a thousand of these.
+        try db.cachedStatement(
+          sql:
+            "INSERT OR REPLACE INTO sync_row (id, revision, generation, base) VALUES (?, ?, ?, ?)"
+        ).execute(
           arguments: [
             agreed.id.hex, agreed.clean ? (revision ?? -1) : -1, generation, Data(sealed),
           ])
       }
       for id in commit.removed {
-        try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
-        try db.execute(sql: "DELETE FROM reminder WHERE id = ?", arguments: [id.hex])
+        try db.cachedStatement(sql: "DELETE FROM session WHERE id = ?").execute(arguments: [id.hex])
+        try db.cachedStatement(sql: "DELETE FROM reminder WHERE id = ?").execute(arguments: [id.hex]
+        )
         try db.execute(
           sql: """
             UPDATE trash SET outcome = 'purged', summary = X'', body = X'',
               reminder_due = NULL, reminder_repeat = NULL, reminder_last_fired = NULL
             WHERE id = ? AND outcome IS NULL
             """, arguments: [id.hex])
-        try db.execute(sql: "INSERT OR IGNORE INTO tombstone (id) VALUES (?)", arguments: [id.hex])
-        try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO tombstone (id) VALUES (?)").execute(
+          arguments: [id.hex])
+        try db.cachedStatement(sql: "DELETE FROM sync_row WHERE id = ?").execute(arguments: [id.hex]
+        )
       }
       for id in commit.forgotten {
-        try db.execute(sql: "DELETE FROM sync_row WHERE id = ?", arguments: [id.hex])
+        try db.cachedStatement(sql: "DELETE FROM sync_row WHERE id = ?").execute(arguments: [id.hex]
+        )
       }
       if let header = commit.header { try Vault.swapHeader(header.new, over: header.over, db) }
       var settings = commit.settings
       settings.serverTag = try Self.serverTag(settings.server, key: fingerprintKey)
       try Vault.writeSyncSettings(settings, db)
-      try db.execute(sql: Vault.pruneOutboxSQL)
+      // What this commit agreed or removed leaves the outbox (each looked up: the outbox of
+      // a setup holds every session until it is sent).
+      let prune = try db.cachedStatement(sql: Vault.pruneOneSQL)
+      for id in commit.agreed.map(\.id) + commit.removed + commit.forgotten {
+        try prune.execute(arguments: [id.hex])
+      }
       return true
     }
   }
@@ -396,7 +431,8 @@ extension SessionStore {
 
   private func trashedRevision(_ id: SessionID, _ db: Database) throws -> Int64? {
     try Int64.fetchOne(
-      db, sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL", arguments: [id.hex])
+      db.cachedStatement(sql: "SELECT revision FROM trash WHERE id = ? AND outcome IS NULL"),
+      arguments: [id.hex])
   }
 
   /// Stops syncing: the server's address and everything agreed with it are forgotten, in a

@@ -156,8 +156,8 @@ public final class VaultStorage: SessionStorage, SyncStorage {
 
   public func syncPending() throws -> (sessions: Int, removals: Int) { try vault.syncPending() }
 
-  public func syncOutbox() throws -> (changed: [SessionID], removed: [SessionID]) {
-    try store.syncOutbox()
+  public func syncOutbox(limit: Int?) throws -> (changed: [SessionID], removed: [SessionID]) {
+    try store.syncOutbox(limit: limit)
   }
 
   public func syncAgreed() throws -> [SessionID] { try store.syncAgreed() }

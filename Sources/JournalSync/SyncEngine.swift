@@ -584,7 +584,7 @@ public final class SyncEngine {
     var commit = SyncCommit(settings: settings, startedAt: start.seq)
     if !removed.isEmpty {
       let (local, _) = try store.syncLocal(removed)
-      let changedHere = Set(try store.syncOutbox().changed)
+      let changedHere = Set(try store.syncOutbox(limit: nil).changed)
       for id in removed {
         // Deleted on another device after its undo window: gone here too, for good.
         if local[id] != nil { report.removedHere += 1 }
@@ -700,8 +700,9 @@ public final class SyncEngine {
   /// Pushes what changed here, up to `pushBatch` sessions.
   private func push(_ pulled: Pulled, into report: inout SyncReport) throws -> Pushed {
     var settings = pulled.settings
-    let outbox = try store.syncOutbox()
-    let batch = Array(outbox.changed.sorted().prefix(pushBatch))
+    // One more than a push takes: whether more are left is all that is asked of the rest.
+    let outbox = try store.syncOutbox(limit: pushBatch + 1)
+    let batch = Array(outbox.changed.prefix(pushBatch))
     let headerBytes = ServerHeader.encode(store.keyHeader)
     let headerHash = SyncLink.hash(headerBytes)
     let headerChanged = headerHash != settings.headerHash

@@ -114,7 +114,13 @@ struct FormatElevenTests {
     try queue.writeWithoutTransaction { db in
       try db.execute(
         sql: """
-          DELETE FROM grdb_migrations WHERE identifier LIKE 'v11:%' OR identifier LIKE 'v12:%';
+          DELETE FROM grdb_migrations
+            WHERE identifier LIKE 'v11:%' OR identifier LIKE 'v12:%' OR identifier LIKE 'v13:%';
+          DROP TRIGGER sync_outbox_new;
+          DROP TRIGGER sync_outbox_changed;
+          DROP TRIGGER sync_outbox_reagreed;
+          DROP TRIGGER sync_outbox_forgotten;
+          DROP TABLE sync_outbox;
           DROP TABLE ledger_leaf;
           DROP TABLE ledger_node;
           ALTER TABLE ledger DROP COLUMN construction;

@@ -35,6 +35,19 @@ struct PointCheckTests {
     try GRDBAccess.queue(f.path).write { try $0.execute(sql: sql, arguments: arguments) }
   }
 
+  /// A leaf's ids: its four hex digits, then every id after them.
+  @Test func idRangeOfALeaf() {
+    #expect(
+      LedgerTree.idRange(ofLeaf: 0) == (
+        "0000" + String(repeating: "0", count: 28), "0000" + String(repeating: "f", count: 28)
+      ))
+    #expect(LedgerTree.idRange(ofLeaf: 0x0abc).0 == "0abc" + String(repeating: "0", count: 28))
+    #expect(LedgerTree.idRange(ofLeaf: 0xffff).1 == String(repeating: "f", count: 32))
+    for leaf in [1, 0x10, 0x100, 0x1000, 0x7f3e] {
+      #expect(LedgerTree.idRange(ofLeaf: leaf).0.prefix(4) == String(format: "%04x", leaf))
+    }
+  }
+
   /// A row deleted in another leaf: a point read of an untouched session still works, the
   /// whole check refuses the vault, and so does a point read of the deleted session itself
   /// (never "no such session").

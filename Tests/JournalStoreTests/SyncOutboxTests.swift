@@ -119,11 +119,18 @@ struct SyncOutboxTests {
   @Test func theQueriesStartFromTheOutbox() throws {
     let f = try StoreFixture()
     let plans = try GRDBAccess.queue(f.path).read { db in
-      try [Vault.dirtySQL, Vault.removedSQL, Vault.pruneOutboxSQL].map { sql in
-        try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+      try [
+        Vault.dirtySQL, Vault.removedSQL, Vault.pruneOutboxSQL, Vault.pruneOneSQL,
+        Vault.dirtySQL + " ORDER BY o.id LIMIT 1001",
+      ].map { sql in
+        let statement = try db.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
+        let arguments: StatementArguments = sql.contains("?1") ? ["00"] : []
+        return try Row.fetchAll(statement, arguments: arguments).map { $0["detail"] as String }
       }
     }
     #expect(plans[0].first == "SCAN o", "\(plans[0])")
+    #expect(plans[4].first == "SCAN o", "\(plans[4])")
+    #expect(!plans[4].contains { $0.contains("TEMP B-TREE") }, "in the outbox's order: no sort")
     #expect(plans[1].first == "SCAN t", "\(plans[1])")
     for plan in plans {
       // "SCAN s USING …": a pass over every session (s) or agreed row (r).
