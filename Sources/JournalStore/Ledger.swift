@@ -841,20 +841,37 @@ struct Ledger {
       append(UInt64(bitPattern: time), to: &entries)
       append(UInt64(bitPattern: counter), to: &entries)
       guard agreedRows else { return }
-      let rows = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id
-          """)
-      for row in rows {
-        guard let text = try? row.decode(String.self, atIndex: 0), let id = SessionID(text),
-          let revision = try? row.decode(Int64.self, atIndex: 1),
-          let generation = try? row.decode(Int64.self, atIndex: 2)
+      // Stepped with SQLite's own calls: GRDB's `Row` for each agreed row was two fifths of
+      // a `list` of 10,000 sessions that sync.
+      let statement = try db.cachedStatement(
+        sql:
+          "SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id"
+      )
+      let handle = statement.sqliteStatement
+      sqlite3_reset(handle)
+      defer { sqlite3_reset(handle) }
+      while true {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { break }
+        guard code == SQLITE_ROW else {
+          throw DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+        guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
+          sqlite3_column_type(handle, 2) == SQLITE_INTEGER,
+          let text = sqlite3_column_text(handle, 0)
+        else { throw StoreError.tampered(.rows) }
+        let digits = UnsafeRawBufferPointer(
+          start: text, count: Int(sqlite3_column_bytes(handle, 0)))
+        guard
+          let id = SessionID(storedDigits: digits)
+            ?? SessionID(String(decoding: digits, as: UTF8.self))
         else { throw StoreError.tampered(.rows) }
         entries.append(5)
         id.withBytes { entries.append(contentsOf: $0) }
-        append(UInt64(bitPattern: revision), to: &entries)
-        append(UInt64(bitPattern: generation), to: &entries)
+        append(UInt64(bitPattern: sqlite3_column_int64(handle, 1)), to: &entries)
+        append(UInt64(bitPattern: sqlite3_column_int64(handle, 2)), to: &entries)
       }
     }
 

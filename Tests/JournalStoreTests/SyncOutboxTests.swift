@@ -155,6 +155,31 @@ struct SyncOutboxTests {
     #expect(throws: StoreError.damagedStructure(path: f.path)) { try Vault.open(at: f.path) }
   }
 
+  /// An agreed row with a value planted in it (a revision that is not a number, a
+  /// generation that is not whole, one moved on) is found by the whole check, as it was
+  /// before the agreed rows were read with SQLite's own calls.
+  @Test(arguments: [
+    "UPDATE sync_row SET revision = 'x'", "UPDATE sync_row SET generation = 1.5",
+    "UPDATE sync_row SET generation = generation + 1",
+  ])
+  func plantedAgreedRowIsFound(sql: String) throws {
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1)
+    try f.store.upsert(a)
+    try f.store.beginSync(
+      SyncSettings(server: "postgres://h/db", device: Array(repeating: 7, count: 16)))
+    try Self.agree(f, [a.id])
+    _ = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+    try GRDBAccess.queue(f.path).write { try $0.execute(sql: sql) }
+    #expect(throws: StoreError.tampered(.rows)) {
+      try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+    }
+    #expect(throws: StoreError.tampered(.rows)) {
+      try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: .listing)
+        .summaries()
+    }
+  }
+
   /// The migration from format 12 puts in exactly what the earlier formats would have sent:
   /// sessions never agreed, or agreed at another revision; nothing for a vault that does not
   /// sync.
