@@ -54,7 +54,7 @@ struct ImportRows {
       sqlite3_clear_bindings(handle)
     }
     try bind(id, to: handle)
-    try check(sqlite3_bind_text(handle, 2, status, -1, Self.transient))
+    try check(sqlite3_bind_text(handle, 2, status, -1, SessionStore.transient))
     try summary.withUnsafeBytes { summary in
       try body.withUnsafeBytes { body in
         // SQLITE_STATIC: the bytes live until the step below, which copies them.
@@ -67,10 +67,8 @@ struct ImportRows {
     }
   }
 
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
   private func bind(_ id: String, to handle: SQLiteStatement) throws {
-    try check(sqlite3_bind_text(handle, 1, id, -1, Self.transient))
+    try check(sqlite3_bind_text(handle, 1, id, -1, SessionStore.transient))
   }
 
   private func check(_ code: Int32) throws {

@@ -850,14 +850,7 @@ struct Ledger {
       let handle = statement.sqliteStatement
       sqlite3_reset(handle)
       defer { sqlite3_reset(handle) }
-      while true {
-        let code = sqlite3_step(handle)
-        if code == SQLITE_DONE { break }
-        guard code == SQLITE_ROW else {
-          throw DatabaseError(
-            resultCode: ResultCode(rawValue: code),
-            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-        }
+      while try SessionStore.step(handle, statement, db) {
         guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
           sqlite3_column_type(handle, 2) == SQLITE_INTEGER,
           let text = sqlite3_column_text(handle, 0)

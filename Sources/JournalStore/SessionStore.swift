@@ -490,7 +490,8 @@ public final class SessionStore {
   }
 
   /// Steps a statement read with SQLite's own calls: true for a row, false when done.
-  private static func step(
+  /// Steps a statement with SQLite's own call: true for a row, false when done.
+  static func step(
     _ handle: SQLiteStatement, _ statement: Statement, _ db: Database
   ) throws -> Bool {
     let code = sqlite3_step(handle)
@@ -718,7 +719,7 @@ public final class SessionStore {
   }
 
   /// SQLite copies a value bound with this before the call returns.
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+  static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
   /// A summary opened from its sealed bytes, checked against its row's clear status column
   /// (`stored`, nil when the column names no status): the two must agree, or the column has
