@@ -16,12 +16,7 @@ public final class KeyedHash {
     // region at a page end, so a size that is a multiple of 64 starts 64-aligned.
     let size = (crypto_generichash_statebytes() + 63) / 64 * 64
     state = try SecureBytes(count: size)
-    let status = withState { state in
-      key.withUnsafeBytes { key in
-        crypto_generichash_init(state, key.bytes, key.count, Self.bytes)
-      }
-    }
-    guard status == 0 else { throw .integrity }
+    try restart(key: key)
   }
 
   /// Begins a new hash under `key` in the same guarded state (a new state is a guarded
