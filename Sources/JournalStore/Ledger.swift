@@ -843,23 +843,12 @@ struct Ledger {
       guard agreedRows else { return }
       // Stepped with SQLite's own calls: GRDB's `Row` for each agreed row was two fifths of
       // a `list` of 10,000 sessions that sync.
-      let statement = try db.cachedStatement(
-        sql:
-          "SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id"
-      )
-      let handle = statement.sqliteStatement
-      sqlite3_reset(handle)
-      defer { sqlite3_reset(handle) }
-      while try SessionStore.step(handle, statement, db) {
+      try LedgerTree.rows(
+        "SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision ORDER BY id",
+        [], db
+      ) { handle, id in
         guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
-          sqlite3_column_type(handle, 2) == SQLITE_INTEGER,
-          let text = sqlite3_column_text(handle, 0)
-        else { throw StoreError.tampered(.rows) }
-        let digits = UnsafeRawBufferPointer(
-          start: text, count: Int(sqlite3_column_bytes(handle, 0)))
-        guard
-          let id = SessionID(storedDigits: digits)
-            ?? SessionID(String(decoding: digits, as: UTF8.self))
+          sqlite3_column_type(handle, 2) == SQLITE_INTEGER
         else { throw StoreError.tampered(.rows) }
         entries.append(5)
         id.withBytes { entries.append(contentsOf: $0) }

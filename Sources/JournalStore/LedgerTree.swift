@@ -229,8 +229,8 @@ struct LedgerTree: Equatable {
   }
 
   /// Runs `sql` (cached) with `texts` bound, and calls `row` with each row and the id in its
-  /// first column; an id that is not one is damage.
-  private static func rows(
+  /// first column; an id that is not one is damage. The ledger's reads of many rows by id.
+  static func rows(
     _ sql: String, _ texts: [String], _ db: Database,
     _ row: (SQLiteStatement, SessionID) throws -> Void
   ) throws {
