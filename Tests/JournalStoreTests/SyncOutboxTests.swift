@@ -17,6 +17,16 @@ struct SyncOutboxTests {
     }
   }
 
+  /// A vault of one session that syncs (set up, nothing agreed yet).
+  static func syncing() throws -> (StoreFixture, Session) {
+    let f = try StoreFixture()
+    let a = try f.session(seed: 1)
+    try f.store.upsert(a)
+    try f.store.beginSync(
+      SyncSettings(server: "postgres://h/db", device: Array(repeating: 7, count: 16)))
+    return (f, a)
+  }
+
   static func agree(_ f: StoreFixture, _ ids: [SessionID]) throws {
     let settings = try #require(try f.vault.syncSettings())
     var commit = SyncCommit(settings: settings, startedAt: settings.seq)
@@ -78,11 +88,7 @@ struct SyncOutboxTests {
   /// A sync that sends nothing still forgets what was agreed meanwhile (or is no longer here),
   /// so the outbox does not grow with writes that need no sending.
   @Test func noteSyncForgetsWhatIsAgreed() throws {
-    let f = try StoreFixture()
-    let a = try f.session(seed: 1)
-    try f.store.upsert(a)
-    try f.store.beginSync(
-      SyncSettings(server: "postgres://h/db", device: Array(repeating: 7, count: 16)))
+    let (f, _) = try Self.syncing()
     try GRDBAccess.queue(f.path).write { db in
       try db.execute(
         sql:
@@ -100,11 +106,7 @@ struct SyncOutboxTests {
   /// A session planted to look changed (its revision raised behind the ledger's back) is
   /// refused by a sync's point checks before anything is sent.
   @Test func aPlantedChangeIsRefused() throws {
-    let f = try StoreFixture()
-    let a = try f.session(seed: 1)
-    try f.store.upsert(a)
-    try f.store.beginSync(
-      SyncSettings(server: "postgres://h/db", device: Array(repeating: 7, count: 16)))
+    let (f, a) = try Self.syncing()
     try Self.agree(f, [a.id])
     try GRDBAccess.queue(f.path).write { db in
       try db.execute(sql: "UPDATE session SET revision = revision + 1")
@@ -163,11 +165,7 @@ struct SyncOutboxTests {
     "UPDATE sync_row SET generation = generation + 1",
   ])
   func plantedAgreedRowIsFound(sql: String) throws {
-    let f = try StoreFixture()
-    let a = try f.session(seed: 1)
-    try f.store.upsert(a)
-    try f.store.beginSync(
-      SyncSettings(server: "postgres://h/db", device: Array(repeating: 7, count: 16)))
+    let (f, a) = try Self.syncing()
     try Self.agree(f, [a.id])
     _ = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
     try GRDBAccess.queue(f.path).write { try $0.execute(sql: sql) }
