@@ -469,8 +469,8 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .damaged)
     case .damagedStructure(let path):
       return Diagnosis(
-        message: #"the structure of the vault "\#(path)" was changed outside journal: a table or "#
-          + "index is missing, or its format number was changed",
+        message: #"the structure of the vault "\#(path)" was changed outside journal: a table, "#
+          + "index or trigger is missing, or its format number was changed",
         hint: "nothing was changed; restore the vault from a backup", exitCode: .damaged)
     case .newerFormat(let found, let supported):
       return Diagnosis(

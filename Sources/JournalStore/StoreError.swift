@@ -10,8 +10,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case notAVault(path: String)
   /// A vault written by a newer version of journal.
   case newerFormat(found: Int, supported: Int)
-  /// The vault's schema was changed outside journal: a table or index missing, a migration's
-  /// record removed, or its format number lowered.
+  /// The vault's schema was changed outside journal: a table, index or trigger missing, a
+  /// migration's record removed, or its format number lowered.
   case damagedStructure(path: String)
   /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
   case damagedRecord(id: String)
