@@ -6,8 +6,9 @@ import Foundation
 /// `today HH:MM`, `yesterday HH:MM`, `YYYY-MM-DD` (midnight), `YYYY-MM-DD HH:MM[:SS]`,
 /// `YYYY-MM-DDTHH:MM[:SS]`, and full ISO 8601 with `Z` or an offset.
 public struct DateInput: Sendable {
-  /// How far ahead of now a session's date may be: a day, for a session planned tonight.
-  public static let maximumAhead: TimeInterval = 24 * 60 * 60
+  /// How far ahead of now a session's date may be: 60 days, for a session prepared ahead
+  /// (it is planned until its date: `Lifecycle.isPlanned`).
+  public static let maximumAhead: TimeInterval = 60 * 24 * 60 * 60
 
   private let calendar: Calendar
 

@@ -9,7 +9,7 @@ public enum FieldError: Error, Equatable, Sendable {
   case moodOutOfRange(field: Field, value: Int)
   /// A date that cannot be read in any accepted form.
   case unreadableDate
-  /// A date more than a day ahead of now.
+  /// A date more than 60 days ahead of now.
   case dateTooFarAhead
   /// A date before 1900, almost surely a typing slip.
   case dateTooFarBack

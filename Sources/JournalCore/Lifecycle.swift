@@ -1,3 +1,5 @@
+import Foundation
+
 /// What happens to a session, as the lifecycle sees it.
 public enum LifecycleEvent: Hashable, Sendable, CaseIterable {
   /// The complete draft is written to the vault.
@@ -63,6 +65,32 @@ public enum Lifecycle {
     case (.closed, .updateNowField): return .closed
     case (.closed, .close): throw .alreadyClosed
     case (.closed, .reopen): return .needsReflection
+    }
+  }
+}
+
+/// A session prepared ahead (issue 36): saved with a date still to come, it is *planned*.
+/// People set an intention days before a session; until its date has passed it is not
+/// waiting for reflection (not listed or counted so, no reminder, no integration prompt),
+/// and what belongs after it (a reflection, or closing it without one) waits too. Then it
+/// waits for reflection like any other. Planned is derived from the date, never stored: the
+/// vault keeps the session as waiting, and the date, which decides, is sealed.
+extension Lifecycle {
+  /// Whether a session with this status and date is planned at `now`.
+  public static func isPlanned(_ status: SessionStatus, date: Date, now: Date) -> Bool {
+    status == .needsReflection && date > now
+  }
+
+  /// Refuses what a planned session does not take yet: a reflection (or asking for one) and
+  /// closing it. Its other fields, the setting among them, can be prepared; a change of its
+  /// date can make it happen now.
+  public static func checkPlanned(
+    _ status: SessionStatus, date: Date, now: Date, on event: LifecycleEvent
+  ) throws(LifecycleError) {
+    guard isPlanned(status, date: date, now: now) else { return }
+    switch event {
+    case .beginReflection, .fillReflection, .close: throw .planned
+    case .save, .clearReflection, .updateLaterField, .updateNowField, .reopen: return
     }
   }
 }

@@ -12,4 +12,7 @@ public enum LifecycleError: Error, Equatable, Sendable {
   case notClosed
   /// `journal resolve` was asked to settle a field that holds no conflict.
   case noConflict(field: Field)
+  /// The session is planned: its date is still ahead, so there is nothing yet to reflect on
+  /// or to close.
+  case planned
 }

@@ -187,6 +187,25 @@ public struct Session: Hashable, Sendable {
     updated = max(now, updated)
   }
 
+  /// Applies a change a person asks for now (`edit`, `reflect`, `new` with later fields):
+  /// as `apply`, and refused while the session is planned (`Lifecycle.checkPlanned`). What
+  /// was written already — a sealed addition opened, a sync's merge — goes through `apply`.
+  public mutating func revise(_ change: Change, now: Date) throws(LifecycleError) {
+    try Lifecycle.checkPlanned(status, date: date, now: now, on: change.event)
+    try apply(change, now: now)
+  }
+
+  /// `close` or `reopen` asked for now: as `apply`, and refused while the session is planned.
+  public mutating func revise(_ event: LifecycleEvent, now: Date) throws(LifecycleError) {
+    try Lifecycle.checkPlanned(status, date: date, now: now, on: event)
+    try apply(event, now: now)
+  }
+
+  /// Whether it is planned at `now`: waiting, with its date still ahead.
+  public func isPlanned(at now: Date) -> Bool {
+    Lifecycle.isPlanned(status, date: date, now: now)
+  }
+
   /// Closes the session without a reflection (`.close`) or makes a closed one wait again
   /// (`.reopen`), as the lifecycle allows, stamping `updated`.
   public mutating func apply(_ event: LifecycleEvent, now: Date) throws(LifecycleError) {

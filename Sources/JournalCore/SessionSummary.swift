@@ -34,6 +34,11 @@ public struct SessionSummary: Hashable, Sendable {
     self.laterSealed = laterSealed
   }
 
+  /// Whether it is planned at `now`: waiting, with its date still ahead.
+  public func isPlanned(at now: Date) -> Bool {
+    Lifecycle.isPlanned(status, date: date, now: now)
+  }
+
   /// Newest first by session date; the id breaks ties so the order is stable.
   public static func newestFirst(_ a: SessionSummary, _ b: SessionSummary) -> Bool {
     a.date != b.date ? a.date > b.date : a.id > b.id

@@ -92,6 +92,8 @@ public enum AppError: Error, Equatable, Sendable {
   case fileStructureDamaged(report: String)
   /// The person said no at a confirmation: nothing was done (`what` says what).
   case declined(what: String)
+  /// A reminder was asked for a session dated ahead (planned): none comes before it happens.
+  case plannedReminder
   /// A reminder's notification could not be shown (no notifier, or it failed).
   case notificationNotShown
   /// `reminders run` could not deliver a reminder that is due (`reason`: the notifier's own

@@ -70,8 +70,8 @@ public struct Diagnosis: Equatable, Sendable {
         hint: #"use "now", "yesterday 20:00", "18:30" or "2026-11-21 18:30""#, exitCode: .usage)
     case .dateTooFarAhead:
       return Diagnosis(
-        message: "the date is more than a day ahead",
-        hint: "a session may be dated at most 24 hours from now", exitCode: .usage)
+        message: "the date is more than 60 days ahead",
+        hint: "a session can be planned at most 60 days from now", exitCode: .usage)
     case .dateTooFarBack:
       return Diagnosis(
         message: "the date is before 1900",
@@ -135,6 +135,13 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "\(session) is not closed",
         hint: "only a session closed without a reflection can be reopened", exitCode: .notAllowed)
+    case .planned:
+      return Diagnosis(
+        message: "\(session) is planned: its date is still ahead",
+        hint: id.map {
+          #"reflections come once it has passed; if it happened already, "journal edit \#($0) --date …""#
+        },
+        exitCode: .notAllowed)
     }
   }
 
@@ -810,6 +817,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #"cannot write "\#(path)": \#(String(cString: strerror(code)))"#,
         hint: "nothing was left behind; check the directory and free space", exitCode: .ioError)
+    case .plannedReminder:
+      return Diagnosis(
+        message: "a session dated ahead is planned, and gets no reminder before it happens",
+        hint: #"leave out --remind; "journal remind ID --at …" can set one for after it"#,
+        exitCode: .usage)
     case .nothingToUndo:
       return Diagnosis(
         message: "nothing to undo",

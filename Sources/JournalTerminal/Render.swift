@@ -5,11 +5,14 @@ import JournalCore
 public struct Render: Sendable {
   let format: DisplayFormat
   let presentation: Presentation
+  /// The time that decides which sessions read as planned.
+  let now: Date
   var colour: Bool { presentation.colour }
 
-  public init(timeZone: TimeZone, presentation: Presentation) {
+  public init(timeZone: TimeZone, presentation: Presentation, now: Date) {
     self.format = DisplayFormat(timeZone: timeZone)
     self.presentation = presentation
+    self.now = now
   }
 
   // MARK: - Text
@@ -58,6 +61,7 @@ public struct Render: Sendable {
         + [UInt8](repeating: 0x20, count: max(0, width - treatment.displayName.count) + 2)
     }
     let badges = SessionStatus.allCases.map { Array(badge($0).utf8) }
+    let plannedBadge = Array(badge(planned: true, .needsReflection).utf8)
     let marked = Array(Self.markedInList.utf8)
     let laterMarked = Array(Self.laterMarkedInList.utf8)
     let mood = Array("  mood ".utf8)
@@ -86,7 +90,9 @@ public struct Render: Sendable {
         out.append(contentsOf: noAfter)
       }
       out.append(contentsOf: cells[Int(cell[row])])
-      if let index = SessionStatus.allCases.firstIndex(of: s.status) {
+      if s.isPlanned(at: now) {
+        out.append(contentsOf: plannedBadge)
+      } else if let index = SessionStatus.allCases.firstIndex(of: s.status) {
         out.append(contentsOf: badges[index])
       }
       if s.addedSealed != nil {
@@ -114,7 +120,7 @@ public struct Render: Sendable {
       ?? (s.moodAfter.map { "mood not recorded before, \($0.value) after" } ?? "mood not recorded")
     let row =
       "\(DisplayFormat.spokenID(s.id.short)): \(format.spokenDateTime(s.date)); "
-      + "\(s.treatment.displayName); \(mood); \(s.status.label)"
+      + "\(s.treatment.displayName); \(mood); \(label(s))"
     return wrap(row, indent: "  ") + "\n"
   }
 
@@ -125,7 +131,7 @@ public struct Render: Sendable {
       out += s.id.short + "  " + format.dateTime(s.date) + "\n"
       var second = "  mood " + (s.moodBefore.map { String($0.value) } ?? "not recorded")
       if let after = s.moodAfter { second += " → \(after.value)" }
-      second += ", " + s.treatment.displayName + ", " + badge(s.status)
+      second += ", " + s.treatment.displayName + ", " + badge(s)
       if s.addedSealed != nil {
         second += "," + Self.markedInList
       } else if s.laterSealed != nil {
@@ -147,7 +153,7 @@ public struct Render: Sendable {
   public func detail(_ s: Session, shownID: String) -> String {
     if presentation.spoken { return spokenDetail(s, shownID: shownID) }
     let dot = presentation.plain ? ", " : " · "
-    var out = "Session \(shownID)  \(badge(s.status))\n"
+    var out = "Session \(shownID)  \(badge(s.summary))\n"
     out += wrap(
       "\(format.dateTime(s.date))\(dot)\(s.treatment.displayName)"
         + (s.dose.map { dot + $0 } ?? ""),
@@ -199,7 +205,8 @@ public struct Render: Sendable {
         .map { $0.isEmpty ? "" : wrap("    " + $0, indent: "    ") }.joined(separator: "\n") + "\n"
     }
     func spokenMood(_ mood: Mood?) -> String? { mood.map { "\($0.value), \($0.word)" } }
-    var out = wrap("Session \(DisplayFormat.spokenID(shownID)): \(s.status.label)", indent: "  ")
+    var out = wrap(
+      "Session \(DisplayFormat.spokenID(shownID)): \(label(s.summary))", indent: "  ")
     out += "\n"
     out += wrap(
       "\(format.spokenDateTime(s.date)); \(s.treatment.displayName)"
@@ -249,7 +256,18 @@ public struct Render: Sendable {
     ].compactMap { $0 }
   }
 
-  private func badge(_ status: SessionStatus) -> String {
+  /// A session's status in words: planned while it waits with its date still ahead.
+  private func label(_ s: SessionSummary) -> String {
+    s.isPlanned(at: now) ? Self.plannedLabel : s.status.label
+  }
+  static let plannedLabel = "planned"
+
+  private func badge(_ s: SessionSummary) -> String {
+    badge(planned: s.isPlanned(at: now), s.status)
+  }
+
+  private func badge(planned: Bool = false, _ status: SessionStatus) -> String {
+    if planned { return colour ? "\u{1B}[34m◇ planned\u{1B}[0m" : Self.plannedLabel }
     guard colour else { return status.label }
     switch status {
     case .needsReflection: return "\u{1B}[33m● needs reflection\u{1B}[0m"

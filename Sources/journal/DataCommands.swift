@@ -11,12 +11,14 @@ enum StatusChoice: String, ExpressibleByArgument, CaseIterable {
   case needsReflection = "needs-reflection"
   case complete
   case closed
+  case planned
 
-  var status: SessionStatus {
+  var standing: SessionFilter.Standing {
     switch self {
-    case .needsReflection: .needsReflection
-    case .complete: .complete
-    case .closed: .closed
+    case .needsReflection: .status(.needsReflection)
+    case .complete: .status(.complete)
+    case .closed: .status(.closed)
+    case .planned: .planned
     }
   }
 }

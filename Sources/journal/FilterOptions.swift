@@ -13,7 +13,8 @@ struct FilterOptions: ParsableArguments {
     help: "Only sessions of this treatment (psilocybin, mdma, …; other, or other:NAME).",
     completion: Completions.treatmentFilters)
   var treatment: String?
-  @Option(help: "Only sessions with this status: needs-reflection, complete or closed.")
+  @Option(
+    help: "Only sessions with this status: needs-reflection, complete, closed or planned.")
   var status: StatusChoice?
   @Flag(help: "Only the sessions waiting for your reflection (--status needs-reflection).")
   var needsReflection = false
@@ -30,19 +31,19 @@ struct FilterOptions: ParsableArguments {
 
   /// Whether any option narrows the sessions taken.
   var narrows: Bool {
-    since != nil || until != nil || treatment != nil || chosenStatus != nil || limit != nil
+    since != nil || until != nil || treatment != nil || chosenStanding != nil || limit != nil
   }
 
-  /// The status asked for, whichever way.
-  var chosenStatus: SessionStatus? {
-    if needsReflection { return .needsReflection }
-    if complete { return .complete }
-    return status?.status
+  /// The standing asked for, whichever way.
+  var chosenStanding: SessionFilter.Standing? {
+    if needsReflection { return .status(.needsReflection) }
+    if complete { return .status(.complete) }
+    return status?.standing
   }
 
   func filter(_ runtime: Runtime) throws -> SessionFilter {
     try SessionFilter.parse(
-      since: since, until: until, status: chosenStatus, treatment: treatment, limit: limit,
+      since: since, until: until, standing: chosenStanding, treatment: treatment, limit: limit,
       runtime)
   }
 }

@@ -11,5 +11,7 @@ extension Runtime {
   }
 
   /// The renderer for stdout.
-  var render: Render { Render(timeZone: context.timeZone, presentation: presentation) }
+  var render: Render {
+    Render(timeZone: context.timeZone, presentation: presentation, now: context.now())
+  }
 }

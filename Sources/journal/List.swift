@@ -39,10 +39,12 @@ extension Journal {
       let (sessions, damaged) = try journal.list(filter)
       if sessions.isEmpty && damaged.isEmpty {
         Report.note(
-          filter.status == .needsReflection
+          filter.standing == .status(.needsReflection)
             ? "no sessions are waiting for reflection"
-            : filters.narrows
-              ? "no session matches" : #"no sessions yet; "journal new" logs your first"#)
+            : filter.standing == .planned
+              ? "no sessions are planned"
+              : filters.narrows
+                ? "no session matches" : #"no sessions yet; "journal new" logs your first"#)
       } else {
         try runtime.render.list(sessions) { try Runtime.output($0) }
       }

@@ -19,9 +19,11 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let journal = try runtime.openVault()
-      // Counted as the summaries are read, oldest first: nothing held per session.
+      // Counted as the summaries are read, oldest first: nothing held per session. A planned
+      // session has not happened, so it has no place in trends yet.
       var tally = JournalTerminal.Trends.Tally(timeZone: runtime.context.timeZone)
-      let damaged = try journal.streamList(order: .oldestFirst) {
+      let happened = SessionFilter(now: runtime.context.now(), standing: .happened)
+      let damaged = try journal.streamList(happened, order: .oldestFirst) {
         tally.add($0)
       }
       let trends = JournalTerminal.Trends(tally)

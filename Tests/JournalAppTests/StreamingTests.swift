@@ -121,7 +121,8 @@ import Testing
     _ = try f.journal.importSessions(sessions, dryRun: false)
     var told: [Int] = []
     var seen: [SessionID] = []
-    let damaged = try f.journal.export(SessionFilter()) {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let damaged = try f.journal.export(SessionFilter(now: now)) {
       told.append($0)
     } _: {
       seen.append($0.id)
@@ -132,13 +133,14 @@ import Testing
     #expect(seen == oldestFirst.map(\.id))
 
     var listed: [SessionID] = []
-    _ = try f.journal.streamList { listed.append($0.id) }
+    _ = try f.journal.streamList(SessionFilter(now: now)) { listed.append($0.id) }
     #expect(listed == oldestFirst.reversed().map(\.id))
     listed = []
-    _ = try f.journal.streamList(SessionFilter(status: .needsReflection)) { listed.append($0.id) }
+    let waiting = SessionFilter(now: now, standing: .status(.needsReflection))
+    _ = try f.journal.streamList(waiting) { listed.append($0.id) }
     #expect(listed == oldestFirst.reversed().filter { $0.status == .needsReflection }.map(\.id))
 
-    var filter = SessionFilter(status: .complete, treatment: "other")
+    var filter = SessionFilter(now: now, standing: .status(.complete), treatment: "other")
     filter.until = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
     told = []
     seen = []
@@ -161,12 +163,14 @@ import Testing
     _ = try f.journal.importSessions(sessions, dryRun: false)
     func filter(
       _ since: Double? = nil, _ until: Double? = nil, _ status: SessionStatus? = nil,
-      _ treatment: String? = nil, name: String? = nil, limit: Int? = nil
+      _ treatment: String? = nil, name: String? = nil, limit: Int? = nil,
+      standing: SessionFilter.Standing? = nil, now: Double = 10_000
     ) -> SessionFilter {
       var filter = SessionFilter(
+        now: Date(timeIntervalSince1970: 1_790_000_000 + now * 86_400),
         since: since.map { Date(timeIntervalSince1970: 1_790_000_000 + $0 * 86_400) },
         until: until.map { Date(timeIntervalSince1970: 1_790_000_000 + $0 * 86_400) },
-        status: status, treatment: treatment)
+        standing: standing ?? status.map { .status($0) }, treatment: treatment)
       filter.treatmentName = name
       filter.limit = limit
       return filter
@@ -178,6 +182,10 @@ import Testing
       (filter(nil, nil, nil, "other", name: "SAN PEDRO plain"), 1),
       (filter(nil, nil, .complete, "psilocybin", limit: 3), 3), (filter(limit: 100), 17),
       (filter(5), 0),
+      // Planned: waiting, dated after now (here the second day of the sessions).
+      (filter(standing: .planned, now: 1.2), 3), (filter(nil, nil, .needsReflection, now: 1.2), 3),
+      (filter(standing: .happened, now: 1.2), 14), (filter(standing: .planned), 0),
+      (filter(standing: .happened), 17),
     ]
     let newestFirst = sessions.sorted { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
     for (index, (filter, count)) in table.enumerated() {

@@ -41,11 +41,14 @@ struct DateInputTests {
     #expect(try berlin.parse("2026-10-26 12:00", now: now) == utcDate(2026, 10, 26, 11))
   }
 
-  /// A day ahead is the limit; beyond it, nonsense and slips are refused with their own error.
+  /// Sixty days ahead is the limit (a session planned ahead); beyond it, nonsense and slips
+  /// are refused with their own error.
   @Test func limits() throws {
     #expect(try utc.parse("2026-11-22 18:30", now: now) == now + 86400)
-    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2026-11-22 18:31", now: now) }
-    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2026-11-23", now: now) }
+    #expect(try utc.parse("2027-01-20 18:30", now: now) == now + 60 * 86400)
+    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2027-01-20 18:31", now: now) }
+    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2027-01-21", now: now) }
+    #expect(throws: FieldError.dateTooFarAhead) { try utc.parse("2099-01-01", now: now) }
     #expect(throws: FieldError.dateTooFarBack) { try utc.parse("1899-12-31", now: now) }
     for bad in ["2026-02-30", "2026-13-01", "25:00", "tomorrowish", "2026/11/20", "", "12"] {
       #expect(throws: FieldError.unreadableDate, "\(bad)") { try utc.parse(bad, now: now) }

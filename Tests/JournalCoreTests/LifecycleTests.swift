@@ -1,3 +1,4 @@
+import Foundation
 import JournalCore
 import Testing
 
@@ -64,5 +65,69 @@ struct LifecycleTests {
     }
     #expect(pairs.count == all.count)
     #expect(Set(pairs) == Set(all))
+  }
+}
+
+/// A session dated ahead is planned (issue 36): derived from its status and date at `now`,
+/// and what belongs after the session waits until its date has passed.
+struct PlannedTests {
+  static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+  /// Only a session that waits, dated after now, is planned; at its very date it is not.
+  @Test func plannedIsWaitingAndAhead() {
+    for status in SessionStatus.allCases {
+      #expect(
+        Lifecycle.isPlanned(status, date: Self.now + 1, now: Self.now)
+          == (status == .needsReflection))
+      #expect(!Lifecycle.isPlanned(status, date: Self.now, now: Self.now))
+      #expect(!Lifecycle.isPlanned(status, date: Self.now - 86400, now: Self.now))
+    }
+  }
+
+  /// A planned session refuses a reflection, the start of one, and closing; every other
+  /// event goes as the lifecycle table says. Once its date has passed, nothing is refused
+  /// for being planned.
+  @Test(arguments: LifecycleEvent.allCases)
+  func plannedEvents(_ event: LifecycleEvent) {
+    func refusal(_ status: SessionStatus, _ date: Date) -> LifecycleError? {
+      do throws(LifecycleError) {
+        try Lifecycle.checkPlanned(status, date: date, now: Self.now, on: event)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    let refused: Set<LifecycleEvent> = [.beginReflection, .fillReflection, .close]
+    #expect(refusal(.needsReflection, Self.now + 60) == (refused.contains(event) ? .planned : nil))
+    #expect(refusal(.needsReflection, Self.now - 60) == nil)
+    for status in [SessionStatus.complete, .closed, .draft] {
+      #expect(refusal(status, Self.now + 60) == nil, "\(status)")
+    }
+  }
+
+  /// `revise` is what a person's change goes through: refused while planned, applied once
+  /// the clock has passed the date; `apply` (a sealed addition opened, a merge) is not
+  /// refused, so what was written is never lost to the rule.
+  @Test func reviseAndApply() throws {
+    let draft = SessionDraft(
+      id: SessionID(randomBytes: Array(repeating: 7, count: 16)), date: Self.now + 3 * 86400,
+      treatment: .psilocybin, intention: "to meet it openly", moodBefore: Mood(5))
+    var session = try Session.saving(draft, now: Self.now)
+    #expect(session.isPlanned(at: Self.now))
+    #expect(session.summary.isPlanned(at: Self.now))
+    #expect(throws: LifecycleError.planned) {
+      try session.revise(.reflection("too soon"), now: Self.now)
+    }
+    #expect(throws: LifecycleError.planned) { try session.revise(.close, now: Self.now) }
+    try session.revise(.environment("a quiet room"), now: Self.now)
+    try session.revise(.date(Self.now + 86400), now: Self.now)
+    #expect(session.status == .needsReflection)
+    var written = session
+    try written.apply(.reflection("kept as written"), now: Self.now)
+    #expect(written.status == .complete)
+    let later = Self.now + 2 * 86400
+    #expect(!session.isPlanned(at: later))
+    try session.revise(.reflection("after it"), now: later)
+    #expect(session.status == .complete)
   }
 }

@@ -26,7 +26,7 @@ struct DiagnosisTests {
     FieldError.textTooLong(field: .dose, maximumBytes: 250),
     FieldError.controlCharacters(field: .intention),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
-    LifecycleError.alreadyClosed, LifecycleError.notClosed,
+    LifecycleError.alreadyClosed, LifecycleError.notClosed, LifecycleError.planned,
     LifecycleError.noConflict(field: .reflection),
     CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
     CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
@@ -82,7 +82,8 @@ struct DiagnosisTests {
     AppError.editorFailed(status: 127), AppError.editorCancelled(status: 1),
     AppError.editorNotFound(name: "/nonexistent"),
     AppError.outputUnwritable(path: "/missing/o", errno: ENOENT),
-    AppError.reminderInPast, AppError.badLimit, AppError.emptyDateRange, AppError.noSearchWords,
+    AppError.reminderInPast, AppError.plannedReminder, AppError.badLimit, AppError.emptyDateRange,
+    AppError.noSearchWords,
     AppError.searchWordsTooLong(maximumBytes: 65536),
     AppError.nothingToUndo,
     AppError.confirmationNeeded(what: "deleting"),
@@ -168,14 +169,14 @@ struct DiagnosisTests {
       names[type, default: []].insert(label)
     }
     #expect(names["FieldError"]?.count == 12)
-    #expect(names["LifecycleError"]?.count == 6)
+    #expect(names["LifecycleError"]?.count == 7)
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 70)
+    #expect(names["AppError"]?.count == 71)
     #expect(names["SyncError"]?.count == 18)
   }
 
@@ -232,7 +233,8 @@ struct DiagnosisTests {
 
   static func expected(_ error: LifecycleError) -> JournalExit {
     switch error {
-    case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed: .notAllowed
+    case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed, .planned:
+      .notAllowed
     case .noConflict: .notFound
     }
   }
@@ -320,7 +322,9 @@ struct DiagnosisTests {
     case .declined: .cancelled
     case .noTerminalProgram: .notFound
     case .editorCancelled: .cancelled
-    case .reminderInPast, .badLimit, .emptyDateRange, .noSearchWords, .searchWordsTooLong: .usage
+    case .reminderInPast, .plannedReminder, .badLimit, .emptyDateRange, .noSearchWords,
+      .searchWordsTooLong:
+      .usage
     case .nothingToUndo: .notFound
     case .importVersion: .newerFormat
     case .outputExists: .notAllowed

@@ -36,7 +36,17 @@ enum WritePlace {
   }
 
   /// Saves a complete draft as a new session, with any later fields given.
-  func save(_ draft: SessionDraft, later: [Session.Change]) throws -> Session {
+  func save(_ draft: SessionDraft, later: [Session.Change], now: Date) throws -> Session {
+    // What the lifecycle refuses (a reflection for a planned session) is refused before
+    // anything is saved.
+    var trial = try Session.saving(draft, now: now)
+    for change in later {
+      do {
+        try trial.revise(change, now: now)
+      } catch {
+        throw AppError.lifecycle(error, id: draft.id.short)
+      }
+    }
     switch self {
     case .keyed(let journal):
       let session = try journal.save(draft)
@@ -53,15 +63,16 @@ enum WritePlace {
     case .keyed(let journal):
       return try journal.apply(changes, to: session.id)
     case .sealed(let capture):
-      try capture.add(changes, to: session.id)
+      // What the lifecycle refuses is refused before anything is sealed.
       var changed = session
       for change in changes {
         do {
-          try changed.apply(change, now: now)
+          try changed.revise(change, now: now)
         } catch {
           throw AppError.lifecycle(error, id: session.id.short)
         }
       }
+      try capture.add(changes, to: session.id)
       return changed
     }
   }

@@ -29,6 +29,12 @@ public enum NewSession {
         try draft.apply(change)
       }
     }
+    let now = runtime.context.now
+    // A session dated ahead is planned: no reminder until it has happened. Said before
+    // anything is asked or saved when the date is given.
+    if let reminder, reminder != .none, let date = draft.date, date > now() {
+      throw AppError.plannedReminder
+    }
     let terminal = runtime.terminal
     if terminal == nil {
       if draft.date == nil { draft.date = runtime.context.now() }
@@ -68,7 +74,7 @@ public enum NewSession {
     }
     var session: Session
     do {
-      session = try place.save(draft, later: later)
+      session = try place.save(draft, later: later, now: now())
     } catch {
       throw draftFile?.unsaved(error) ?? error
     }
@@ -76,20 +82,36 @@ public enum NewSession {
     // the next run sees is saved already and removes.
     draftFile?.finish()
     let shown = try place.displayID(session.id)
-    if let reminder, session.status == .needsReflection {
+    let planned = session.isPlanned(at: now())
+    if let reminder, session.status == .needsReflection, !planned {
       try reminders.set(session.id, reminder)
     }
     if let terminal, let forms {
-      let state = session.status == .complete ? "is complete" : "needs reflection"
       // Read aloud (plain mode asked for), the id is spelled and the date said in words.
       let spoken = terminal.presentation.spoken
       let heard = spoken ? DisplayFormat.spokenID(shown) : shown
+      let format = DisplayFormat(timeZone: runtime.context.timeZone)
+      let when = spoken ? format.spokenDateTime(session.date) : format.dateTime(session.date)
+      let state =
+        planned
+        ? "is planned for \(when)"
+        : session.status == .complete ? "is complete" : "needs reflection"
       terminal.writeLine(
         place.isSealed
           ? "Saved, sealed until the journal is next opened. Session \(heard) \(state)."
           : "Saved. Session \(heard) \(state).")
+      if planned {
+        if let reminder, reminder != .none {
+          terminal.writeLine("No reminder is set for a planned session; one can come after it.")
+        }
+        terminal.writeLine(
+          spoken
+            ? #"Once its date has passed it waits for your reflection, with "journal reflect"."#
+            : #"Once its date has passed it waits for your reflection: "journal reflect \#(shown)"."#
+        )
+        return Saved(session: session, shownID: shown, sealed: place.isSealed)
+      }
       // A stop at the questions after the save says the session is saved.
-      let format = DisplayFormat(timeZone: runtime.context.timeZone)
       func stopNote(reminder due: Date?) {
         let reminded = due.map { "; a reminder comes \(format.dateTime($0))" } ?? ""
         let next =
@@ -111,7 +133,6 @@ public enum NewSession {
       if session.status == .needsReflection,
         try forms.confirm("The later fields are open now. Add them now?", default: false)
       {
-        let now = runtime.context.now
         session = try ReviseSession.fillLater(
           session, fields: Field.later, forms: forms, terminal: terminal, id: shown,
           justSaved: true, drafts: try? place.drafts(runtime), context: runtime.context

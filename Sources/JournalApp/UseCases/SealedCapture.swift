@@ -35,7 +35,7 @@ public struct SealedCapture {
     var session = try Session.saving(draft, now: now)
     for change in later {
       do {
-        try session.apply(change, now: now)
+        try session.revise(change, now: now)
       } catch {
         throw AppError.lifecycle(error, id: session.id.short)
       }

@@ -6,9 +6,21 @@ import JournalDiagnostics
 /// (`SessionFilter.parse`), one meaning. Everything it looks at is in a session's summary, so
 /// it is applied before any body is opened.
 public struct SessionFilter: Sendable {
+  /// Which sessions by where they stand at `now`.
+  public enum Standing: Sendable, Equatable {
+    /// Of this status; waiting (`needsReflection`) means dated now or before.
+    case status(SessionStatus)
+    /// Waiting with a date still ahead (`Lifecycle.isPlanned`).
+    case planned
+    /// Every session but the planned ones: those that have happened.
+    case happened
+  }
+
+  /// The time that decides which sessions are planned.
+  public var now: Date
   public var since: Date?
   public var until: Date?
-  public var status: SessionStatus?
+  public var standing: Standing?
   public var treatment: String?
   /// With `treatment` "other": only the custom treatment of this name (any case).
   public var treatmentName: String?
@@ -16,18 +28,28 @@ public struct SessionFilter: Sendable {
   public var limit: Int?
 
   public init(
-    since: Date? = nil, until: Date? = nil, status: SessionStatus? = nil, treatment: String? = nil
+    now: Date, since: Date? = nil, until: Date? = nil, standing: Standing? = nil,
+    treatment: String? = nil
   ) {
+    self.now = now
     self.since = since
     self.until = until
-    self.status = status
+    self.standing = standing
     self.treatment = treatment
   }
+
+  /// Whether only sessions stored as waiting can match (so only those need reading).
+  public var waitingOnly: Bool { standing == .planned || standing == .status(.needsReflection) }
 
   public func includes(_ s: SessionSummary) -> Bool {
     if let since, s.date < since { return false }
     if let until, s.date > until { return false }
-    if let status, s.status != status { return false }
+    switch standing {
+    case nil: break
+    case .planned: if !s.isPlanned(at: now) { return false }
+    case .happened: if s.isPlanned(at: now) { return false }
+    case .status(let status): if s.status != status || s.isPlanned(at: now) { return false }
+    }
     if let treatment, s.treatment.key != treatment { return false }
     if let treatmentName,
       s.treatment.customName?.lowercased() != treatmentName.lowercased()
@@ -39,16 +61,16 @@ public struct SessionFilter: Sendable {
 
   /// The filter the command line's texts ask for: dates as `DateInput` reads them (a whole
   /// day, `today`, `yesterday` or a bare date, means all of that day: from its start for
-  /// `since`, to its end for `until`), a status, a treatment key ("other" takes every custom
+  /// `since`, to its end for `until`), a standing, a treatment key ("other" takes every custom
   /// treatment, "other:San Pedro" only that one), and how many of the newest. A range that
   /// ends before it starts is refused: nothing could match it.
   public static func parse(
-    since: String?, until: String?, status: SessionStatus?, treatment: String?, limit: Int?,
+    since: String?, until: String?, standing: Standing?, treatment: String?, limit: Int?,
     _ runtime: Runtime
   ) throws -> SessionFilter {
     let now = runtime.context.now()
     let dates = DateInput(timeZone: runtime.context.timeZone)
-    var filter = SessionFilter(status: status)
+    var filter = SessionFilter(now: now, standing: standing)
     if let since {
       filter.since = try dates.dayStart(since, now: now) ?? dates.parseInstant(since, now: now)
     }

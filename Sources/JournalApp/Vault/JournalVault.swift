@@ -362,7 +362,7 @@ public final class JournalVault {
   public func list(
     _ filter: SessionFilter
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    let (all, damaged) = try list(needsReflection: filter.status == .needsReflection)
+    let (all, damaged) = try list(needsReflection: filter.waitingOnly)
     let taken = all.lazy.filter(filter.includes)
     return (filter.limit.map { Array(taken.prefix($0)) } ?? Array(taken), damaged)
   }
@@ -394,6 +394,8 @@ public final class JournalVault {
     // A session closed without a reflection can still be reflected on.
     if session.status == .closed { return session }
     do {
+      try Lifecycle.checkPlanned(
+        session.status, date: session.date, now: context.now(), on: .beginReflection)
       _ = try Lifecycle.transition(from: session.status, on: .beginReflection)
     } catch {
       throw AppError.lifecycle(error, id: id.short)
@@ -414,7 +416,7 @@ public final class JournalVault {
     let now = context.now()
     return try store.update(id) { session in
       do {
-        try session.apply(event, now: now)
+        try session.revise(event, now: now)
       } catch let error as LifecycleError {
         throw AppError.lifecycle(error, id: id.short)
       }
@@ -428,7 +430,7 @@ public final class JournalVault {
     return try store.update(id) { session in
       for change in changes {
         do {
-          try session.apply(change, now: now)
+          try session.revise(change, now: now)
         } catch let error as LifecycleError {
           throw AppError.lifecycle(error, id: id.short)
         }
@@ -484,12 +486,12 @@ public final class JournalVault {
   /// says otherwise, handed to `body` one at a time after `begin` is told the ids of rows
   /// that failed to open; all of those.
   public func streamList(
-    _ filter: SessionFilter = SessionFilter(), order: ReadOrder = .newestFirst,
+    _ filter: SessionFilter, order: ReadOrder = .newestFirst,
     begin: ([SessionID]) throws -> Void = { _ in }, _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
     do {
       return try store.streamSummaries(
-        needsReflection: filter.status == .needsReflection, order: order,
+        needsReflection: filter.waitingOnly, order: order,
         include: { filter.includes($0) }, newest: filter.limit,
         begin: { _, damaged in try begin(damaged) }, body)
     } catch StoreError.tampered(.rows) {
