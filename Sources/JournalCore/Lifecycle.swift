@@ -93,4 +93,12 @@ extension Lifecycle {
     case .save, .clearReflection, .updateLaterField, .updateNowField, .reopen: return
     }
   }
+
+  /// Refuses a date ahead of now for a session reflected on or closed: what is done has
+  /// happened, and a date ahead would make it read as planned to come.
+  public static func checkDate(
+    _ date: Date, of status: SessionStatus, now: Date
+  ) throws(LifecycleError) {
+    if date > now, status == .complete || status == .closed { throw .doneCannotBeAhead }
+  }
 }

@@ -15,4 +15,7 @@ public enum LifecycleError: Error, Equatable, Sendable {
   /// The session is planned: its date is still ahead, so there is nothing yet to reflect on
   /// or to close.
   case planned
+  /// A date ahead was given to a session reflected on or closed: only one still to come can
+  /// be dated ahead.
+  case doneCannotBeAhead
 }

@@ -192,6 +192,7 @@ public struct Session: Hashable, Sendable {
   /// was written already — a sealed addition opened, a sync's merge — goes through `apply`.
   public mutating func revise(_ change: Change, now: Date) throws(LifecycleError) {
     try Lifecycle.checkPlanned(status, date: date, now: now, on: change.event)
+    if case .date(let value) = change { try Lifecycle.checkDate(value, of: status, now: now) }
     try apply(change, now: now)
   }
 

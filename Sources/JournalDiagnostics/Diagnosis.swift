@@ -142,6 +142,11 @@ public struct Diagnosis: Equatable, Sendable {
           #"reflections come once it has passed; if it happened already, "journal edit \#($0) --date …""#
         },
         exitCode: .notAllowed)
+    case .doneCannotBeAhead:
+      return Diagnosis(
+        message: "\(session) is reflected on or closed, so its date cannot be ahead",
+        hint: "check the date; only a session still to come is dated ahead (planned)",
+        exitCode: .notAllowed)
     }
   }
 

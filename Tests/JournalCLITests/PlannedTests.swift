@@ -79,6 +79,19 @@ import Testing
     #expect(f.run("close", id).status == 0)
   }
 
+  /// A session reflected on (or closed) has happened: a date ahead is refused, exit 7.
+  @Test func doneSessionCannotMoveAhead() {
+    let f = CLIFixture(extra: Self.today).initialise()
+    let id = f.new("--reflection", "it was kind")
+    let moved = f.run("edit", id, "--date", "2026-12-01 19:00")
+    #expect(moved.status == 7, "\(moved)")
+    #expect(
+      moved.stderr
+        == "journal: error: session \"\(id)\" is reflected on or closed, so its date cannot be ahead\n"
+        + "journal: hint: check the date; only a session still to come is dated ahead (planned)\n")
+    #expect(f.show(id)["date"] as? String == "2026-11-20T18:00:00.000Z")
+  }
+
   /// No reminder for a planned session: asked for with the date, it is refused before
   /// anything is saved.
   @Test func plannedTakesNoReminder() {

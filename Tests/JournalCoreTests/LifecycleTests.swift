@@ -125,6 +125,13 @@ struct PlannedTests {
     var written = session
     try written.apply(.reflection("kept as written"), now: Self.now)
     #expect(written.status == .complete)
+    // What is done has happened: a date ahead is refused for it, a date past is not
+    var done = written
+    #expect(throws: LifecycleError.doneCannotBeAhead) {
+      try done.revise(.date(Self.now + 60), now: Self.now)
+    }
+    try done.revise(.date(Self.now - 60), now: Self.now)
+    #expect(done.date == Self.now - 60)
     let later = Self.now + 2 * 86400
     #expect(!session.isPlanned(at: later))
     try session.revise(.reflection("after it"), now: later)

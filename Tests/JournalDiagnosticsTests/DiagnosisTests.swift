@@ -27,6 +27,7 @@ struct DiagnosisTests {
     FieldError.controlCharacters(field: .intention),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
     LifecycleError.alreadyClosed, LifecycleError.notClosed, LifecycleError.planned,
+    LifecycleError.doneCannotBeAhead,
     LifecycleError.noConflict(field: .reflection),
     CryptoError.sodiumUnavailable, CryptoError.secureMemoryUnavailable(bytes: 32),
     CryptoError.keyDerivationFailed, CryptoError.kdfLimitsOutOfRange(opsLimit: 1, memLimit: 1),
@@ -169,7 +170,7 @@ struct DiagnosisTests {
       names[type, default: []].insert(label)
     }
     #expect(names["FieldError"]?.count == 12)
-    #expect(names["LifecycleError"]?.count == 7)
+    #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
     #expect(names["SystemError"]?.count == 9)
@@ -233,7 +234,8 @@ struct DiagnosisTests {
 
   static func expected(_ error: LifecycleError) -> JournalExit {
     switch error {
-    case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed, .planned:
+    case .notSavedYet, .alreadySaved, .alreadyComplete, .alreadyClosed, .notClosed, .planned,
+      .doneCannotBeAhead:
       .notAllowed
     case .noConflict: .notFound
     }
