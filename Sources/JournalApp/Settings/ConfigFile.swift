@@ -14,6 +14,7 @@ public enum ConfigFile {
     "vault", "passphrase-file", "passphrase-command", "no-input", "drafts-dir",
     "draft-max-age", "undo-window", "reminder-time", "reminder-repeat", "notify-command",
     "daemon-poll", "agent-max-lifetime", "editor", "plain", "integration-prompts",
+    "cooling-off",
   ]
 
   /// The names that take on or off.
