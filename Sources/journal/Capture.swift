@@ -24,10 +24,13 @@ extension Journal {
     @Argument(help: ArgumentHelp("on or off; leave out to see the setting.", valueName: "on|off"))
     var choice: CaptureChoice?
 
+    @Flag(help: "Turn it off without asking, even just after a session.")
+    var yes = false
+
     func run() throws {
       let runtime = try Runtime(options)
       let state =
-        try choice.map { try CaptureSetting.set($0 == .on, runtime) }
+        try choice.map { try CaptureSetting.set($0 == .on, runtime, confirmed: yes) }
         ?? CaptureSetting.state(runtime)
       var line =
         state.on

@@ -32,6 +32,9 @@ extension Journal {
     )
     var newKey = false
 
+    @Flag(help: "With --new-key: go ahead without asking, even just after a session.")
+    var yes = false
+
     @Option(
       help: ArgumentHelp(
         "Read the recovery code from this file (0600). Also JOURNAL_RECOVERY_CODE_FILE.",
@@ -43,13 +46,16 @@ extension Journal {
       if newKey && (recoveryCode || recoveryCodeFile != nil) {
         throw ValidationError("--new-key and --recovery-code go one at a time")
       }
+      if yes && !newKey {
+        throw ValidationError("--yes goes with --new-key")
+      }
     }
 
     func run() throws {
       let runtime = try Runtime(options)
       if newKey {
         let changed = try PassphraseCommands.changeKey(
-          runtime, newFile: newPassphraseFile, strength: kdf)
+          runtime, newFile: newPassphraseFile, strength: kdf, confirmed: yes)
         Report.note(
           "the key is new: \(counted(changed.sessions, "session")) sealed again under it, and "
             + "the old passphrase no longer opens this journal"

@@ -16,7 +16,7 @@ extension Journal {
 
     @OptionGroup var options: GlobalOptions
 
-    @Flag(help: "Replace an existing code without asking.")
+    @Flag(help: "Replace or remove the code without asking.")
     var yes = false
 
     @Flag(help: "Remove the recovery code: only the passphrase opens the journal.")
@@ -37,7 +37,7 @@ extension Journal {
         let exists = try RecoveryCodes.exists(runtime)
         try Runtime.output(exists ? "a recovery code is set\n" : "no recovery code\n")
       } else if remove {
-        let had = try RecoveryCodes.remove(runtime)
+        let had = try RecoveryCodes.remove(runtime, yes: yes)
         Report.note(
           had
             ? "the recovery code is removed; only the passphrase opens this journal"

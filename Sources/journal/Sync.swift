@@ -60,9 +60,12 @@ extension Journal {
           """)
       var deleteServerCopy = false
 
+      @Flag(help: "Go ahead without asking, even just after a session.")
+      var yes = false
+
       func run() throws {
         let runtime = try Runtime(options)
-        let left = try SyncCommands.leave(runtime, deleting: deleteServerCopy)
+        let left = try SyncCommands.leave(runtime, deleting: deleteServerCopy, confirmed: yes)
         switch left.deleted {
         case nil:
           Report.note("this journal no longer syncs here; \(left.server) keeps its copy")

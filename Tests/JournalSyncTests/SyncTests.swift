@@ -391,6 +391,44 @@ struct SyncTests {
     #expect(b.export().contains("BEFORE-THE-MOVE"))
   }
 
+  /// Leaving on a terminal three hours after a session (issue 36): the calm line and one more
+  /// question; no leaves everything as it was (still syncing, the server's copy kept), yes
+  /// leaves. Without a terminal it leaves at once, as ever.
+  @Test(needsServer) func leavingJustAfterASessionPauses() throws {
+    // Given a journal on two devices, its session at 2026-11-10 18:00 UTC
+    let (server, a, b, _) = try Self.pair("cooling", sessions: 1)
+    let within = ["JOURNAL_DEBUG_NOW": "2026-11-10T21:00:00Z"]
+    let line = "Your last session was 3 hours ago. This can wait until another day."
+    for (flags, question) in [
+      ([], "Stop syncing here now anyway? [y/N] "),
+      (["--delete-server-copy"], "Stop syncing and delete the server's copy now anyway? [y/N] "),
+    ] {
+      // When it is asked to leave, and the answer is no
+      let asked = a.cli.interactive(["sync", "leave"] + flags, extra: within)
+      #expect(asked.expect(question), "\(asked.screenText)")
+      #expect(asked.screenWords.contains(line), "\(asked.screenText)")
+      asked.write("\r")
+      let declined = asked.wait()
+      // Then nothing changed
+      #expect(declined.status == 130, "\(declined)")
+      #expect(declined.stderr == "journal: this journal still syncs here\n", "\(declined)")
+      #expect(a.run("sync", "status").status == 0)
+      #expect(try server.count("SELECT count(*) FROM journal_vault") == 1)
+    }
+    // When the answer is yes, it leaves
+    let asked = a.cli.interactive(["sync", "leave"], extra: within)
+    #expect(asked.expect("Stop syncing here now anyway? [y/N] "), "\(asked.screenText)")
+    asked.write("y\r")
+    let left = asked.wait()
+    #expect(left.status == 0, "\(left)")
+    #expect(a.run("sync", "status").status == 7)
+    // And a script leaves without a word, as ever
+    let script = b.run("sync", "leave", extra: within)
+    #expect(script.status == 0, "\(script)")
+    #expect(!script.stderr.contains("Your last session"), "\(script)")
+    #expect(b.run("sync", "status").status == 7)
+  }
+
   /// Two `journal sync` at once on one device: one waits for the other; each session is
   /// sent once.
   @Test(needsServer) func twoSyncsAtOnce() throws {

@@ -17,9 +17,15 @@ public enum CaptureSetting {
   }
 
   /// Turns it on or off (the passphrase, or the agent, is needed for either: on pins the
-  /// key on this computer).
-  public static func set(_ on: Bool, _ runtime: Runtime) throws -> State {
+  /// key on this computer). Turning it off, within the cooling-off window after a session, at
+  /// a terminal and unless `confirmed` (--yes), first pauses to ask once more.
+  public static func set(_ on: Bool, _ runtime: Runtime, confirmed: Bool = false) throws -> State {
+    let window = try CoolingOffPause.window(runtime)
     let journal = try runtime.openVault()
+    if !on, try journal.file.sealing().publicKey != nil {
+      try CoolingOffPause.check(
+        .captureOff, window: window, journal: journal, confirmed: confirmed, runtime)
+    }
     try journal.setSealedCapture(on)
     try journal.markSealedCaptureOffered()
     return State(on: on, waiting: try journal.file.sealedCount())

@@ -70,11 +70,16 @@ public enum PassphraseCommands {
   /// data key under a new passphrase (asked as `change` asks it). The new recovery code, when
   /// the journal had one, and how many sessions were re-sealed. On a journal that syncs, the
   /// server's copy is replaced first, under the new key; the other devices follow at their
-  /// next sync, with the new passphrase.
-  public static func changeKey(_ runtime: Runtime, newFile: String?, strength: KDFStrength?)
-    throws -> JournalVault.KeyChanged
-  {
+  /// next sync, with the new passphrase. Within the cooling-off window after a session, at a
+  /// terminal and unless `confirmed` (--yes), it first pauses to ask once more.
+  public static func changeKey(
+    _ runtime: Runtime, newFile: String?, strength: KDFStrength?, confirmed: Bool = false
+  ) throws -> JournalVault.KeyChanged {
+    let window = try CoolingOffPause.window(runtime)
     let journal = try runtime.openVault(prompt: "Current passphrase: ")
+    // Before the new passphrase is asked: a no costs nothing more.
+    try CoolingOffPause.check(
+      .changeKey, window: window, journal: journal, confirmed: confirmed, runtime)
     let passphrase = try readNew(runtime, newFile: newFile)
     if try journal.file.syncSettings() != nil {
       // The server's copy first, then this one (SECURITY.md, "Sync", "A new key").

@@ -42,9 +42,15 @@ public enum RecoveryCodes {
     return true
   }
 
-  /// Removes the recovery code; whether there was one.
-  public static func remove(_ runtime: Runtime) throws -> Bool {
-    try runtime.openVault().removeRecoveryCode()
+  /// Removes the recovery code; whether there was one. Within the cooling-off window after
+  /// a session, at a terminal and unless `yes`, it first pauses to ask once more.
+  public static func remove(_ runtime: Runtime, yes: Bool = false) throws -> Bool {
+    let window = try CoolingOffPause.window(runtime)
+    let journal = try runtime.openVault()
+    guard try journal.file.recoverySlot() != nil else { return false }
+    try CoolingOffPause.check(
+      .removeRecoveryCode, window: window, journal: journal, confirmed: yes, runtime)
+    return try journal.removeRecoveryCode()
   }
 
   /// Whether the journal has a recovery code (no passphrase needed).

@@ -259,12 +259,21 @@ public enum SyncCommands {
   /// device): for a passphrase that leaked, whose old key sealed all of it, or a server left
   /// for good. Nothing here changes unless that succeeded. The address is trusted as any
   /// sync trusts it: read after the vault's whole check.
-  public static func leave(_ runtime: Runtime, deleting: Bool = false) throws -> Left {
+  ///
+  /// Within the cooling-off window after a session, at a terminal and unless `confirmed`
+  /// (--yes), it first pauses to ask once more, before the server is contacted.
+  public static func leave(_ runtime: Runtime, deleting: Bool = false, confirmed: Bool = false)
+    throws -> Left
+  {
+    let window = try CoolingOffPause.window(runtime)
     // Said before any passphrase is asked; the file opened once for both.
     let file = try Vault.open(at: try runtime.vaultPath())
     guard try file.syncSettings() != nil else { throw SyncError.notSetUp }
     let journal = try runtime.openVault(opened: file)
     guard let settings = try journal.file.syncSettings() else { throw SyncError.notSetUp }
+    try CoolingOffPause.check(
+      .leaveSync(deletingServerCopy: deleting), window: window, journal: journal,
+      confirmed: confirmed, runtime)
     var deleted: Bool?
     if deleting {
       let transport = try connect(
