@@ -110,6 +110,21 @@ struct CoolingOffTests {
     }
   }
 
+  /// Only what cannot be undone pauses: turning capture on, or removing a recovery code
+  /// there is not, goes ahead at once.
+  @Test func whatChangesNothingLastingDoesNotPause() {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    #expect(f.run("capture", "off").status == 0)
+    for arguments in [["capture", "on"], ["recovery-code", "--remove"]] {
+      let process = f.cli.interactive(arguments, extra: Self.within)
+      let result = process.wait()
+      #expect(result.status == 0, "\(arguments): \(result)")
+      #expect(!process.screenText.contains("Your last session"), "\(process.screenText)")
+    }
+    #expect(f.run("capture").stdout.hasPrefix("writing without the passphrase is on"))
+  }
+
   /// A session dated ahead (planned) has not happened: it brings no pause.
   @Test func aSessionAheadDoesNotCount() {
     let f = CLIFixture().initialise()
