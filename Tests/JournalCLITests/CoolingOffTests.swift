@@ -157,6 +157,37 @@ struct CoolingOffTests {
     #expect(!Act.captureOff.happened(f))
   }
 
+  /// A deletion with no undo window (JOURNAL_UNDO_WINDOW=0s) is final at once: after its
+  /// own question, the pause; no keeps the session, yes deletes it; --yes asks neither.
+  @Test func deletionWithoutAnUndoWindowPauses() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let extra = Self.within.merging(["JOURNAL_UNDO_WINDOW": "0s"]) { $1 }
+    let question = "It cannot be undone. Delete it for good now anyway? [y/N] "
+    let declined = f.cli.interactive(["delete", id], extra: extra)
+    #expect(declined.expect("Delete this session? [y/N] "))
+    declined.write("y\r")
+    #expect(declined.expect(question), "\(declined.screenText)")
+    #expect(declined.screenWords.contains(Self.line), "\(declined.screenText)")
+    declined.write("\r")
+    let kept = declined.wait()
+    #expect(kept.status == 130, "\(kept)")
+    #expect(kept.stderr == "journal: nothing was deleted\n", "\(kept)")
+    #expect(f.sessions().count == 1)
+    let accepted = f.cli.interactive(["delete", id], extra: extra)
+    #expect(accepted.expect("Delete this session? [y/N] "))
+    accepted.write("y\r")
+    #expect(accepted.expect(question))
+    accepted.write("y\r")
+    #expect(accepted.wait().status == 0)
+    #expect(f.sessions().isEmpty)
+    let other = f.new()
+    let scripted = f.cli.interactive(["delete", other, "--yes"], extra: extra)
+    #expect(scripted.wait().status == 0)
+    #expect(!scripted.screenText.contains("Your last session"), "\(scripted.screenText)")
+    #expect(f.sessions().isEmpty)
+  }
+
   /// passwd's --yes belongs to --new-key, the one passwd act that pauses.
   @Test func passwdYesGoesWithNewKey() {
     let f = CLIFixture().initialise()

@@ -14,6 +14,8 @@ enum CoolingOffPause {
     case removeRecoveryCode
     case leaveSync(deletingServerCopy: Bool)
     case captureOff
+    /// A deletion with no undo window (JOURNAL_UNDO_WINDOW=0): purged at once.
+    case deleteForGood(sessions: Int)
 
     /// Asked after the calm line; the answer defaults to no.
     var question: String {
@@ -23,6 +25,8 @@ enum CoolingOffPause {
       case .leaveSync(false): "Stop syncing here now anyway?"
       case .leaveSync(true): "Stop syncing and delete the server's copy now anyway?"
       case .captureOff: "Turn off writing without the passphrase now anyway?"
+      case .deleteForGood(1): "It cannot be undone. Delete it for good now anyway?"
+      case .deleteForGood: "They cannot be undone. Delete them for good now anyway?"
       }
     }
 
@@ -33,6 +37,7 @@ enum CoolingOffPause {
       case .removeRecoveryCode: "the recovery code was kept"
       case .leaveSync: "this journal still syncs here"
       case .captureOff: "writing without the passphrase is still on"
+      case .deleteForGood: "nothing was deleted"
       }
     }
   }

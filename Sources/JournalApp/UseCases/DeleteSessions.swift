@@ -25,6 +25,7 @@ public enum DeleteSessions {
     -> Outcome
   {
     let window = try UndoWindow.duration(environment: runtime.context.environment)
+    let coolingOff = try CoolingOffPause.window(runtime)
     if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded(what: "deleting") }
     let journal = try runtime.openVault(check: .point)
     var targets: [SessionID] = []
@@ -46,6 +47,16 @@ public enum DeleteSessions {
         try Forms(terminal: terminal, context: runtime.context).confirm(
           question, default: false, destructive: true)
       else { return .declined }
+      // With no undo window the deletion is final at once: right after a session, a pause.
+      if window == 0 {
+        do {
+          try CoolingOffPause.check(
+            .deleteForGood(sessions: targets.count), window: coolingOff, journal: journal,
+            confirmed: false, runtime)
+        } catch AppError.declined {
+          return .declined
+        }
+      }
     }
     let deletion = try journal.delete(targets, window: window)
     let what = targets.count == 1 ? "session \(shown[0])" : counted(targets.count, "session")
