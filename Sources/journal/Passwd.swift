@@ -9,7 +9,9 @@ extension Journal {
       commandName: "passwd",
       abstract: "Change your passphrase. Sessions are not re-encrypted; only the key is.",
       discussion: """
-        The same data key is wrapped under the new passphrase: the old one no longer opens         this journal, but a copy made before (a backup) still opens with it. With         --recovery-code, a lost passphrase is replaced using the recovery code.
+        The same data key is wrapped under the new passphrase: the old one no longer opens \
+        this journal, but a copy made before (a backup) still opens with it. With \
+        --recovery-code, a lost passphrase is replaced using the recovery code.
         """)
 
     @OptionGroup var options: GlobalOptions
