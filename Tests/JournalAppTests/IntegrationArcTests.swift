@@ -38,6 +38,16 @@ struct IntegrationArcTests {
     #expect(IntegrationArc.due(sessions, today: TestClock.reference, timeZone: .gmt).isEmpty)
   }
 
+  /// A planned session (dated ahead) brings no prompt until it has happened; a day after its
+  /// date, the day's prompt comes as for any other.
+  @Test func aPlannedSessionWaitsForItsDate() throws {
+    let planned = try session("2026-11-28 10:00")
+    #expect(IntegrationArc.due([planned], today: TestClock.reference, timeZone: .gmt).isEmpty)
+    let dayAfter = try DateInput(timeZone: .gmt).parse("2026-11-29 09:00", now: Self.later)
+    #expect(
+      IntegrationArc.due([planned], today: dayAfter, timeZone: .gmt).map(\.milestone) == [.day])
+  }
+
   /// Days are the person's calendar days: across a DST change a week is still seven days.
   @Test func followsTheLocalCalendarAcrossDaylightSaving() throws {
     let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
