@@ -155,13 +155,17 @@ public final class JournalVault {
     do {
       if !trusted {
         // Another journal may have written (and told its witnesses) since this one checked
-        // the vault: a witness ahead of the stamp is checked again against the vault now.
+        // the vault: a witness ahead of the stamp is checked again against the vault now. As
+        // long as the vault has moved on at each look, it is being written, not rolled back
+        // (a witness is only ever told of a write once it is in the vault): with several
+        // journals writing at once, a few looks may each find a newer write told already.
+        // A vault that has not moved since the last look is refused at once.
         var tries = 0
         while true {
           do {
             try witnesses.check(stamp)
             break
-          } catch AppError.olderThanSeen(let seen, _) where tries < 3 {
+          } catch AppError.olderThanSeen(let seen, _) where tries < 64 {
             tries += 1
             guard let now = try vaultStorage.recheck(), now.generation > stamp.generation else {
               throw AppError.olderThanSeen(seen: seen, found: stamp.generation)
