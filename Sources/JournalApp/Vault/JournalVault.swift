@@ -366,9 +366,11 @@ public final class JournalVault {
   public func list(
     _ filter: SessionFilter
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    let (all, damaged) = try list(needsReflection: filter.waitingOnly)
-    let taken = all.lazy.filter(filter.includes)
-    return (filter.limit.map { Array(taken.prefix($0)) } ?? Array(taken), damaged)
+    var (taken, damaged) = try list(needsReflection: filter.waitingOnly)
+    // In place: a filtered copy held every summary twice (a million: 190 MB more).
+    taken.removeAll { !filter.includes($0) }
+    if let limit = filter.limit, taken.count > limit { taken.removeSubrange(limit...) }
+    return (taken, damaged)
   }
 
   /// Summaries newest first, optionally only those waiting for reflection, and the ids of
