@@ -136,33 +136,35 @@ struct LedgerTree: Equatable {
   /// The tree of entries held in memory (a `LedgerRows`): sessions, tombstones and agreed
   /// sync rows in any order.
   static func make(sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) -> LedgerTree {
-    func sorted(_ bytes: [UInt8], size: Int) -> [[UInt8]] {
-      var entries: [[UInt8]] = []
-      entries.reserveCapacity(bytes.count / size)
-      for start in stride(from: 0, to: bytes.count, by: size) {
-        entries.append(Array(bytes[start..<start + size]))
+    let bytes = [sessions, tombstones, syncRows]
+    let sizes = [LedgerRows.sessionBytes, LedgerRows.tombstoneBytes, LedgerRows.syncRowBytes]
+    // Each part's entries in order of id (bytes 1 to 16), as offsets into its bytes: no array
+    // an entry (at a million sessions, 70 MB and a million allocations).
+    let orders = (0..<3).map { part in
+      bytes[part].withUnsafeBytes { raw -> [Int] in
+        guard let base = raw.baseAddress else { return [] }
+        var order = Array(stride(from: 0, to: raw.count, by: sizes[part]))
+        order.sort { a, b in memcmp(base + a + 1, base + b + 1, 16) < 0 }
+        return order
       }
-      entries.sort { a, b in a[1..<17].lexicographicallyPrecedes(b[1..<17]) }
-      return entries
     }
-    let parts = [
-      sorted(sessions, size: LedgerRows.sessionBytes),
-      sorted(tombstones, size: LedgerRows.tombstoneBytes),
-      sorted(syncRows, size: LedgerRows.syncRowBytes),
-    ]
     var positions = [0, 0, 0]
     var builder = Builder()
     func leaf(_ part: Int) -> Int {
-      guard positions[part] < parts[part].count else { return Int.max }
-      let entry = parts[part][positions[part]]
-      return Int(entry[1]) << 8 | Int(entry[2])
+      guard positions[part] < orders[part].count else { return Int.max }
+      let start = orders[part][positions[part]]
+      return Int(bytes[part][start + 1]) << 8 | Int(bytes[part][start + 2])
     }
     while true {
       let next = min(leaf(0), leaf(1), leaf(2))
       guard next != Int.max else { break }
       for part in 0..<3 {
         while leaf(part) == next {
-          _ = parts[part][positions[part]].withUnsafeBytes { builder.add($0, leaf: next) }
+          let start = orders[part][positions[part]]
+          _ = bytes[part].withUnsafeBytes { raw in
+            builder.add(
+              UnsafeRawBufferPointer(rebasing: raw[start..<start + sizes[part]]), leaf: next)
+          }
           positions[part] += 1
         }
       }
