@@ -11,7 +11,9 @@ import Synchronization
 ///
 /// Each opened summary is handed to `make` on the thread that opened it, and what it returns
 /// (nil: left out) is kept: the summaries themselves for `list`, or only a session's place
-/// for a streamed read, which then holds 25 bytes a session instead of a summary's ~90.
+/// for a streamed read, which then holds 25 bytes a session instead of a summary's 120. What
+/// the helper keeps goes to the reading thread a batch at a time, into the one array: two
+/// arrays joined at the end held every summary up to three times over (a million: ~250 MB).
 final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   // @unchecked: `state` is behind its mutex. `helper` is written only by the one helper job
   // that runs at a time (started and ended under the mutex) and read after `jobs` has been
@@ -22,6 +24,9 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
     /// Opened batches, emptied, to be filled again (no new arena per batch).
     var spare: [SummaryBatch] = []
     var helperRunning = false
+    /// What the helper kept of the batches it opened, not yet taken by the reading thread.
+    var opened: [Item] = []
+    var damaged: [SessionID] = []
   }
 
   private let state = Mutex(State())
@@ -30,6 +35,7 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   private let openers: [RecordCipher.Opener]
   private let make: @Sendable (SessionSummary) -> Item?
   private var reader: (items: [Item], damaged: [SessionID]) = ([], [])
+  /// The helper's batch being opened: its items go to `state.opened` once it is done.
   private var helper: (items: [Item], damaged: [SessionID]) = ([], [])
   /// Batches that may wait before the reading thread opens one itself: bounds the memory
   /// when the helper falls behind or never runs.
@@ -60,6 +66,7 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
     }
     if wake { DispatchQueue.global().async(group: jobs) { self.help() } }
     if let overflow { open(overflow, with: openers[0], into: &reader) }
+    takeOpened()
     return state.withLock { $0.spare.popLast() } ?? SummaryBatch()
   }
 
@@ -68,12 +75,23 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   func finish() -> (items: [Item], damaged: [SessionID]) {
     while let batch = next() { open(batch, with: openers[0], into: &reader) }
     wait()
-    // One array, the helper's freed as it is taken: 100,000 summaries are ~9 MB.
-    var items = reader.items
+    takeOpened()
+    let items = reader.items
     reader.items = []
-    items.append(contentsOf: helper.items)
-    helper.items = []
-    return (items, reader.damaged + helper.damaged)
+    return (items, reader.damaged)
+  }
+
+  /// Moves what the helper has opened so far into the reading thread's array.
+  private func takeOpened() {
+    let (opened, damaged) = state.withLock { state in
+      defer {
+        state.opened = []
+        state.damaged = []
+      }
+      return (state.opened, state.damaged)
+    }
+    reader.items.append(contentsOf: opened)
+    reader.damaged += damaged
   }
 
   /// Waits until no helper job is running (also when reading failed half-way, so that no
@@ -86,6 +104,12 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
       return state.waiting.isEmpty ? nil : state.waiting.removeFirst()
     }) {
       open(batch, with: openers[1], into: &helper)
+      let (items, damaged) = helper
+      helper = ([], [])
+      state.withLock { state in
+        state.opened.append(contentsOf: items)
+        state.damaged += damaged
+      }
     }
   }
 
