@@ -32,6 +32,8 @@ extension Journal {
         throw AppError.declined(what: "nothing was deleted")
       case .countedDown:
         return
+      case .deleted(let what, let window) where window <= 0:
+        Report.note("deleted \(what) for good (no undo window)")
       case .deleted(let what, let window):
         Report.note(
           #"deleted \#(what); "journal undo" restores it within \#(Self.describe(window))"#)

@@ -183,9 +183,19 @@ struct CoolingOffTests {
     #expect(f.sessions().isEmpty)
     let other = f.new()
     let scripted = f.cli.interactive(["delete", other, "--yes"], extra: extra)
-    #expect(scripted.wait().status == 0)
+    let done = scripted.wait()
+    #expect(done.status == 0)
     #expect(!scripted.screenText.contains("Your last session"), "\(scripted.screenText)")
+    // No undo is offered for what cannot be undone
+    #expect(
+      done.stderr == "journal: deleted session \(other) for good (no undo window)\n", "\(done)")
     #expect(f.sessions().isEmpty)
+    // A bad setting matters only where the pause can come: not with --yes, nor turning
+    // capture on
+    let third = f.new()
+    let bad = extra.merging(["JOURNAL_COOLING_OFF": "1w"]) { $1 }
+    #expect(f.run("delete", third, "--yes", extra: bad).status == 0)
+    #expect(f.run("capture", "on", extra: bad).status == 0)
   }
 
   /// passwd's --yes belongs to --new-key, the one passwd act that pauses.

@@ -20,7 +20,8 @@ public enum CaptureSetting {
   /// key on this computer). Turning it off, within the cooling-off window after a session, at
   /// a terminal and unless `confirmed` (--yes), first pauses to ask once more.
   public static func set(_ on: Bool, _ runtime: Runtime, confirmed: Bool = false) throws -> State {
-    let window = try CoolingOffPause.window(runtime)
+    // Read only where it can apply (turning it off), before the passphrase is asked.
+    let window = on ? 0 : try CoolingOffPause.window(runtime)
     let journal = try runtime.openVault()
     if !on, try journal.file.sealing().publicKey != nil {
       try CoolingOffPause.check(

@@ -25,7 +25,10 @@ public enum DeleteSessions {
     -> Outcome
   {
     let window = try UndoWindow.duration(environment: runtime.context.environment)
-    let coolingOff = try CoolingOffPause.window(runtime)
+    // Read only where the pause can come: a deletion final at once, asked at a terminal.
+    let coolingOff =
+      window == 0 && !confirmed && runtime.terminal != nil
+      ? try CoolingOffPause.window(runtime) : 0
     if !confirmed && runtime.terminal == nil { throw AppError.confirmationNeeded(what: "deleting") }
     let journal = try runtime.openVault(check: .point)
     var targets: [SessionID] = []
