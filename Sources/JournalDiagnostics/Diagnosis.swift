@@ -140,7 +140,7 @@ public struct Diagnosis: Equatable, Sendable {
         message: "\(session) is planned: its date is still ahead",
         hint: id.map {
           #"reflections come once it has passed; if it happened already, "journal edit \#($0) --date …""#
-        },
+        } ?? "a reflection comes once its date has passed; save the session without one",
         exitCode: .notAllowed)
     case .doneCannotBeAhead:
       return Diagnosis(

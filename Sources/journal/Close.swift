@@ -50,7 +50,10 @@ extension Journal {
         "; a reminder comes " + DisplayFormat(timeZone: runtime.context.timeZone).dateTime($0)
       }
       Report.note(
-        "session \(reopened.shownID) waits for your reflection again" + (when ?? ""))
+        reopened.planned
+          ? "session \(reopened.shownID) is open again, and planned: it waits for your "
+            + "reflection once its date has passed"
+          : "session \(reopened.shownID) waits for your reflection again" + (when ?? ""))
     }
   }
 }

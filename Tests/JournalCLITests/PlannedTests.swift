@@ -92,6 +92,28 @@ import Testing
     #expect(f.show(id)["date"] as? String == "2026-11-20T18:00:00.000Z")
   }
 
+  /// A session made planned by a change (its date moved ahead, or reopened with a date
+  /// ahead after the clock went back) loses its reminder: none comes before it happens.
+  @Test func madePlannedLosesItsReminder() {
+    let f = CLIFixture(extra: Self.today).initialise()
+    let id = f.new("--remind", "tomorrow")
+    #expect(f.run("reminders").stdout.contains(id))
+    #expect(f.run("edit", id, "--date", "2026-12-01 19:00").status == 0)
+    #expect(!f.run("reminders").stdout.contains(id), "the reminder is withdrawn")
+    // Closed today, reopened by a clock a day earlier: its date is ahead of that clock
+    let closed = f.run(
+      "new", "--intention", "soon", "--mood-before", "5", "--date", "2026-11-21 10:00")
+    let other = closed.stdout.trimmingCharacters(in: .newlines)
+    #expect(f.run("close", other).status == 0)
+    let reopened = f.run("reopen", other, extra: ["JOURNAL_DEBUG_NOW": "2026-11-20T18:00:00Z"])
+    #expect(reopened.status == 0, "\(reopened)")
+    #expect(
+      reopened.stderr
+        == "journal: session \(other) is open again, and planned: it waits for your reflection "
+        + "once its date has passed\n")
+    #expect(!f.run("reminders").stdout.contains(other))
+  }
+
   /// No reminder for a planned session: asked for with the date, it is refused before
   /// anything is saved.
   @Test func plannedTakesNoReminder() {
@@ -111,6 +133,12 @@ import Testing
       "new", "--intention", "soon", "--mood-before", "5", "--date", "2026-12-01 19:00",
       "--reflection", "too soon")
     #expect(reflected.status == 7, "\(reflected)")
+    // Named without an id: nothing was saved under one
+    #expect(
+      reflected.stderr
+        == "journal: error: the session is planned: its date is still ahead\n"
+        + "journal: hint: a reflection comes once its date has passed; save the session without one\n"
+    )
     #expect(f.sessions().isEmpty)
   }
 
@@ -129,10 +157,15 @@ import Testing
     #expect(last.status == 0, "\(last)")
   }
 
-  /// Trends are of sessions that happened: a planned one is not counted.
+  /// Trends are of sessions that happened: a planned one is not counted, nor one dated
+  /// ahead that a reflection written locked completed.
   @Test func trendsLeavePlannedOut() throws {
     let f = CLIFixture(extra: Self.today).initialise()
     _ = f.new()
+    let ahead = planned(f)
+    #expect(
+      CLI(home: f.home.path, extra: Self.today).run(["reflect", ahead, "--reflection", "early"])
+        .status == 0)
     _ = planned(f)
     let before = try #require(
       try JSONSerialization.jsonObject(with: Data(f.run("trends", "--json").stdout.utf8))
@@ -144,7 +177,7 @@ import Testing
       (object["overall"] as? [String: Any])?["sessions"] as? Int
     }
     #expect(overall(before) == 1)
-    #expect(overall(after) == 2)
+    #expect(overall(after) == 3)
   }
 
   /// A reflection written locked (its date cannot be read without the passphrase) on a

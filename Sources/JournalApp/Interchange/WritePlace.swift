@@ -41,11 +41,8 @@ enum WritePlace {
     // anything is saved.
     var trial = try Session.saving(draft, now: now)
     for change in later {
-      do {
-        try trial.revise(change, now: now)
-      } catch {
-        throw AppError.lifecycle(error, id: draft.id.short)
-      }
+      // Said without an id: nothing was saved under it.
+      try trial.revise(change, now: now)
     }
     switch self {
     case .keyed(let journal):

@@ -13,6 +13,8 @@ public enum CloseSession {
     public let shownID: String
     /// When the reopened session's reminder comes; nil after closing.
     public let reminder: Date?
+    /// Reopened with its date still ahead: planned, so waiting only once the date has passed.
+    public var planned = false
   }
 
   public static func close(_ text: String, _ runtime: Runtime) throws -> Outcome {
@@ -26,7 +28,10 @@ public enum CloseSession {
     let journal = try runtime.openVault(check: .point)
     let id = try journal.resolve(text)
     let session = try journal.apply(.reopen, to: id)
-    let due = try runtime.reminders(journal.file).set(id, .tomorrow)
-    return Outcome(session: session, shownID: try journal.displayID(id), reminder: due)
+    // A session reopened with a date still ahead is planned: no reminder before it happens.
+    let planned = journal.isPlanned(session)
+    let due = planned ? nil : try runtime.reminders(journal.file).set(id, .tomorrow)
+    return Outcome(
+      session: session, shownID: try journal.displayID(id), reminder: due, planned: planned)
   }
 }

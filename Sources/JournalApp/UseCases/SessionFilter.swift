@@ -12,7 +12,8 @@ public struct SessionFilter: Sendable {
     case status(SessionStatus)
     /// Waiting with a date still ahead (`Lifecycle.isPlanned`).
     case planned
-    /// Every session but the planned ones: those that have happened.
+    /// Those dated now or before: the sessions that have happened (a planned one has not,
+    /// nor one reflected on, from a sealed reflection, before its date).
     case happened
   }
 
@@ -47,7 +48,7 @@ public struct SessionFilter: Sendable {
     switch standing {
     case nil: break
     case .planned: if !s.isPlanned(at: now) { return false }
-    case .happened: if s.isPlanned(at: now) { return false }
+    case .happened: if s.date > now { return false }
     case .status(let status): if s.status != status || s.isPlanned(at: now) { return false }
     }
     if let treatment, s.treatment.key != treatment { return false }

@@ -420,20 +420,22 @@ public final class JournalVault {
   @discardableResult
   public func apply(_ event: LifecycleEvent, to id: SessionID) throws -> Session {
     let now = context.now()
-    return try store.update(id) { session in
+    let session = try store.update(id) { session in
       do {
         try session.revise(event, now: now)
       } catch let error as LifecycleError {
         throw AppError.lifecycle(error, id: id.short)
       }
     }
+    try withdrawReminderIfPlanned(session, now: now)
+    return session
   }
 
   /// Applies several changes and saves them together, in one transaction.
   @discardableResult
   public func apply(_ changes: [Session.Change], to id: SessionID) throws -> Session {
     let now = context.now()
-    return try store.update(id) { session in
+    let session = try store.update(id) { session in
       for change in changes {
         do {
           try session.revise(change, now: now)
@@ -442,7 +444,19 @@ public final class JournalVault {
         }
       }
     }
+    try withdrawReminderIfPlanned(session, now: now)
+    return session
   }
+
+  /// A session that a change made planned (its date moved ahead, or reopened with a date
+  /// ahead) gets no reminder before it happens: one it had is cancelled.
+  private func withdrawReminderIfPlanned(_ session: Session, now: Date) throws {
+    guard session.isPlanned(at: now) else { return }
+    _ = try vault.cancelReminder(session.id)
+  }
+
+  /// Whether the session is planned now (dated ahead, waiting).
+  public func isPlanned(_ session: Session) -> Bool { session.isPlanned(at: context.now()) }
 
   // MARK: - Export, import, backup, verify
 
