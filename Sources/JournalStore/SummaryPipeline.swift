@@ -15,9 +15,8 @@ import Synchronization
 /// the helper keeps goes to the reading thread a batch at a time, into the one array: two
 /// arrays joined at the end held every summary up to three times over (a million: ~250 MB).
 final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
-  // @unchecked: `state` is behind its mutex. `helper` is written only by the one helper job
-  // that runs at a time (started and ended under the mutex) and read after `jobs` has been
-  // waited for; `reader` only by the reading thread.
+  // @unchecked: `state` is behind its mutex; `reader` is used only by the reading thread (the
+  // helper job keeps what it opens in a local until it hands it over under the mutex).
   private struct State {
     /// Full batches, in the order read.
     var waiting: [SummaryBatch] = []
@@ -35,8 +34,6 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   private let openers: [RecordCipher.Opener]
   private let make: @Sendable (SessionSummary) -> Item?
   private var reader: (items: [Item], damaged: [SessionID]) = ([], [])
-  /// The helper's batch being opened: its items go to `state.opened` once it is done.
-  private var helper: (items: [Item], damaged: [SessionID]) = ([], [])
   /// Batches that may wait before the reading thread opens one itself: bounds the memory
   /// when the helper falls behind or never runs.
   private static var backlog: Int { 2 }
@@ -103,12 +100,11 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
       if state.waiting.isEmpty { state.helperRunning = false }
       return state.waiting.isEmpty ? nil : state.waiting.removeFirst()
     }) {
-      open(batch, with: openers[1], into: &helper)
-      let (items, damaged) = helper
-      helper = ([], [])
+      var opened: (items: [Item], damaged: [SessionID]) = ([], [])
+      open(batch, with: openers[1], into: &opened)
       state.withLock { state in
-        state.opened.append(contentsOf: items)
-        state.damaged += damaged
+        state.opened.append(contentsOf: opened.items)
+        state.damaged += opened.damaged
       }
     }
   }
