@@ -59,7 +59,7 @@ enum CoolingOffPause {
     let now = runtime.context.now()
     // Only the newest session that has happened: a planned one, dated ahead, is left out,
     // and one summary is enough.
-    var filter = SessionFilter(now: now, until: now, standing: .happened)
+    var filter = SessionFilter(now: now, standing: .happened)
     filter.limit = 1
     var dates: [Date] = []
     _ = try journal.streamList(filter) { dates.append($0.date) }

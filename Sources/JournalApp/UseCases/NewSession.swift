@@ -32,7 +32,9 @@ public enum NewSession {
     let now = runtime.context.now
     // A session dated ahead is planned: no reminder until it has happened. Said before
     // anything is asked or saved when the date is given.
-    if let reminder, reminder != .none, let date = draft.date, date > now() {
+    if let reminder, reminder != .none, let date = draft.date,
+      Lifecycle.isPlanned(.needsReflection, date: date, now: now())
+    {
       throw AppError.plannedReminder
     }
     let terminal = runtime.terminal
