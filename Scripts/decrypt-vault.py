@@ -31,6 +31,9 @@ MARK_TAGS = {21: "added_sealed", 22: "later_sealed"}
 SUMMARY_MARK_TAGS = {9: "added_sealed", 10: "later_sealed"}
 # Format 10 (sync): texts another device wrote at the same time, kept in the body.
 CONFLICT_TAGS = {23: "conflicts"}
+# Format 14: tags in the summary, integration notes in the body.
+SUMMARY_TAG_TAGS = {11: "tags"}
+NOTE_TAGS = {24: "notes"}
 FIELD_NAMES = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
 TIMES = {"date", "created", "updated", "added_sealed", "later_sealed"}
@@ -240,6 +243,10 @@ def fields(plain, tags):
             out[name] = datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
         elif name == "conflicts":
             out[name] = conflicts(value)
+        elif name == "tags":
+            out[name] = tags(value)
+        elif name == "notes":
+            out[name] = notes(value)
         elif name in MOODS:
             if length != 1 or not 1 <= value[0] <= 10:
                 raise ValueError("mood out of range")
@@ -267,6 +274,89 @@ def conflicts(value):
         offset += 33 + length
     if not out:
         raise ValueError("malformed conflict")
+    return out
+
+
+def tags(value):
+    """Tag 11: for each tag, its length (1) and its UTF-8; sorted, each once, 1 to 32."""
+    out, offset = [], 0
+    while offset < len(value):
+        length = value[offset]
+        name = value[offset + 1:offset + 1 + length]
+        if len(name) != length or not 1 <= length <= 64:
+            raise ValueError("malformed tag")
+        name = name.decode("utf-8")
+        if name != name.strip().lower() or "," in name or any(ord(c) < 32 or 127 <= ord(c) < 160
+                                                               for c in name):
+            raise ValueError("malformed tag")
+        out.append(name)
+        offset += 1 + length
+    if not out or len(out) > 32 or [x.encode() for x in out] != sorted(
+            set(x.encode() for x in out)):
+        raise ValueError("malformed tags")
+    return out
+
+
+def iso(ms):
+    if not TIME_RANGE[0] <= ms <= TIME_RANGE[1]:
+        raise ValueError("a time out of range")
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
+
+
+def notes(value):
+    """Tag 24: for each note, flags (1) ‖ id (8) ‖ written (8) ‖ edited, deleted, purge after,
+    kept from (8 each, when flagged) ‖ mood (1, when flagged) ‖ versions (1) ‖ versions (8
+    each) ‖ text length (4) ‖ text; little-endian. Deleted notes are left out (as journal
+    shows them); a reader still checks them."""
+    out, offset, previous, ids = [], 0, None, set()
+
+    def take(count):
+        nonlocal offset
+        chunk = value[offset:offset + count]
+        if len(chunk) != count:
+            raise ValueError("malformed note")
+        offset += count
+        return chunk
+
+    count = 0
+    while offset < len(value):
+        flags = take(1)[0]
+        if flags >= 64 or (flags & 8 and not flags & 4):
+            raise ValueError("malformed note")
+        note_id = struct.unpack("<Q", take(8))[0]
+        written = struct.unpack("<q", take(8))[0]
+        note = {"written": iso(written)}
+        for bit, name in ((2, "edited"), (4, "deleted"), (8, "purge_after")):
+            if flags & bit:
+                note[name] = iso(struct.unpack("<q", take(8))[0])
+        if flags & 32:
+            take(8)
+            note["kept_from_another_device"] = True
+        note["mood"] = None
+        if flags & 1:
+            mood = take(1)[0]
+            if not 1 <= mood <= 10:
+                raise ValueError("mood out of range")
+            note["mood"] = mood
+        versions = take(1)[0]
+        if not 1 <= versions <= 8:
+            raise ValueError("malformed note")
+        take(8 * versions)
+        length = struct.unpack("<I", take(4))[0]
+        if length > 1 << 20:
+            raise ValueError("note too long")
+        note["text"] = take(length).decode("utf-8")
+        if flags & 16:
+            note["added_sealed"] = True
+        if (previous is not None and previous >= (written, note_id)) or note_id in ids:
+            raise ValueError("notes out of order")
+        previous = (written, note_id)
+        ids.add(note_id)
+        count += 1
+        if not flags & 4:
+            out.append(note)
+    if count == 0 or count > 10000:
+        raise ValueError("malformed notes")
     return out
 
 
@@ -343,7 +433,7 @@ def main():
     version, vault_id, alg, ops, mem, salt, wrapped = db.execute(
         "SELECT format_version, vault_id, kdf_algorithm, kdf_opslimit, kdf_memlimit, kdf_salt,"
         " wrapped_key FROM vault").fetchone()
-    if version > 13 or alg != "argon2id13":
+    if version > 14 or alg != "argon2id13":
         sys.exit(f"unsupported vault format {version}")
     if not (2 <= ops <= 4 and 64 << 20 <= mem <= 1 << 30):
         sys.exit("key-derivation limits out of range: damaged or tampered vault")
@@ -377,6 +467,11 @@ def main():
     body_tags = {**BODY_TAGS, **MARK_TAGS} if version >= 7 else BODY_TAGS
     if version >= 10:
         body_tags = {**body_tags, **CONFLICT_TAGS}
+    if version >= 14:
+        body_tags = {**body_tags, **NOTE_TAGS}
+    summary_tags = {**SUMMARY_TAGS, **SUMMARY_MARK_TAGS} if version >= 11 else SUMMARY_TAGS
+    if version >= 14:
+        summary_tags = {**summary_tags, **SUMMARY_TAG_TAGS}
     sessions = []
     for sid, status, summary, body, rev in db.execute(
             f"SELECT id, status, summary, body, {revision} FROM session"):
@@ -391,8 +486,7 @@ def main():
                     plain = None
             if plain is None:
                 raise ValueError("does not open")
-            s = fields(plain, {**SUMMARY_TAGS, **SUMMARY_MARK_TAGS} if version >= 11
-                       else SUMMARY_TAGS)
+            s = fields(plain, summary_tags)
             opened = fields(unpad(open_box(body, column_key(record_key, raw, 2, rev))), body_tags)
             if s.keys() & opened.keys():
                 raise ValueError("a mark in both the summary and the body")

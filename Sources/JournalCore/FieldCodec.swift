@@ -17,6 +17,8 @@ public enum FieldCodec {
     /// The same two marks as 21 and 22, in the summary since format 11, so that `list`
     /// shows them from the summaries it reads.
     case addedMark = 9, laterMark = 10
+    /// The session's tags, in the summary so that `list --tag` reads no body (format 14).
+    case tags = 11
     case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
     /// When the session was added, and when later fields were last added, without the
     /// passphrase (sealed additions, format 7): marks kept for good, in the body of rows
@@ -24,6 +26,8 @@ public enum FieldCodec {
     case addedSealed = 21, laterSealed = 22
     /// Texts another device wrote at the same time, kept by sync (format 10).
     case conflicts = 23
+    /// The session's integration notes (format 14).
+    case notes = 24
   }
 
   /// A plaintext that does not follow the layout. Carries nothing of its content.
@@ -43,7 +47,7 @@ public enum FieldCodec {
   /// The fields of a plaintext, by tag: slices of the bytes split. A flat table rather than
   /// a dictionary: `list` splits one summary per session.
   public struct Fields {
-    private var slots = InlineArray<24, UnsafeRawBufferPointer?>(repeating: nil)
+    private var slots = InlineArray<25, UnsafeRawBufferPointer?>(repeating: nil)
 
     public subscript(tag: Tag) -> UnsafeRawBufferPointer? {
       get { slots[Int(tag.rawValue)] }
@@ -152,5 +156,118 @@ public enum FieldCodec {
     guard let slice else { return nil }
     guard slice.count == 1, let mood = Mood(Int(slice[0])) else { throw Malformed() }
     return mood
+  }
+
+  /// Tags as one field's value: for each, its length (1) and its UTF-8.
+  public static func put(_ tag: Tag, tags: [String], into out: inout [UInt8]) {
+    var value: [UInt8] = []
+    for name in tags {
+      value.append(UInt8(name.utf8.count))
+      value += Array(name.utf8)
+    }
+    put(tag, bytes: value, into: &out)
+  }
+
+  /// The tags of a field written by `put(_:tags:into:)`: never an empty list, each as
+  /// `JournalCore.Tag` stores it.
+  public static func tags(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> [String] {
+    guard let slice else { return [] }
+    var tags: [String] = []
+    var reader = ByteReader(slice)
+    while !reader.isAtEnd {
+      guard let length = try? reader.byte(), let bytes = try? reader.bytes(Int(length)),
+        let name = String(validating: bytes, as: UTF8.self)
+      else { throw Malformed() }
+      tags.append(name)
+    }
+    guard !tags.isEmpty, JournalCore.Tag.isStored(tags) else { throw Malformed() }
+    return tags
+  }
+
+  /// Notes as one field's value (SECURITY.md, "Record layout"): for each, flags (1: bit 0 a
+  /// mood, 1 edited, 2 deleted, 3 a window to purge, 4 added without the passphrase, 5 kept
+  /// from another note) ‖ id (8) ‖ written (8) ‖ edited, deleted, purge after, kept from (8
+  /// each, when flagged) ‖ mood (1, when flagged) ‖ versions (1, 1 to 8) ‖ each version (8)
+  /// ‖ the text's length (4) ‖ the text. Integers and times little-endian.
+  public static func put(_ tag: Tag, notes: [Note], into out: inout [UInt8]) {
+    var value: [UInt8] = []
+    for note in notes {
+      var flags: UInt8 = 0
+      if note.mood != nil { flags |= 1 }
+      if note.edited != nil { flags |= 2 }
+      if note.deleted != nil { flags |= 4 }
+      if note.purgeAfter != nil { flags |= 8 }
+      if note.addedSealed { flags |= 16 }
+      if note.keptFrom != nil { flags |= 32 }
+      value.append(flags)
+      value.append(littleEndian: note.id.value)
+      value.append(littleEndian: StoredRange.millis(note.written))
+      for time in [note.edited, note.deleted, note.purgeAfter].compactMap({ $0 }) {
+        value.append(littleEndian: StoredRange.millis(time))
+      }
+      if let kept = note.keptFrom { value.append(littleEndian: kept.value) }
+      if let mood = note.mood { value.append(UInt8(mood.value)) }
+      value.append(UInt8(note.versions.count))
+      for version in note.versions { value.append(littleEndian: version) }
+      value.append(littleEndian: UInt32(note.text.utf8.count))
+      value += Array(note.text.utf8)
+    }
+    put(tag, bytes: value, into: &out)
+  }
+
+  /// The notes of a field written by `put(_:notes:into:)`: never an empty list, in the order
+  /// written (by time, then id), each id once.
+  public static func notes(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> [Note] {
+    guard let slice else { return [] }
+    var notes: [Note] = []
+    var reader = ByteReader(slice)
+    func time(_ reader: inout ByteReader) throws(Malformed) -> Date {
+      guard let millis = try? reader.littleEndian(Int64.self),
+        let date = StoredRange.date(millis: millis)
+      else { throw Malformed() }
+      return date
+    }
+    func id(_ reader: inout ByteReader) throws(Malformed) -> Note.ID {
+      guard let value = try? reader.littleEndian(UInt64.self) else { throw Malformed() }
+      return Note.ID(value)
+    }
+    while !reader.isAtEnd {
+      guard let flags = try? reader.byte(), flags < 64,
+        // A window to purge only on a deleted note.
+        flags & 8 == 0 || flags & 4 != 0
+      else { throw Malformed() }
+      let noteID = try id(&reader)
+      let written = try time(&reader)
+      let edited = flags & 2 != 0 ? try time(&reader) : nil
+      let deleted = flags & 4 != 0 ? try time(&reader) : nil
+      let purgeAfter = flags & 8 != 0 ? try time(&reader) : nil
+      let keptFrom = flags & 32 != 0 ? try id(&reader) : nil
+      var mood: Mood?
+      if flags & 1 != 0 {
+        guard let byte = try? reader.byte(), let value = Mood(Int(byte)) else { throw Malformed() }
+        mood = value
+      }
+      guard let count = try? reader.byte(), (1...Note.remembered).contains(Int(count))
+      else { throw Malformed() }
+      var versions: [UInt64] = []
+      for _ in 0..<count {
+        guard let version = try? reader.littleEndian(UInt64.self) else { throw Malformed() }
+        versions.append(version)
+      }
+      guard let length = try? reader.littleEndian(UInt32.self), length <= Note.maximumBytes,
+        let bytes = try? reader.bytes(Int(length)),
+        let text = String(validating: bytes, as: UTF8.self)
+      else { throw Malformed() }
+      let note = Note(
+        id: noteID, written: written, edited: edited, mood: mood, text: text, deleted: deleted,
+        purgeAfter: purgeAfter, addedSealed: flags & 16 != 0, keptFrom: keptFrom,
+        versions: versions)
+      if let last = notes.last, (last.written, last.id) >= (written, noteID) { throw Malformed() }
+      notes.append(note)
+    }
+    guard !notes.isEmpty, notes.count <= Note.maximumCount,
+      Set(notes.map(\.id)).count == notes.count
+    else { throw Malformed() }
+    return notes
   }
 }

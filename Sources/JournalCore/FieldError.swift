@@ -26,4 +26,12 @@ public enum FieldError: Error, Equatable, Sendable {
   case textTooLong(field: Field, maximumBytes: Int)
   /// A text holding control characters (other than newlines and tabs in long texts).
   case controlCharacters(field: Field)
+  /// A tag that is empty once trimmed.
+  case emptyTag
+  /// A tag longer than allowed.
+  case tagTooLong(maximumBytes: Int)
+  /// A tag holding a comma or control characters.
+  case tagCharacters
+  /// More tags on one session than allowed.
+  case tooManyTags(maximum: Int)
 }

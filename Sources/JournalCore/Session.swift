@@ -25,13 +25,19 @@ public struct Session: Hashable, Sendable {
   /// Texts another device wrote at the same time as the ones shown, kept (sync): empty
   /// unless the vault syncs and two devices wrote the same text field at once.
   public internal(set) var conflicts: [Conflict]
+  /// Its tags, sorted, each once (`Tag`).
+  public internal(set) var tags: [String]
+  /// Its integration notes, in the order written, deleted ones included (`Note`); people see
+  /// `shownNotes`.
+  public internal(set) var notes: [Note]
 
   /// Rebuilds a session exactly as stored. Only the store calls this; it checks what it reads.
   public init(
     id: SessionID, date: Date, treatment: Treatment, dose: String?, intention: String,
     moodBefore: Mood?, environment: String?, music: String?, moodAfter: Mood?,
     reflection: String?, created: Date, updated: Date, status: SessionStatus,
-    addedSealed: Date? = nil, laterSealed: Date? = nil, conflicts: [Conflict] = []
+    addedSealed: Date? = nil, laterSealed: Date? = nil, conflicts: [Conflict] = [],
+    tags: [String] = [], notes: [Note] = []
   ) {
     self.id = id
     self.date = date
@@ -49,6 +55,8 @@ public struct Session: Hashable, Sendable {
     self.addedSealed = addedSealed
     self.laterSealed = laterSealed
     self.conflicts = conflicts
+    self.tags = tags
+    self.notes = notes
   }
 
   /// Marks the session as added without the passphrase at `time`.
@@ -79,8 +87,23 @@ public struct Session: Hashable, Sendable {
       id: newID, date: date, treatment: treatment, dose: dose, intention: intention,
       moodBefore: moodBefore, environment: environment, music: music, moodAfter: moodAfter,
       reflection: reflection, created: created, updated: updated, status: status,
-      addedSealed: addedSealed, laterSealed: laterSealed, conflicts: conflicts)
+      addedSealed: addedSealed, laterSealed: laterSealed, conflicts: conflicts, tags: tags,
+      notes: notes)
   }
+
+  /// Adds and removes tags (already normalised), stamping `updated` when they change. The
+  /// status does not change: a tag is no field of the form.
+  public mutating func retag(
+    adding added: [String], removing removed: [String], now: Date
+  ) throws(FieldError) {
+    let changed = try Tag.set(Set(tags).union(added).subtracting(removed))
+    guard changed != tags else { return }
+    tags = changed
+    updated = max(now, updated)
+  }
+
+  /// Replaces the tags as written elsewhere (a merge, an import).
+  public mutating func setTags(_ stored: [String]) { tags = stored }
 
   /// Removes both marks (a sealed addition's plaintext carries none: opening sets them).
   public mutating func clearSealedMarks() {

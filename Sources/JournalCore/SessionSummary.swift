@@ -16,11 +16,13 @@ public struct SessionSummary: Hashable, Sendable {
   public let addedSealed: Date?
   /// When later fields were last added to it without the passphrase; nil if never.
   public let laterSealed: Date?
+  /// Its tags, sorted (`Tag`): in the summary, so that `list --tag` reads no body.
+  public let tags: [String]
 
   public init(
     id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood?, moodAfter: Mood?,
     status: SessionStatus, created: Date, updated: Date, addedSealed: Date? = nil,
-    laterSealed: Date? = nil
+    laterSealed: Date? = nil, tags: [String] = []
   ) {
     self.id = id
     self.date = date
@@ -32,6 +34,7 @@ public struct SessionSummary: Hashable, Sendable {
     self.updated = updated
     self.addedSealed = addedSealed
     self.laterSealed = laterSealed
+    self.tags = tags
   }
 
   /// Whether it is planned at `now`: waiting, with its date still ahead.
@@ -51,6 +54,6 @@ extension Session {
     SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: moodBefore, moodAfter: moodAfter,
       status: status, created: created, updated: updated, addedSealed: addedSealed,
-      laterSealed: laterSealed)
+      laterSealed: laterSealed, tags: tags)
   }
 }

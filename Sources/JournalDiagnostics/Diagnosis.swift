@@ -100,6 +100,43 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the \(field.label) contains control characters",
         hint: "only letters, spaces, tabs and newlines are kept", exitCode: .usage)
+    case .emptyTag:
+      return Diagnosis(
+        message: "a tag is empty", hint: "give it a name: --tag grief", exitCode: .usage)
+    case .tagTooLong(let maximum):
+      return Diagnosis(
+        message: "a tag is longer than \(byteSize(maximum))", hint: "a word or two is enough",
+        exitCode: .usage)
+    case .tagCharacters:
+      return Diagnosis(
+        message: "a tag contains a comma or control characters",
+        hint: "give each tag its own --tag", exitCode: .usage)
+    case .tooManyTags(let maximum):
+      return Diagnosis(
+        message: "a session holds at most \(maximum) tags",
+        hint: "remove one with --untag first", exitCode: .usage)
+    }
+  }
+
+  static func note(_ error: NoteError, id: String?) -> Diagnosis {
+    let session = id.map { #"session "\#($0)""# } ?? "the session"
+    switch error {
+    case .noSuchNote(let number, let count):
+      return Diagnosis(
+        message: count == 0
+          ? "\(session) has no notes" : "\(session) has no note \(number)",
+        hint: count == 0
+          ? id.map { #"add one with "journal note \#($0) TEXT""# }
+          : "its notes are numbered 1 to \(count), oldest first, as \"journal show\" lists them",
+        exitCode: .notFound)
+    case .tooManyNotes:
+      return Diagnosis(
+        message: "\(session) holds as many notes as it may (\(Note.maximumCount))",
+        hint: "delete one it no longer needs", exitCode: .notAllowed)
+    case .nothingToRestore:
+      return Diagnosis(
+        message: "no deleted note of \(session) can be restored",
+        hint: "a deleted note comes back only within its undo window", exitCode: .notFound)
     }
   }
 
@@ -1015,6 +1052,10 @@ extension FieldError: Diagnosable {
 
 extension LifecycleError: Diagnosable {
   public var diagnosis: Diagnosis { .lifecycle(self, id: nil) }
+}
+
+extension NoteError: Diagnosable {
+  public var diagnosis: Diagnosis { .note(self, id: nil) }
 }
 
 extension CryptoError: Diagnosable {

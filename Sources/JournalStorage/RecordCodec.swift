@@ -14,11 +14,11 @@ public enum RecordCodec {
 
   static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
-    .addedMark, .laterMark,
+    .addedMark, .laterMark, .tags,
   ])
   static let bodyTags = Tags([
     .dose, .intention, .environment, .music, .reflection, .addedSealed, .laterSealed,
-    .conflicts,
+    .conflicts, .notes,
   ])
 
   public static func encodeSummary(_ s: Session) -> [UInt8] {
@@ -33,6 +33,7 @@ public enum RecordCodec {
     put(.updated, time: s.updated, into: &out)
     if let time = s.addedSealed { put(.addedMark, time: time, into: &out) }
     if let time = s.laterSealed { put(.laterMark, time: time, into: &out) }
+    if !s.tags.isEmpty { FieldCodec.put(.tags, tags: s.tags, into: &out) }
     return out
   }
 
@@ -46,6 +47,7 @@ public enum RecordCodec {
     if let text = s.reflection { put(.reflection, text: text, into: &out) }
     // The marks are in the summary (format 11); tags 21 and 22 are only read.
     if !s.conflicts.isEmpty { FieldCodec.put(.conflicts, conflicts: s.conflicts, into: &out) }
+    if !s.notes.isEmpty { FieldCodec.put(.notes, notes: s.notes, into: &out) }
     return out
   }
 
@@ -67,7 +69,8 @@ public enum RecordCodec {
     return SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: before, moodAfter: after,
       status: status, created: created, updated: updated,
-      addedSealed: try time(fields[.addedMark]), laterSealed: try time(fields[.laterMark]))
+      addedSealed: try time(fields[.addedMark]), laterSealed: try time(fields[.laterMark]),
+      tags: try FieldCodec.tags(fields[.tags]))
   }
 
   /// The treatment from its key and custom name, matching the key's bytes: `list` reads one
@@ -115,6 +118,8 @@ public enum RecordCodec {
     public var addedSealed, laterSealed: Date?
     /// Texts kept from another device's write at the same time (format 10).
     public var conflicts: [Conflict] = []
+    /// Integration notes (format 14).
+    public var notes: [Note] = []
   }
 
   public static func decodeBody(_ bytes: UnsafeRawBufferPointer) throws -> Body {
@@ -127,7 +132,8 @@ public enum RecordCodec {
       environment: try text(fields[.environment]), music: try text(fields[.music]),
       reflection: try text(fields[.reflection]), addedSealed: try time(fields[.addedSealed]),
       laterSealed: try time(fields[.laterSealed]),
-      conflicts: try FieldCodec.conflicts(fields[.conflicts]))
+      conflicts: try FieldCodec.conflicts(fields[.conflicts]),
+      notes: try FieldCodec.notes(fields[.notes]))
     guard body.intention != nil else { throw Malformed() }
     return body
   }
@@ -138,7 +144,7 @@ public enum RecordCodec {
   /// ascending order of tag, without the marks (the opening sets them from the clear row).
   static let newAdditionTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
-    .dose, .intention, .environment, .music, .reflection,
+    .tags, .dose, .intention, .environment, .music, .reflection,
   ])
   /// Later fields: the time they were written (tag 8), and any of mood after, environment,
   /// music and reflection.
@@ -191,7 +197,8 @@ public enum RecordCodec {
       music: body.music, moodAfter: summary.moodAfter, reflection: body.reflection,
       created: summary.created, updated: summary.updated, status: summary.status,
       addedSealed: summary.addedSealed ?? body.addedSealed,
-      laterSealed: summary.laterSealed ?? body.laterSealed, conflicts: body.conflicts)
+      laterSealed: summary.laterSealed ?? body.laterSealed, conflicts: body.conflicts,
+      tags: summary.tags, notes: body.notes)
   }
 
   /// Later fields as one plaintext, with the time they were written.

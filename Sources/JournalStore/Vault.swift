@@ -30,7 +30,7 @@ public enum LedgerCheck: Sendable {
 /// - The key header changes (`passwd`) in a single UPDATE of one row.
 public final class Vault {
   /// The vault format this code writes and reads.
-  public static let formatVersion = 13
+  public static let formatVersion = 14
 
   public let path: String
   let database: DatabaseQueue
@@ -680,6 +680,12 @@ public final class Vault {
             END;
           UPDATE vault SET format_version = 13;
           """)
+    }
+    migrator.registerMigration("v14: notes and tags") { db in
+      // No table changes: a summary may now hold tags (tag 11) and a body integration notes
+      // (tag 24; SECURITY.md, "Record layout"), which a reader of format 13 would take for
+      // damage. The version tells it the vault is newer instead.
+      try db.execute(sql: "UPDATE vault SET format_version = 14")
     }
     return migrator
   }()

@@ -24,7 +24,11 @@ struct DiagnosisTests {
     FieldError.emptyCustomTreatment,
     FieldError.customTreatmentTooLong(maximum: 64),
     FieldError.textTooLong(field: .dose, maximumBytes: 250),
-    FieldError.controlCharacters(field: .intention),
+    FieldError.controlCharacters(field: .intention), FieldError.emptyTag,
+    FieldError.tagTooLong(maximumBytes: 64), FieldError.tagCharacters,
+    FieldError.tooManyTags(maximum: 32),
+    NoteError.noSuchNote(number: 3, count: 2), NoteError.tooManyNotes,
+    NoteError.nothingToRestore,
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
     LifecycleError.alreadyClosed, LifecycleError.notClosed, LifecycleError.planned,
     LifecycleError.doneCannotBeAhead,
@@ -169,7 +173,8 @@ struct DiagnosisTests {
       let label = Mirror(reflecting: error).children.first?.label ?? String(describing: error)
       names[type, default: []].insert(label)
     }
-    #expect(names["FieldError"]?.count == 12)
+    #expect(names["FieldError"]?.count == 16)
+    #expect(names["NoteError"]?.count == 3)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
@@ -211,6 +216,7 @@ struct DiagnosisTests {
     switch error {
     case let error as FieldError: expected(error)
     case let error as LifecycleError: expected(error)
+    case let error as NoteError: expected(error)
     case let error as CryptoError: expected(error)
     case let error as StoreError: expected(error)
     case let error as SystemError: expected(error)
@@ -227,8 +233,16 @@ struct DiagnosisTests {
     switch error {
     case .missingFields, .moodNotANumber, .moodOutOfRange, .unreadableDate, .dateTooFarAhead,
       .dateTooFarBack, .emptyIntention, .unknownTreatment, .emptyCustomTreatment,
-      .customTreatmentTooLong, .textTooLong, .controlCharacters:
+      .customTreatmentTooLong, .textTooLong, .controlCharacters, .emptyTag, .tagTooLong,
+      .tagCharacters, .tooManyTags:
       .usage
+    }
+  }
+
+  static func expected(_ error: NoteError) -> JournalExit {
+    switch error {
+    case .noSuchNote, .nothingToRestore: .notFound
+    case .tooManyNotes: .notAllowed
     }
   }
 

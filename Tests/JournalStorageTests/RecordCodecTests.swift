@@ -104,3 +104,112 @@ struct RecordCodecTests {
     }
   }
 }
+
+/// Format 14: tags in the summary, integration notes in the body, read back exactly and
+/// anything else refused.
+struct NotesAndTagsCodecTests {
+  let id = SessionID(randomBytes: Array(repeating: 9, count: 16))
+  let now = TestClock.reference
+
+  func noted() throws -> Session {
+    var session = Session(
+      id: id, date: now - 3_600, treatment: .psilocybin, dose: nil, intention: "to listen",
+      moodBefore: Mood(3), environment: nil, music: nil, moodAfter: nil, reflection: nil,
+      created: now - 3_000, updated: now, status: .needsReflection)
+    var next: UInt64 = 0
+    func random() -> UInt64 {
+      next += 1
+      return next
+    }
+    try session.retag(adding: ["grief", "inner child"], removing: [], now: now)
+    try session.addNote(Note(text: "a dream ✓", mood: Mood(7), now: now, random: random), now: now)
+    try session.addNote(Note(text: "gone", mood: nil, now: now + 1, random: random), now: now + 1)
+    try session.addNote(Note(text: "", mood: nil, now: now + 2, random: random), now: now + 2)
+    _ = try session.editNote(1, text: "a dream, again", mood: nil, version: 77, now: now + 3)
+    _ = try session.deleteNote(2, purgeAfter: now + 20, version: 78, now: now + 4)
+    return session
+  }
+
+  func decode(_ s: Session) throws -> Session {
+    let summary = RecordCodec.encodeSummary(s)
+    let body = RecordCodec.encodeBody(s)
+    let read = try summary.withUnsafeBytes { try RecordCodec.decodeSummary($0, id: id) }
+    let fields = try body.withUnsafeBytes { try RecordCodec.decodeBody($0) }
+    return try RecordCodec.session(read, fields)
+  }
+
+  @Test func roundTrip() throws {
+    let session = try noted()
+    let read = try decode(session)
+    #expect(read == session)
+    #expect(read.summary.tags == ["grief", "inner child"])
+    #expect(read.notes.count == 3)
+    #expect(read.shownNotes.map(\.text) == ["a dream, again", ""])
+  }
+
+  /// The body of `notes` as the layout writes it, with `change` made to its value.
+  func body(_ change: (inout [UInt8]) -> Void) throws -> Bool {
+    let session = try noted()
+    var value: [UInt8] = []
+    FieldCodec.put(.notes, notes: session.notes, into: &value)
+    var notes = Array(value.dropFirst(5))
+    change(&notes)
+    var bytes: [UInt8] = [1]
+    FieldCodec.put(.intention, text: "x", into: &bytes)
+    FieldCodec.put(.notes, bytes: notes, into: &bytes)
+    return bytes.withUnsafeBytes { (try? RecordCodec.decodeBody($0)) != nil }
+  }
+
+  @Test func damagedNotesAreRefused() throws {
+    #expect(try body { _ in })
+    // An unknown flag; a purge time without a deletion.
+    #expect(try !body { $0[0] |= 64 })
+    #expect(try !body { $0[0] = 8 })
+    // No notes at all in a present field; a version count of 0 or 9.
+    #expect(try !body { $0 = [] })
+    let first = try noted().notes[0]
+    let countAt = 1 + 8 + 8 + 8 + 1  // flags, id, written, edited, mood
+    #expect(first.versions.count == 2)
+    #expect(try !body { $0[countAt] = 0 })
+    #expect(try !body { $0[countAt] = 9 })
+    // The same note twice (out of order, and a repeated id).
+    #expect(
+      try !body { notes in
+        let one = try? Self.firstNote(notes)
+        notes = (one ?? []) + (one ?? [])
+      })
+    // Cut short.
+    #expect(try !body { $0.removeLast() })
+  }
+
+  static func firstNote(_ notes: [UInt8]) throws -> [UInt8] {
+    // flags, id, written, edited (flag 2), mood (flag 1), versions, their bytes, length, text
+    let count = Int(notes[26])
+    let lengthAt = 27 + 8 * count
+    let length = Int(notes[lengthAt]) | Int(notes[lengthAt + 1]) << 8
+    return Array(notes[0..<(lengthAt + 4 + length)])
+  }
+
+  @Test func damagedTagsAreRefused() throws {
+    func summary(_ tags: [UInt8]) throws -> Bool {
+      let session = try noted()
+      var bytes = RecordCodec.encodeSummary(session)
+      // The tags field is last: its value replaced.
+      let value = session.tags.reduce(0) { $0 + 1 + $1.utf8.count }
+      bytes.removeLast(value + 5)
+      FieldCodec.put(.tags, bytes: tags, into: &bytes)
+      return bytes.withUnsafeBytes { (try? RecordCodec.decodeSummary($0, id: id)) != nil }
+    }
+    func tags(_ names: [String]) -> [UInt8] {
+      names.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+    }
+    #expect(try summary(tags(["a", "b"])))
+    #expect(try !summary(tags(["b", "a"])))
+    #expect(try !summary(tags(["a", "a"])))
+    #expect(try !summary(tags(["Grief"])))
+    #expect(try !summary(tags(["a,b"])))
+    #expect(try !summary([]))
+    #expect(try !summary([5, 0x61]))
+    #expect(try !summary([2, 0xFF, 0xFE]))
+  }
+}

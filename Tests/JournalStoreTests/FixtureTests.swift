@@ -20,7 +20,8 @@ import Testing
 /// up to exactly that format (migrations are never edited once shipped) with what each
 /// format adds set as its code sets it: the sealing key (7), a recovery slot (8). Fixture
 /// 11 is fixture 10 opened with its key by format 11's code, and fixtures 12 and 13 are the
-/// one before opened so by their format's code. Every test runs up to
+/// one before opened so by their format's code; fixture 14 also gives the complete session tags
+/// and notes, as format 14's code writes them. Every test runs up to
 /// `Vault.formatVersion`: a new format without its fixture fails here.
 struct FixtureTests {
   static let passphrase = "fixture passphrase v1"
@@ -33,7 +34,7 @@ struct FixtureTests {
     6: "v6: sessions closed without a reflection", 7: "v7: sealed additions",
     8: "v8: recovery slot", 9: "v9: key rotation", 10: "v10: sync",
     11: "v11: marks in the summary, settings in the ledger", 12: "v12: the ledger's tree",
-    13: "v13: what sync has to send",
+    13: "v13: what sync has to send", 14: "v14: notes and tags",
   ]
   /// The recovery code of fixtures 8 and 9, made again from its seed.
   static func recoveryCode() throws -> RecoveryCode {
@@ -74,7 +75,7 @@ struct FixtureTests {
     let (summaries, damaged) = try store.summaries()
     #expect(damaged.isEmpty)
     #expect(Set(summaries.map(\.id)) == [Self.complete, Self.waiting])
-    #expect(try store.session(Self.complete) == Self.sessions[0])
+    #expect(try store.session(Self.complete) == Self.complete(format))
     #expect(try store.session(Self.waiting) == Self.sessions[1])
   }
 
@@ -91,11 +92,13 @@ struct FixtureTests {
         try Int64.fetchOne(db, sql: "SELECT generation FROM ledger")
       )
     }
-    #expect(!revisions.isEmpty && revisions.allSatisfy { $0 == 1 })
+    // Fixture 14's complete session was written again (its notes and tags): revision 2.
+    #expect(!revisions.isEmpty && revisions.allSatisfy { $0 == 1 || format >= 14 && $0 == 2 })
     // A ledger of format 5 to 10 (construction 1), or 11 (construction 2), is stamped again
     // in today's: one on.
-    #expect(generation == (format >= 11 ? 3 : format >= 5 ? 2 : 1))
-    #expect(try store.session(Self.complete) == Self.sessions[0])
+    // (Fixture 14 was written once more, for its notes and tags.)
+    #expect(generation == (format >= 14 ? 4 : format >= 11 ? 3 : format >= 5 ? 2 : 1))
+    #expect(try store.session(Self.complete) == Self.complete(format))
     try DatabaseQueue(path: path).write { db in
       try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [Self.waiting.hex])
     }
@@ -159,6 +162,37 @@ struct FixtureTests {
     }
   }
 
+  /// The complete session as the fixture of `format` holds it: from format 14 with tags and
+  /// two integration notes (one corrected, one deleted and purged).
+  static func complete(_ format: Int) -> Session {
+    format >= 14 ? noted : sessions[0]
+  }
+
+  static let noted: Session = {
+    do {
+      var session = sessions[0]
+      try session.retag(adding: ["ceremony", "integration"], removing: [], now: written + 7200)
+      let random = SeededRandom(seed: 14)
+      func next() -> UInt64 { random.bytes(8).withUnsafeBytes { $0.load(as: UInt64.self) } }
+      try session.addNote(
+        Note(text: "the dream came back", mood: Mood(6), now: written + 86400, random: next),
+        now: written + 86400)
+      try session.addNote(
+        Note(text: "a call that went differently", mood: nil, now: written + 172800, random: next),
+        now: written + 172800)
+      try session.addNote(
+        Note(text: "not this", mood: Mood(2), now: written + 180000, random: next),
+        now: written + 180000)
+      _ = try session.editNote(1, text: nil, mood: Mood(7), version: next(), now: written + 190000)
+      _ = try session.deleteNote(
+        3, purgeAfter: written + 190010, version: next(), now: written + 190000)
+      session.purgeNotes(at: written + 190010)
+      return session
+    } catch {
+      fatalError("fixture notes: \(error)")
+    }
+  }()
+
   /// The fixtures' sessions: complete, waiting for reflection, and (from format 2) deleted.
   static let sessions: [Session] = {
     do {
@@ -182,7 +216,7 @@ struct FixtureTests {
     }
   }()
 
-  /// Writes fixtures 1 to 4 and 6 to 13 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
+  /// Writes fixtures 1 to 4 and 6 to 14 (run with JOURNAL_WRITE_FIXTURES=<dir>; never in a
   /// normal run: the committed files are what shipped). Fixtures 6 to 10 start from the
   /// committed fixture 5.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["JOURNAL_WRITE_FIXTURES"] != nil))
@@ -204,7 +238,7 @@ struct FixtureTests {
     // became format 11: migrated, and its ledger stamped in format 11's construction. Fixture
     // 12 is fixture 11 opened so by format 12's code (the ledger's tree made), and 13 is 12
     // opened so by format 13's (the sync outbox made).
-    for format in 11...13 {
+    for format in 11...14 {
       let earlier = try #require(Bundle.module.resourcePath) + "/Fixtures/vault-v\(format - 1).db"
       let path = directory + "/vault-v\(format).db"
       unlink(path)
@@ -216,7 +250,9 @@ struct FixtureTests {
           header: vault.header,
           passphrase: try SecureBytes(copying: Array(Self.passphrase.utf8)),
           policy: TestKDF.policy)
-        _ = try vault.sessions(keys: keys, random: SeededRandom(seed: UInt64(format)))
+        let store = try vault.sessions(keys: keys, random: SeededRandom(seed: UInt64(format)))
+        // Format 14's notes and tags, on the complete session.
+        if format == 14 { try store.update(Self.complete) { $0 = Self.noted } }
       }
       let queue = try DatabaseQueue(path: path)
       try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }

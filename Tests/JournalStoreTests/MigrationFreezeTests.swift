@@ -44,6 +44,7 @@ struct MigrationFreezeTests {
       "v13: what sync has to send",
       "15e1aa07a5df13bb550e68a5d31fa83a4fe9da077a162d9daac350eaaf4bffb6"
     ),
+    ("v14: notes and tags", "42246893545271e3742a5b0f1b8bd466670ba2686a9f16956ec57d1fe1fe1df2"),
   ]
 
   /// The schema after each migration, in order, and its digest.

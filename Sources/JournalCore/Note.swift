@@ -1,0 +1,256 @@
+import Foundation
+
+/// An integration note: a dated text added to a saved session later (a dream that came back,
+/// a conversation that went differently), with how it feels now. Notes never change a
+/// session's status; they are kept in the order written.
+///
+/// Every write of a note (adding, correcting, deleting) is a new version, named by 8 random
+/// bytes, and the note remembers the versions it replaced. That alone lets two devices merge
+/// their notes without a base (`NoteMerge`): a version that descends from the other wins, and
+/// two written apart are both kept.
+public struct Note: Hashable, Sendable {
+  /// A note's identity: 8 random bytes, stable for its whole life.
+  public struct ID: Hashable, Comparable, Sendable {
+    public let value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    public static func < (a: ID, b: ID) -> Bool { a.value < b.value }
+  }
+
+  public let id: ID
+  /// When it was first written.
+  public let written: Date
+  /// When it was last corrected (or deleted); nil if never.
+  public internal(set) var edited: Date?
+  /// How it feels now, when the person said.
+  public internal(set) var mood: Mood?
+  /// The text; empty once a deleted note has been purged.
+  public internal(set) var text: String
+  /// When it was deleted: a deleted note is kept, its text until the undo window closes
+  /// (`purgeAfter`), and its identity for good, so that a sync never brings it back.
+  public internal(set) var deleted: Date?
+  /// When the deletion's undo window closes (nil unless deleted and not yet purged).
+  public internal(set) var purgeAfter: Date?
+  /// Written without the passphrase (sealed capture), opened with it later.
+  public internal(set) var addedSealed: Bool
+  /// The note this one was kept from: another device's correction of it, written at the same
+  /// time as the one shown (sync keeps both; nothing is lost).
+  public internal(set) var keptFrom: ID?
+  /// This version, then up to `remembered - 1` it replaced, newest first.
+  public internal(set) var versions: [UInt64]
+
+  /// How many versions a note remembers.
+  public static let remembered = 8
+  /// The longest note, in UTF-8 bytes: as long as a reflection.
+  public static let maximumBytes = 1_048_576
+  /// The most notes a session holds, deleted ones included (their identity is kept).
+  public static let maximumCount = 10_000
+
+  /// Rebuilds a note exactly as stored. Only the store calls this; it checks what it reads.
+  public init(
+    id: ID, written: Date, edited: Date?, mood: Mood?, text: String, deleted: Date?,
+    purgeAfter: Date?, addedSealed: Bool, keptFrom: ID?, versions: [UInt64]
+  ) {
+    self.id = id
+    self.written = written
+    self.edited = edited
+    self.mood = mood
+    self.text = text
+    self.deleted = deleted
+    self.purgeAfter = purgeAfter
+    self.addedSealed = addedSealed
+    self.keptFrom = keptFrom
+    self.versions = versions
+  }
+
+  /// A new note, written at `now`; `random` gives its id and its first version.
+  public init(text: String, mood: Mood?, now: Date, random: () -> UInt64) {
+    self.init(
+      id: ID(random()), written: now, edited: nil, mood: mood, text: text, deleted: nil,
+      purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [random()])
+  }
+
+  /// Whether it is shown: not deleted.
+  public var isShown: Bool { deleted == nil }
+
+  /// When it last changed: its last correction, or when it was written.
+  public var changed: Date { deleted ?? edited ?? written }
+
+  /// Records a new version.
+  mutating func newVersion(_ version: UInt64, at now: Date) {
+    versions = Array(([version] + versions).prefix(Self.remembered))
+    edited = max(now, written)
+  }
+
+  /// Whether this version descends from `other`'s (or is it).
+  func descends(from other: Note) -> Bool {
+    guard let theirs = other.versions.first else { return false }
+    return versions.contains(theirs)
+  }
+}
+
+/// What a person asks of a session's notes, and why it cannot be done.
+public enum NoteError: Error, Equatable, Sendable {
+  /// No shown note has this number (1 is the oldest).
+  case noSuchNote(number: Int, count: Int)
+  /// The session holds as many notes as it may.
+  case tooManyNotes
+  /// No deleted note's window is still open.
+  case nothingToRestore
+}
+
+extension Session {
+  /// The notes shown, in the order written (oldest first): what `show` lists and what the
+  /// numbers people type count.
+  public var shownNotes: [Note] { notes.filter(\.isShown) }
+
+  /// Adds a note written now; the status does not change.
+  public mutating func addNote(_ note: Note, now: Date) throws(NoteError) {
+    guard notes.count < Note.maximumCount else { throw .tooManyNotes }
+    notes.append(note)
+    sortNotes()
+    updated = max(now, updated)
+  }
+
+  /// The shown note numbered `number` (1 is the oldest).
+  public func note(numbered number: Int) throws(NoteError) -> Note {
+    let shown = shownNotes
+    guard number >= 1, number <= shown.count else {
+      throw .noSuchNote(number: number, count: shown.count)
+    }
+    return shown[number - 1]
+  }
+
+  /// Corrects note `number`: its text (nil keeps it) and its mood (nil keeps it, `.some(nil)`
+  /// removes it), as a new version.
+  public mutating func editNote(
+    _ number: Int, text: String?, mood: Mood??, version: UInt64, now: Date
+  ) throws(NoteError) -> Note {
+    let id = try note(numbered: number).id
+    guard let index = notes.firstIndex(where: { $0.id == id }) else {
+      throw .noSuchNote(number: number, count: shownNotes.count)
+    }
+    if let text { notes[index].text = text }
+    if let mood { notes[index].mood = mood }
+    notes[index].newVersion(version, at: now)
+    updated = max(now, updated)
+    return notes[index]
+  }
+
+  /// Deletes note `number`: it is no longer shown, and its text is kept until `purgeAfter`
+  /// (the undo window), then purged (`purgeNotes`).
+  public mutating func deleteNote(
+    _ number: Int, purgeAfter: Date, version: UInt64, now: Date
+  ) throws(NoteError) -> Note {
+    let id = try note(numbered: number).id
+    guard let index = notes.firstIndex(where: { $0.id == id }) else {
+      throw .noSuchNote(number: number, count: shownNotes.count)
+    }
+    notes[index].newVersion(version, at: now)
+    notes[index].deleted = notes[index].edited
+    notes[index].purgeAfter = max(purgeAfter, now)
+    updated = max(now, updated)
+    return notes[index]
+  }
+
+  /// Restores the note deleted last whose window is still open at `now`, as a new version.
+  public mutating func restoreNote(version: UInt64, now: Date) throws(NoteError) -> Note {
+    let open = notes.indices.compactMap { index -> (Date, Note.ID, Int)? in
+      guard let deleted = notes[index].deleted, let end = notes[index].purgeAfter, now < end
+      else { return nil }
+      return (deleted, notes[index].id, index)
+    }
+    guard let index = open.max(by: { ($0.0, $0.1) < ($1.0, $1.1) })?.2 else {
+      throw .nothingToRestore
+    }
+    notes[index].deleted = nil
+    notes[index].purgeAfter = nil
+    notes[index].newVersion(version, at: now)
+    updated = max(now, updated)
+    return notes[index]
+  }
+
+  /// Whether a deleted note still holds its text after its window closed at `now`.
+  public func hasNotesToPurge(at now: Date) -> Bool {
+    notes.contains { $0.deleted != nil && ($0.purgeAfter.map { now >= $0 } ?? !$0.text.isEmpty) }
+  }
+
+  /// Purges the deleted notes whose window has closed at `now`: their text and mood go, their
+  /// identity stays. The version does not change: a purge is no one's write, and every
+  /// device purges the same note the same way.
+  public mutating func purgeNotes(at now: Date) {
+    for index in notes.indices where notes[index].deleted != nil {
+      guard notes[index].purgeAfter.map({ now >= $0 }) ?? true else { continue }
+      notes[index].text = ""
+      notes[index].mood = nil
+      notes[index].purgeAfter = nil
+    }
+  }
+
+  /// Keeps the notes in the order written: by time, then id.
+  mutating func sortNotes() {
+    notes.sort { ($0.written, $0.id) < ($1.written, $1.id) }
+  }
+
+  /// Replaces every note (a merge's outcome, an import): sorted as written.
+  public mutating func setNotes(_ merged: [Note]) {
+    notes = merged
+    sortNotes()
+  }
+}
+
+/// The merge of two devices' notes for one session (SECURITY.md, "Sync"): pure,
+/// deterministic, and needing no base. Notes one side has are kept; for a note both have, a
+/// version that descends from the other's wins; two versions written apart (corrected on
+/// both devices) keep the later one under the note's id and the other as a note of its own
+/// (`keptFrom`), so no correction is lost; a deletion written apart from a correction yields
+/// to the correction.
+public enum NoteMerge {
+  public static func merge(_ mine: [Note], _ theirs: [Note]) -> [Note] {
+    var byID: [Note.ID: Note] = [:]
+    for note in mine { byID[note.id] = note }
+    for note in theirs {
+      guard let other = byID[note.id] else {
+        byID[note.id] = note
+        continue
+      }
+      let (winner, kept) = resolve(other, note)
+      byID[note.id] = winner
+      if let kept, byID[kept.id] == nil { byID[kept.id] = kept }
+    }
+    return byID.values.sorted { ($0.written, $0.id) < ($1.written, $1.id) }
+  }
+
+  /// The version of one note to keep, and a version written apart to keep beside it.
+  static func resolve(_ a: Note, _ b: Note) -> (Note, Note?) {
+    if a == b { return (a, nil) }
+    if a.versions.first == b.versions.first {
+      // One version held two ways: only a purge differs (or a lie); the purged one stands.
+      return (a.text.count <= b.text.count && a.purgeAfter == nil ? a : b, nil)
+    }
+    if a.descends(from: b) { return (a, nil) }
+    if b.descends(from: a) { return (b, nil) }
+    // Written apart. A deletion yields to a correction; otherwise the later write wins.
+    switch (a.deleted, b.deleted) {
+    case (nil, .some): return (a, nil)
+    case (.some, nil): return (b, nil)
+    case (.some, .some): return (later(a, b) ? a : b, nil)
+    case (nil, nil): break
+    }
+    let (winner, loser) = later(a, b) ? (a, b) : (b, a)
+    guard loser.text != winner.text || loser.mood != winner.mood,
+      let version = loser.versions.first
+    else { return (winner, nil) }
+    let kept = Note(
+      id: Note.ID(version), written: loser.written, edited: loser.edited, mood: loser.mood,
+      text: loser.text, deleted: nil, purgeAfter: nil, addedSealed: loser.addedSealed,
+      keptFrom: loser.keptFrom ?? loser.id, versions: loser.versions)
+    return (winner, kept)
+  }
+
+  /// Whether `a` was written after `b`: by time, then version.
+  private static func later(_ a: Note, _ b: Note) -> Bool {
+    (a.changed, a.versions.first ?? 0) > (b.changed, b.versions.first ?? 0)
+  }
+}
