@@ -34,4 +34,12 @@ public enum FieldError: Error, Equatable, Sendable {
   case tagCharacters
   /// More tags on one session than allowed.
   case tooManyTags(maximum: Int)
+  /// A note with no text.
+  case emptyNote
+  /// A note longer than allowed.
+  case noteTooLong(maximumBytes: Int)
+  /// A note holding control characters (other than newlines and tabs).
+  case noteControlCharacters
+  /// A note's mood that is not a whole number from 1 to 10.
+  case noteMood
 }

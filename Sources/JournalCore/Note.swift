@@ -21,7 +21,7 @@ public struct Note: Hashable, Sendable {
   public let id: ID
   /// When it was first written.
   public let written: Date
-  /// When it was last corrected (or deleted); nil if never.
+  /// When it was last corrected; nil if never.
   public internal(set) var edited: Date?
   /// How it feels now, when the person said.
   public internal(set) var mood: Mood?
@@ -71,16 +71,42 @@ public struct Note: Hashable, Sendable {
       purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [random()])
   }
 
+  /// A note's text as typed, checked as a reflection's is (CRLF made LF, trimmed, no control
+  /// characters but newlines and tabs, at most `maximumBytes`).
+  public static func normalise(_ text: String) throws(FieldError) -> String {
+    let checked: String?
+    do {
+      checked = try Text.normalise(text, field: .reflection, multiline: true)
+    } catch .textTooLong {
+      throw .noteTooLong(maximumBytes: maximumBytes)
+    } catch .controlCharacters {
+      throw .noteControlCharacters
+    } catch {
+      throw error
+    }
+    guard let checked else { throw .emptyNote }
+    return checked
+  }
+
+  /// A note's mood as typed: a whole number from 1 to 10.
+  public static func mood(_ text: String) throws(FieldError) -> Mood {
+    guard let number = Int(text.trimmingWhitespace()), let mood = Mood(number) else {
+      throw .noteMood
+    }
+    return mood
+  }
+
   /// Whether it is shown: not deleted.
   public var isShown: Bool { deleted == nil }
 
   /// When it last changed: its last correction, or when it was written.
   public var changed: Date { deleted ?? edited ?? written }
 
-  /// Records a new version.
-  mutating func newVersion(_ version: UInt64, at now: Date) {
+  /// Records a new version; a correction (`corrects`) also sets when it was last corrected,
+  /// a deletion or a restoring does not.
+  mutating func newVersion(_ version: UInt64, at now: Date, corrects: Bool = true) {
     versions = Array(([version] + versions).prefix(Self.remembered))
-    edited = max(now, written)
+    if corrects { edited = max(now, written) }
   }
 
   /// Whether this version descends from `other`'s (or is it).
@@ -147,8 +173,8 @@ extension Session {
     guard let index = notes.firstIndex(where: { $0.id == id }) else {
       throw .noSuchNote(number: number, count: shownNotes.count)
     }
-    notes[index].newVersion(version, at: now)
-    notes[index].deleted = notes[index].edited
+    notes[index].newVersion(version, at: now, corrects: false)
+    notes[index].deleted = max(now, notes[index].written)
     notes[index].purgeAfter = max(purgeAfter, now)
     updated = max(now, updated)
     return notes[index]
@@ -166,7 +192,7 @@ extension Session {
     }
     notes[index].deleted = nil
     notes[index].purgeAfter = nil
-    notes[index].newVersion(version, at: now)
+    notes[index].newVersion(version, at: now, corrects: false)
     updated = max(now, updated)
     return notes[index]
   }

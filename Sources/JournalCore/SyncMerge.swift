@@ -100,14 +100,20 @@ public struct HybridClock: Sendable, Equatable {
   }
 }
 
-/// What sync merges field by field. `closed` is the one thing not a field of the form: that
-/// the person closed the session without a reflection; the status is derived from it and
-/// the reflection after every merge.
+/// What sync merges field by field. `closed` and `tags` are the things not fields of the
+/// form: that the person closed the session without a reflection (the status is derived from
+/// it and the reflection after every merge), and the session's tags (format 14; the whole
+/// set, the later write winning). Notes are merged note by note (`NoteMerge`), not here.
 public enum SyncField: UInt8, CaseIterable, Sendable {
   case date = 1, treatment, dose, intention, moodBefore, environment, music, moodAfter
   case reflection, closed
+  case tags
 
-  /// The field of the form, nil for `closed`.
+  /// The fields of a server row or agreed record of layout 1 (before format 14): all but
+  /// `tags`.
+  public static let layoutOne = allCases.filter { $0 != .tags }
+
+  /// The field of the form, nil for `closed` and `tags`.
   public var field: Field? {
     switch self {
     case .date: .date
@@ -119,7 +125,7 @@ public enum SyncField: UInt8, CaseIterable, Sendable {
     case .music: .music
     case .moodAfter: .moodAfter
     case .reflection: .reflection
-    case .closed: nil
+    case .closed, .tags: nil
     }
   }
 
@@ -133,7 +139,7 @@ public enum SyncField: UInt8, CaseIterable, Sendable {
   public var keepsLoser: Bool {
     switch self {
     case .dose, .intention, .environment, .music, .reflection: true
-    case .date, .treatment, .moodBefore, .moodAfter, .closed: false
+    case .date, .treatment, .moodBefore, .moodAfter, .closed, .tags: false
     }
   }
 }
@@ -182,6 +188,11 @@ extension Session {
     case .moodAfter: out += moodAfter.map { [1, UInt8($0.value)] } ?? [0]
     case .reflection: text(reflection)
     case .closed: out.append(status == .closed ? 1 : 0)
+    case .tags:
+      for tag in tags {
+        out.append(UInt8(tag.utf8.count))
+        out += Array(tag.utf8)
+      }
     }
     return out
   }
@@ -194,7 +205,7 @@ extension Session {
     case .environment: environment
     case .music: music
     case .reflection: reflection
-    case .date, .treatment, .moodBefore, .moodAfter, .closed: nil
+    case .date, .treatment, .moodBefore, .moodAfter, .closed, .tags: nil
     }
   }
 
@@ -211,6 +222,7 @@ extension Session {
     case .moodAfter: moodAfter = other.moodAfter
     case .reflection: reflection = other.reflection
     case .closed: status = other.status == .closed ? .closed : .needsReflection
+    case .tags: tags = other.tags
     }
   }
 
@@ -257,7 +269,7 @@ public enum SyncMerge {
   /// everything the base does (each push merges all before it), so a field whose incoming
   /// stamp is the base's did not change there, and one whose local stamp is the base's did
   /// not change here. Where both changed, the later stamp wins; a text the loser wrote is
-  /// kept as a conflict.
+  /// kept as a conflict. Notes are merged note by note, whatever the stamps say (`NoteMerge`).
   public static func merge(local: Version, base: Base?, incoming: Version) -> Version {
     var merged = incoming
     let baseStamps = base?.stamps ?? [:]
@@ -303,6 +315,7 @@ public enum SyncMerge {
     }
     merged.session.settleStatus(closed: closed)
     merged.session.setConflicts(Array(kept.values))
+    merged.session.setNotes(NoteMerge.merge(local.session.notes, incoming.session.notes))
     merged.session.settleTimes(with: local.session)
     return merged
   }

@@ -35,6 +35,8 @@ public enum AppError: Error, Equatable, Sendable {
   case noHome
   /// The session's lifecycle does not allow the change (for the session with this short id).
   case lifecycle(LifecycleError, id: String)
+  /// A session's notes do not allow what was asked (for the session with this short id).
+  case note(NoteError, id: String)
   /// `reflect` on a complete session was given a later field that already holds a value
   /// (reflect only fills; `edit` changes).
   case laterFieldFilled(Field, id: String)

@@ -115,6 +115,21 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "a session holds at most \(maximum) tags",
         hint: "remove one with --untag first", exitCode: .usage)
+    case .emptyNote:
+      return Diagnosis(
+        message: "the note is empty", hint: "a few words are enough", exitCode: .usage)
+    case .noteTooLong(let maximum):
+      return Diagnosis(
+        message: "the note is longer than \(byteSize(maximum))",
+        hint: "split it into two notes", exitCode: .usage)
+    case .noteControlCharacters:
+      return Diagnosis(
+        message: "the note contains control characters",
+        hint: "only letters, spaces, tabs and newlines are kept", exitCode: .usage)
+    case .noteMood:
+      return Diagnosis(
+        message: "a note's mood is a whole number from 1 to 10",
+        hint: "1 is the lowest, 10 the highest", exitCode: .usage)
     }
   }
 
@@ -775,6 +790,8 @@ public struct Diagnosis: Equatable, Sendable {
         hint: "set HOME, or use --vault", exitCode: .usage)
     case .lifecycle(let inner, let id):
       return lifecycle(inner, id: id)
+    case .note(let inner, let id):
+      return note(inner, id: id)
     case .olderThanSeen(let seen, let found):
       return Diagnosis(
         message:

@@ -175,10 +175,18 @@ public enum PostgresSchema {
     UPDATE journal_schema SET version = 2 WHERE version < 2;
     """
 
+  /// Version 3 (issue 36): no table changes. Rows may now be of layout 2 (tags and notes,
+  /// vault format 14), which a device of version 2 would take for damage; the version tells
+  /// it the server is newer instead.
+  static let version3 = """
+    UPDATE journal_schema SET version = 3 WHERE version < 3;
+    """
+
   /// Creates the schema, or brings an earlier one up to this version: every migration in
   /// order, in one transaction; safe to run again.
-  public static let sql = "BEGIN;\n" + version1 + "\n" + version2 + "COMMIT;"
+  public static let sql =
+    "BEGIN;\n" + version1 + "\n" + version2 + "\n" + version3 + "\nCOMMIT;"
 
   /// Brings a server of an earlier version up to this one, in one transaction.
-  static let upgrade = "BEGIN;\n" + version2 + "COMMIT;"
+  static let upgrade = "BEGIN;\n" + version2 + "\n" + version3 + "\nCOMMIT;"
 }

@@ -5,10 +5,10 @@ import JournalCrypto
 import JournalStorage
 
 extension SyncBaseRecord {
-  /// version (1) ‖ for each field: field (1) ‖ stamp (28) ‖ fingerprint (16) ‖ then each
-  /// conflict's stamp (28).
+  /// version (1: 2 since format 14, with `tags`) ‖ for each field: field (1) ‖ stamp (28) ‖
+  /// fingerprint (16) ‖ then each conflict's stamp (28).
   func encoded() -> [UInt8] {
-    var out: [UInt8] = [1]
+    var out: [UInt8] = [2]
     for field in SyncField.allCases {
       out.append(field.rawValue)
       out += (stamps[field] ?? .none).encoded
@@ -25,8 +25,9 @@ extension SyncBaseRecord {
     var conflicts: Set<SyncStamp> = []
     var reader = ByteReader(bytes)
     do {
-      guard try reader.byte() == 1 else { throw StoreError.damagedRecord(id: id.short) }
-      for field in SyncField.allCases {
+      let layout = try reader.byte()
+      guard layout == 1 || layout == 2 else { throw StoreError.damagedRecord(id: id.short) }
+      for field in layout == 1 ? SyncField.layoutOne : SyncField.allCases {
         guard try reader.byte() == field.rawValue else {
           throw StoreError.damagedRecord(id: id.short)
         }

@@ -668,8 +668,13 @@ public final class SyncEngine {
       let clean = try record(merged) == base && merged.session == theirs.session
       let changed = merged.session != mine.session
       if changed { counts.received += 1 }
-      if Set(merged.session.conflicts) != Set(mine.session.conflicts),
-        !merged.session.conflicts.isEmpty
+      // A note kept from another device's correction is named as a conflict is.
+      func kept(_ session: Session) -> Set<Note.ID> {
+        Set(session.notes.lazy.filter { $0.keptFrom != nil && $0.isShown }.map(\.id))
+      }
+      if Set(merged.session.conflicts) != Set(mine.session.conflicts)
+        && !merged.session.conflicts.isEmpty
+        || !kept(merged.session).subtracting(kept(mine.session)).isEmpty
       {
         counts.conflicted.append(id)
       }

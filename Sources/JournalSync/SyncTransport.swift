@@ -97,5 +97,5 @@ public struct ServerChange: Sendable {
 /// backend's own (JournalPostgres's `PostgresSchema`); the engine compares a server's version
 /// with this one.
 public enum ServerSchema {
-  public static let version = 2
+  public static let version = 3
 }

@@ -145,6 +145,38 @@ struct SyncMergeTests {
     #expect(merged.session.conflicts.isEmpty)
   }
 
+  /// Tags are one field, the later write of the set winning; notes added on both devices
+  /// are all kept whatever the stamps say, in both directions.
+  @Test func tagsByStampNotesFromBoth() throws {
+    // Given
+    var local = try written([], at: stamp(2_000, deviceA))
+    var incoming = try written([], at: stamp(3_000, deviceB))
+    try local.session.retag(adding: ["here"], removing: [], now: created + 1)
+    local.stamps[.tags] = stamp(2_000, deviceA)
+    try incoming.session.retag(adding: ["there"], removing: [], now: created + 2)
+    incoming.stamps[.tags] = stamp(3_000, deviceB)
+    var next: UInt64 = 0
+    func random() -> UInt64 {
+      next += 1
+      return next
+    }
+    try local.session.addNote(
+      Note(text: "from here", mood: nil, now: created + 1, random: random), now: created + 1)
+    try incoming.session.addNote(
+      Note(text: "from there", mood: Mood(4), now: created + 2, random: random), now: created + 2)
+    // When
+    let here = SyncMerge.merge(local: local, base: base, incoming: incoming)
+    let there = SyncMerge.merge(local: incoming, base: base, incoming: local)
+    // Then
+    for merged in [here, there] {
+      #expect(merged.session.tags == ["there"])
+      #expect(merged.stamps[.tags] == stamp(3_000, deviceB))
+      #expect(merged.session.shownNotes.map(\.text) == ["from here", "from there"])
+      #expect(merged.session.conflicts.isEmpty)
+    }
+    #expect(here.session == there.session)
+  }
+
   /// A field changed only on one side takes that side's value, whichever side it is, even
   /// when the other side's stamps are later.
   @Test func fieldChangedOnOneSideTakesThatSide() throws {

@@ -26,7 +26,9 @@ struct DiagnosisTests {
     FieldError.textTooLong(field: .dose, maximumBytes: 250),
     FieldError.controlCharacters(field: .intention), FieldError.emptyTag,
     FieldError.tagTooLong(maximumBytes: 64), FieldError.tagCharacters,
-    FieldError.tooManyTags(maximum: 32),
+    FieldError.tooManyTags(maximum: 32), FieldError.emptyNote,
+    FieldError.noteTooLong(maximumBytes: 1_048_576), FieldError.noteControlCharacters,
+    FieldError.noteMood, AppError.note(.noSuchNote(number: 2, count: 1), id: "3f2a9c1e"),
     NoteError.noSuchNote(number: 3, count: 2), NoteError.tooManyNotes,
     NoteError.nothingToRestore,
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
@@ -173,7 +175,7 @@ struct DiagnosisTests {
       let label = Mirror(reflecting: error).children.first?.label ?? String(describing: error)
       names[type, default: []].insert(label)
     }
-    #expect(names["FieldError"]?.count == 16)
+    #expect(names["FieldError"]?.count == 20)
     #expect(names["NoteError"]?.count == 3)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
@@ -182,7 +184,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 71)
+    #expect(names["AppError"]?.count == 72)
     #expect(names["SyncError"]?.count == 18)
   }
 
@@ -234,7 +236,7 @@ struct DiagnosisTests {
     case .missingFields, .moodNotANumber, .moodOutOfRange, .unreadableDate, .dateTooFarAhead,
       .dateTooFarBack, .emptyIntention, .unknownTreatment, .emptyCustomTreatment,
       .customTreatmentTooLong, .textTooLong, .controlCharacters, .emptyTag, .tagTooLong,
-      .tagCharacters, .tooManyTags:
+      .tagCharacters, .tooManyTags, .emptyNote, .noteTooLong, .noteControlCharacters, .noteMood:
       .usage
     }
   }
@@ -321,6 +323,7 @@ struct DiagnosisTests {
       .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage
     case .lifecycle, .laterFieldFilled: .notAllowed
+    case .note(let inner, _): expected(inner)
     case .olderThanSeen, .otherThanSeen, .witnessDamaged, .sealingKeyChanged: .tampered
     case .sealingUnavailable: .notAllowed
     case .recoveryCodeMistyped, .recoveryCodeReplaceNeedsYes: .usage

@@ -2,6 +2,8 @@ import Foundation
 import JournalTestSupport
 import Testing
 
+@testable import JournalPostgres
+
 /// What a device finds wrong with the server's copy, it finds whether it joins or syncs
 /// (issue 33): a damaged key header, a refused join that leaves nothing behind, and a server
 /// whose schema is newer than this journal knows.
@@ -61,13 +63,15 @@ struct ServerCopyTests {
     let (server, a, b, ids) = try SyncTests.pair("schema_newer", sessions: 1)
     a.ok("edit", ids[0], "--dose", "NOT-SENT-TO-A-NEWER-SERVER")
     let links = try server.count("SELECT count(*) FROM journal_link")
-    try server.tables.execute("UPDATE journal_schema SET version = 3")
+    let newer = PostgresSchema.version + 1
+    try server.tables.execute("UPDATE journal_schema SET version = \(newer)")
     for device in [a, b] {
       let refused = device.run("sync")
       #expect(refused.status == 10, "\(refused)")
       #expect(
         refused.stderr.hasPrefix(
-          "journal: error: the server's journal schema is version 3; this journal reads 2\n"),
+          "journal: error: the server's journal schema is version \(newer); this journal reads "
+            + "\(PostgresSchema.version)\n"),
         "\(refused)")
     }
     #expect(try server.count("SELECT count(*) FROM journal_link") == links)

@@ -17,8 +17,9 @@ import Testing
 /// missing) by today's encoders, as a push writes them, under the fixtures' key
 /// (Tests/Fixtures/key-header.json), with nonces from a seeded random source: today's
 /// encoders must make the same bytes again, so a change to a layout that keeps its version
-/// byte fails here. Fixture N holds links and rows of version N (both are 1 today); a key
-/// change's link (layout 2, `passwd --new-key`) has its own, sync/newkey-v2.json.
+/// byte fails here. Fixture N holds rows of layout N (2 since vault format 14: tags and
+/// notes) and links of layout 1; a key change's link (layout 2, `passwd --new-key`) has its
+/// own, sync/newkey-v2.json, over rows of layout 1.
 struct SyncFixtureTests {
   /// The server's state: its counter, key header and links, and its rows.
   struct Chain: Equatable {
@@ -29,33 +30,70 @@ struct SyncFixtureTests {
   static let deviceA = [UInt8](repeating: 0xA1, count: 16)
   static let deviceB = [UInt8](repeating: 0xB2, count: 16)
 
-  /// Each field stamped at the session's last edit by `device`, one counter per field.
-  static func stamps(_ session: Session, by device: [UInt8]) -> SyncStamps {
+  /// Each field of row layout `layout` stamped at the session's last edit by `device`, one
+  /// counter per field.
+  static func stamps(_ session: Session, by device: [UInt8], layout: UInt8) -> SyncStamps {
     let time = UInt64((session.updated.timeIntervalSince1970 * 1000).rounded())
     var stamps: SyncStamps = [:]
-    for (index, field) in SyncField.allCases.enumerated() {
+    let fields = layout == 1 ? SyncField.layoutOne : SyncField.allCases
+    for (index, field) in fields.enumerated() {
       stamps[field] = SyncStamp(time: time, counter: UInt32(index), device: device)
     }
     return stamps
   }
 
+  /// The fixture's sessions in rows of `layout`: from layout 2 the complete one has tags and
+  /// notes (one corrected, one deleted).
+  static func sessions(layout: UInt8) -> [Session] {
+    var sessions = Fixtures.sessions
+    guard layout >= 2 else { return sessions }
+    do {
+      var next: UInt64 = 0x51
+      func random() -> UInt64 {
+        next += 1
+        return next
+      }
+      let at = sessions[0].updated
+      try sessions[0].retag(adding: ["ceremony", "integration"], removing: [], now: at)
+      try sessions[0].addNote(
+        Note(text: "the dream came back", mood: Mood(6), now: at + 60, random: random),
+        now: at + 60)
+      try sessions[0].addNote(
+        Note(text: "not this", mood: nil, now: at + 120, random: random), now: at + 120)
+      _ = try sessions[0].editNote(1, text: nil, mood: Mood(7), version: 0x99, now: at + 180)
+      _ = try sessions[0].deleteNote(2, purgeAfter: at + 200, version: 0x9A, now: at + 190)
+    } catch {
+      fatalError("fixture notes: \(error)")
+    }
+    return sessions
+  }
+
   /// The versions the rows left on the server hold: the complete session as device A wrote
   /// it, the waiting one as device B wrote it again.
-  static var expected: [SessionID: SyncMerge.Version] {
-    let (complete, waiting) = (Fixtures.sessions[0], Fixtures.sessions[1])
+  static func expected(layout: UInt8) -> [SessionID: SyncMerge.Version] {
+    let sessions = sessions(layout: layout)
+    let (complete, waiting) = (sessions[0], sessions[1])
+    func stamps(_ session: Session, by device: [UInt8]) -> SyncStamps {
+      Self.stamps(session, by: device, layout: layout)
+    }
     return [
       complete.id: SyncMerge.Version(session: complete, stamps: stamps(complete, by: deviceA)),
       waiting.id: SyncMerge.Version(session: waiting, stamps: stamps(waiting, by: deviceB)),
     ]
   }
 
-  /// The chain as pushes write it: device A sets the header and writes the three sessions
-  /// (1), device B writes the waiting one again (2), device A removes the closed one (3).
-  static func chain() throws -> Chain {
+  /// The chain as pushes write it, rows in `layout`: device A sets the header and writes the
+  /// three sessions (1), device B writes the waiting one again (2), device A removes the
+  /// closed one (3).
+  static func chain(layout: UInt8) throws -> Chain {
     let keys = try Fixtures.keys()
     let header = ServerHeader.encode(try Fixtures.keyHeader())
-    let cipher = try RecordCipher(key: keys.syncKey, random: SeededRandom(seed: 2034))
-    let sessions = Fixtures.sessions
+    let cipher = try RecordCipher(
+      key: keys.syncKey, random: SeededRandom(seed: layout == 1 ? 2034 : 2036))
+    let sessions = sessions(layout: layout)
+    func stamps(_ session: Session, by device: [UInt8]) -> SyncStamps {
+      Self.stamps(session, by: device, layout: layout)
+    }
     var rows: [SessionID: ServerRow] = [:]
     var links: [ServerLink] = []
     func push(
@@ -66,7 +104,8 @@ struct SyncFixtureTests {
       for version in writes {
         let id = version.session.id
         let body = try cipher.seal(
-          SyncRowCodec.encode(version), id: id.bytes, column: .syncRow, revision: UInt64(seq))
+          SyncRowCodec.encode(version, layout: layout), id: id.bytes, column: .syncRow,
+          revision: UInt64(seq))
         rows[id] = ServerRow(id: id.bytes, seq: seq, body: body)
         items.append(.put(id, hash: SyncLink.hash(body)))
       }
@@ -146,7 +185,7 @@ struct SyncFixtureTests {
     // Given
     let chain = try Self.load("sync/chain-v\(version).json")
     let keys = try Fixtures.keys()
-    #expect(chain.state.links.allSatisfy { $0.entry.first == UInt8(version) })
+    #expect(chain.state.links.allSatisfy { $0.entry.first == SyncLink.version })
     #expect(ServerHeader.decode(chain.state.header) == (try Fixtures.keyHeader()))
 
     // When: a new device reads it all.
@@ -165,10 +204,10 @@ struct SyncFixtureTests {
         row.body, id: row.id, column: .syncRow, revision: UInt64(row.seq)
       ) { plain in (try SyncRowCodec.decode(plain, id: id), Array(plain)) }
       #expect(plain.first == UInt8(version))
-      #expect(plain == SyncRowCodec.encode(decoded))
+      #expect(plain == SyncRowCodec.encode(decoded, layout: UInt8(version)))
       opened[id] = decoded
     }
-    #expect(opened == Self.expected)
+    #expect(opened == Self.expected(layout: UInt8(version)))
 
     // And a device that read up to the first link goes on from there.
     var start = SyncSettings(server: "fixture", device: Self.deviceA)
@@ -178,7 +217,9 @@ struct SyncFixtureTests {
     #expect(try Self.verify(chain.state, from: start).head == chain.state.links.last?.tag)
 
     // And today's encoders write the same bytes.
-    #expect(try Self.chain() == chain, "the sync layouts are no longer written as they were")
+    #expect(
+      try Self.chain(layout: UInt8(version)) == chain,
+      "the sync layouts are no longer written as they were")
   }
 
   /// A byte changed in any link, tag, row or the header, a link dropped, or the counter set
@@ -241,7 +282,7 @@ struct SyncFixtureTests {
   /// sealed again under the new sync key at 4, as `SyncEngine.sendNewKey` pushes it.
   static func newKeyChain() throws -> Chain {
     let old = try Fixtures.keys()
-    let before = try chain()
+    let before = try chain(layout: 1)
     let random = SeededRandom(seed: 2035)
     let new = try VaultKeys.fresh(vaultID: old.vaultID, random: random)
     let passphrase = try SecureBytes(copying: Array(newPassphrase.utf8))
@@ -334,7 +375,7 @@ struct SyncFixtureTests {
         ) { $0.count }
       }
     }
-    #expect(opened == Self.expected)
+    #expect(opened == Self.expected(layout: 1))
 
     // And the link's entry reads back as it was written, and nothing longer or shorter does.
     let link = try #require(SyncLink(entry: change.entry))
@@ -417,7 +458,10 @@ struct SyncFixtureTests {
   /// Writes the sync fixtures that are missing (JOURNAL_WRITE_FIXTURES=1; never in a normal
   /// run).
   @Test(.enabled(if: Fixtures.writing)) func writeFixtures() throws {
-    try Fixtures.writeIfMissing("sync/chain-v1.json", try Self.json(try Self.chain()))
+    for layout in 1...SyncRowCodec.version {
+      try Fixtures.writeIfMissing(
+        "sync/chain-v\(layout).json", try Self.json(try Self.chain(layout: layout)))
+    }
     try Fixtures.writeIfMissing("sync/newkey-v2.json", try Self.json(try Self.newKeyChain()))
   }
 }
