@@ -32,7 +32,7 @@ SUMMARY_MARK_TAGS = {9: "added_sealed", 10: "later_sealed"}
 # Format 10 (sync): texts another device wrote at the same time, kept in the body.
 CONFLICT_TAGS = {23: "conflicts"}
 # Format 14: tags in the summary, integration notes in the body.
-SUMMARY_TAG_TAGS = {11: "tags"}
+SUMMARY_TAG_TAGS = {11: "tags", 12: "note_moods"}
 NOTE_TAGS = {24: "notes"}
 FIELD_NAMES = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
 LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
@@ -244,9 +244,15 @@ def fields(plain, tags):
         elif name == "conflicts":
             out[name] = conflicts(value)
         elif name == "tags":
-            out[name] = tags(value)
+            out[name] = parse_tags(value)
+        elif name == "note_moods":
+            if not value or len(value) % 3 or any(not 1 <= value[i + 2] <= 10
+                                                   for i in range(0, len(value), 3)):
+                raise ValueError("malformed note moods")
+            out[name] = [(struct.unpack("<H", value[i:i + 2])[0], value[i + 2])
+                         for i in range(0, len(value), 3)]
         elif name == "notes":
-            out[name] = notes(value)
+            out[name] = parse_notes(value)
         elif name in MOODS:
             if length != 1 or not 1 <= value[0] <= 10:
                 raise ValueError("mood out of range")
@@ -277,7 +283,7 @@ def conflicts(value):
     return out
 
 
-def tags(value):
+def parse_tags(value):
     """Tag 11: for each tag, its length (1) and its UTF-8; sorted, each once, 1 to 32."""
     out, offset = [], 0
     while offset < len(value):
@@ -303,7 +309,7 @@ def iso(ms):
     return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat()
 
 
-def notes(value):
+def parse_notes(value):
     """Tag 24: for each note, flags (1) ‖ id (8) ‖ written (8) ‖ edited, deleted, purge after,
     kept from (8 each, when flagged) ‖ mood (1, when flagged) ‖ versions (1) ‖ versions (8
     each) ‖ text length (4) ‖ text; little-endian. Deleted notes are left out (as journal
@@ -376,6 +382,14 @@ def check_session(s, status, version):
         raise ValueError("treatment name without other, or other without a name")
     if (s["status"] == "complete") != ("reflection" in s):
         raise ValueError("status does not match the reflection")
+    # Tag 12 is what the notes shown (with a mood) and the date say (format 14).
+    moods = s.pop("note_moods", [])
+    date = datetime.fromisoformat(s["date"])
+    derived = [(min(65535, max(0, int((datetime.fromisoformat(n["written"]) - date)
+                                       .total_seconds() // 86400))), n["mood"])
+               for n in s.get("notes", []) if n["mood"] is not None]
+    if moods != derived:
+        raise ValueError("note moods do not match the notes")
     for mood in MOODS:
         s.setdefault(mood, None)
 

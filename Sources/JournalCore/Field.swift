@@ -9,6 +9,9 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
   case music
   case moodAfter = "mood-after"
   case reflection
+  /// The integration notes (format 14): added with `journal note`, never by a form; named
+  /// here so that `search --in` and `share --fields` can choose them.
+  case notes
 
   /// The "Now" fields, filled before saving.
   public static let now: [Field] = [.date, .treatment, .dose, .intention, .moodBefore]
@@ -30,6 +33,7 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
     case .music: SessionDocument.Key.music.rawValue
     case .moodAfter: SessionDocument.Key.moodAfter.rawValue
     case .reflection: SessionDocument.Key.reflection.rawValue
+    case .notes: SessionDocument.Key.notes.rawValue
     }
   }
 
@@ -45,6 +49,7 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
     case .music: .music
     case .moodAfter: .moodAfter
     case .reflection: .reflection
+    case .notes: .notes
     }
   }
 
@@ -60,6 +65,7 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
     case .music: "music notes"
     case .moodAfter: "mood after"
     case .reflection: "reflection"
+    case .notes: "notes"
     }
   }
 
@@ -68,6 +74,7 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
   public var maximumBytes: Int {
     switch self {
     case .intention, .reflection, .environment, .music: 1_048_576
+    case .notes: Note.maximumBytes * Note.maximumCount
     case .dose: 200
     case .date, .treatment, .moodBefore, .moodAfter: 100
     }

@@ -19,6 +19,9 @@ public enum FieldCodec {
     case addedMark = 9, laterMark = 10
     /// The session's tags, in the summary so that `list --tag` reads no body (format 14).
     case tags = 11
+    /// The moods of its notes with the days since the session, in the summary so that
+    /// `trends` reads no body (format 14): the body's notes say the same.
+    case noteMoods = 12
     case dose = 16, intention = 17, environment = 18, music = 19, reflection = 20
     /// When the session was added, and when later fields were last added, without the
     /// passphrase (sealed additions, format 7): marks kept for good, in the body of rows
@@ -269,5 +272,30 @@ public enum FieldCodec {
       Set(notes.map(\.id)).count == notes.count
     else { throw Malformed() }
     return notes
+  }
+
+  /// Note moods as one field's value: for each, the days (2, little-endian) and the mood (1).
+  public static func put(_ tag: Tag, noteMoods: [NoteMood], into out: inout [UInt8]) {
+    var value: [UInt8] = []
+    for item in noteMoods {
+      value.append(littleEndian: item.days)
+      value.append(UInt8(item.mood.value))
+    }
+    put(tag, bytes: value, into: &out)
+  }
+
+  /// The note moods of a field written by `put(_:noteMoods:into:)`: never an empty list.
+  public static func noteMoods(_ slice: UnsafeRawBufferPointer?) throws(Malformed) -> [NoteMood] {
+    guard let slice else { return [] }
+    guard !slice.isEmpty, slice.count % 3 == 0 else { throw Malformed() }
+    var out: [NoteMood] = []
+    var reader = ByteReader(slice)
+    while !reader.isAtEnd {
+      guard let days = try? reader.littleEndian(UInt16.self), let byte = try? reader.byte(),
+        let mood = Mood(Int(byte))
+      else { throw Malformed() }
+      out.append(NoteMood(days: days, mood: mood))
+    }
+    return out
   }
 }

@@ -58,6 +58,12 @@ public struct JSONWriter {
     bytes.append(contentsOf: (number.map(String.init) ?? "null").utf8)
   }
 
+  /// A boolean value.
+  public mutating func value(_ flag: Bool) {
+    prepareValue()
+    bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+  }
+
   /// Whether a key was just written, so the next value follows it on the same line.
   private var pendingValue = false
 
@@ -183,6 +189,12 @@ extension SessionDocument {
     if let body {
       writer.key(Key.music.rawValue)
       writer.value(body.music)
+      if !body.notes.isEmpty {
+        writer.key(Key.notes.rawValue)
+        writer.beginArray()
+        for note in body.notes { note.write(to: &writer) }
+        writer.endArray()
+      }
       writer.key(Key.reflection.rawValue)
       writer.value(body.reflection)
     }
@@ -192,12 +204,48 @@ extension SessionDocument {
     }
     writer.key(Key.status.rawValue)
     writer.value(status)
+    if !tags.isEmpty {
+      writer.key(Key.tags.rawValue)
+      writer.beginArray()
+      for tag in tags { writer.value(tag) }
+      writer.endArray()
+    }
     writer.key(Key.treatment.rawValue)
     writer.value(treatment)
     writer.key(Key.treatmentName.rawValue)
     writer.value(treatmentName)
     writer.key(Key.updated.rawValue)
     writer.value(updated)
+    writer.endObject()
+  }
+}
+
+extension SessionDocument.NoteDocument {
+  /// Writes this note as the next value of `writer`, keys sorted as `text` sorts them.
+  public func write(to writer: inout JSONWriter) {
+    writer.beginObject()
+    if let addedWithoutPassphrase {
+      writer.key(CodingKeys.addedWithoutPassphrase.rawValue)
+      writer.value(addedWithoutPassphrase)
+    }
+    if let edited {
+      writer.key(CodingKeys.edited.rawValue)
+      writer.value(edited)
+    }
+    writer.key(CodingKeys.id.rawValue)
+    writer.value(id)
+    if let keptFrom {
+      writer.key(CodingKeys.keptFrom.rawValue)
+      writer.value(keptFrom)
+    }
+    writer.key(CodingKeys.mood.rawValue)
+    writer.value(mood)
+    writer.key(CodingKeys.text.rawValue)
+    writer.value(text)
+    writer.key(CodingKeys.version.rawValue)
+    writer.value(version)
+    writer.key(CodingKeys.written.rawValue)
+    writer.value(written)
     writer.endObject()
   }
 }

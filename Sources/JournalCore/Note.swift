@@ -20,7 +20,7 @@ public struct Note: Hashable, Sendable {
 
   public let id: ID
   /// When it was first written.
-  public let written: Date
+  public internal(set) var written: Date
   /// When it was last corrected; nil if never.
   public internal(set) var edited: Date?
   /// How it feels now, when the person said.
@@ -116,6 +116,20 @@ public struct Note: Hashable, Sendable {
   }
 }
 
+/// A note's mood and how many whole days after the session it was written: what `trends`
+/// reads of notes, kept in the summary so that it opens no body.
+public struct NoteMood: Hashable, Sendable {
+  /// Days from the session's date to the note (0 for a note written before it), at most
+  /// `UInt16.max`.
+  public let days: UInt16
+  public let mood: Mood
+
+  public init(days: UInt16, mood: Mood) {
+    self.days = days
+    self.mood = mood
+  }
+}
+
 /// What a person asks of a session's notes, and why it cannot be done.
 public enum NoteError: Error, Equatable, Sendable {
   /// No shown note has this number (1 is the oldest).
@@ -131,9 +145,24 @@ extension Session {
   /// numbers people type count.
   public var shownNotes: [Note] { notes.filter(\.isShown) }
 
+  /// The moods of the notes shown that have one, with the days since the session, in the
+  /// order written (the summary's copy, SECURITY.md tag 12).
+  public var noteMoods: [NoteMood] {
+    shownNotes.compactMap { note in
+      guard let mood = note.mood else { return nil }
+      let days = max(0, (note.written.timeIntervalSince(date) / 86400).rounded(.down))
+      return NoteMood(days: UInt16(min(days, Double(UInt16.max))), mood: mood)
+    }
+  }
+
   /// Adds a note written now; the status does not change.
   public mutating func addNote(_ note: Note, now: Date) throws(NoteError) {
     guard notes.count < Note.maximumCount else { throw .tooManyNotes }
+    var note = note
+    // Two notes written in the same millisecond keep the order they were added in.
+    while notes.contains(where: { $0.written == note.written }) {
+      note.written = note.written.addingTimeInterval(0.001)
+    }
     notes.append(note)
     sortNotes()
     updated = max(now, updated)

@@ -105,6 +105,11 @@ public struct Session: Hashable, Sendable {
   /// Replaces the tags as written elsewhere (a merge, an import).
   public mutating func setTags(_ stored: [String]) { tags = stored }
 
+  /// Marks the session as changed without the passphrase at `time` (a note added so).
+  public mutating func keepSealedNoteMark(at time: Date) {
+    laterSealed = [laterSealed, time].compactMap { $0 }.max()
+  }
+
   /// Removes both marks (a sealed addition's plaintext carries none: opening sets them).
   public mutating func clearSealedMarks() {
     addedSealed = nil
@@ -262,6 +267,8 @@ public struct Session: Hashable, Sendable {
     case .music: music
     case .moodAfter: moodAfter.map { String($0.value) }
     case .reflection: reflection
+    case .notes:
+      shownNotes.isEmpty ? nil : shownNotes.map(\.text).joined(separator: "\n\n")
     }
   }
 }

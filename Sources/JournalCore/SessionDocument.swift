@@ -9,7 +9,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
   /// The JSON keys, one place.
   public enum Key: String, CodingKey {
     case id, date, treatment, status, created, updated, dose, intention, environment, music
-    case reflection, conflicts
+    case reflection, conflicts, tags, notes
     case shortID = "short_id"
     case treatmentName = "treatment_name"
     case moodBefore = "mood_before"
@@ -31,6 +31,59 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     /// Texts another device wrote at the same time, kept (sync); written only when there
     /// are some, as `conflicts`: [{"field", "text", "written"}].
     public var conflicts: [KeptText] = []
+    /// Integration notes, oldest first (deleted ones left out), as `notes`: [{"id",
+    /// "version", "written", "edited", "mood", "text"}], and "kept_from",
+    /// "added_without_passphrase" where they apply. Written only when there are some.
+    public var notes: [NoteDocument] = []
+  }
+
+  /// One integration note as JSON holds it: its id and current version (16 hex digits
+  /// each, so that a note imported again is the same note on every device), when it was
+  /// written and last corrected, its mood (null when none) and text.
+  public struct NoteDocument: Codable, Equatable, Sendable {
+    public var id: String
+    public var version: String
+    public var written: String
+    public var edited: String?
+    public var mood: Int?
+    public var text: String
+    public var keptFrom: String?
+    public var addedWithoutPassphrase: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case id, version, written, edited, mood, text
+      case keptFrom = "kept_from"
+      case addedWithoutPassphrase = "added_without_passphrase"
+    }
+
+    public init(_ note: Note) {
+      id = Self.hex(note.id.value)
+      version = Self.hex(note.versions.first ?? 0)
+      written = ISO8601.string(note.written)
+      edited = note.edited.map(ISO8601.string)
+      mood = note.mood?.value
+      text = note.text
+      keptFrom = note.keptFrom.map { Self.hex($0.value) }
+      addedWithoutPassphrase = note.addedSealed ? true : nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(id, forKey: .id)
+      try c.encode(version, forKey: .version)
+      try c.encode(written, forKey: .written)
+      try c.encodeIfPresent(edited, forKey: .edited)
+      try c.encode(mood, forKey: .mood)
+      try c.encode(text, forKey: .text)
+      try c.encodeIfPresent(keptFrom, forKey: .keptFrom)
+      try c.encodeIfPresent(addedWithoutPassphrase, forKey: .addedWithoutPassphrase)
+    }
+
+    /// 16 lowercase hex digits.
+    public static func hex(_ value: UInt64) -> String {
+      let digits = String(value, radix: 16)
+      return String(repeating: "0", count: 16 - digits.count) + digits
+    }
   }
 
   /// One kept conflict as JSON holds it.
@@ -59,6 +112,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
   /// The marks (see `Key.addedWithoutPassphrase`), nil when unmarked.
   public var addedWithoutPassphrase: String?
   public var laterWithoutPassphrase: String?
+  /// Its tags, sorted; written only when there are some.
+  public var tags: [String] = []
   public var body: Body?
 
   /// A summary's document (`list --json`), with the short id when `shortID`.
@@ -75,6 +130,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     updated = ISO8601.string(s.updated)
     addedWithoutPassphrase = s.addedSealed.map(ISO8601.string)
     laterWithoutPassphrase = s.laterSealed.map(ISO8601.string)
+    tags = s.tags
   }
 
   /// A whole session's document (`show --json` with the short id, `export` without).
@@ -85,7 +141,8 @@ public struct SessionDocument: Codable, Equatable, Sendable {
       reflection: s.reflection,
       conflicts: s.conflicts.map {
         KeptText(field: $0.field.rawValue, text: $0.text, written: ISO8601.string($0.written))
-      })
+      },
+      notes: s.shownNotes.map(NoteDocument.init))
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -97,6 +154,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     if let conflicts = body?.conflicts, !conflicts.isEmpty {
       try c.encode(conflicts, forKey: .conflicts)
     }
+    if !tags.isEmpty { try c.encode(tags, forKey: .tags) }
     try c.encode(date, forKey: .date)
     try c.encode(treatment, forKey: .treatment)
     try c.encode(treatmentName, forKey: .treatmentName)
@@ -111,6 +169,7 @@ public struct SessionDocument: Codable, Equatable, Sendable {
       try c.encode(body.environment, forKey: .environment)
       try c.encode(body.music, forKey: .music)
       try c.encode(body.reflection, forKey: .reflection)
+      if !body.notes.isEmpty { try c.encode(body.notes, forKey: .notes) }
     }
   }
 
@@ -128,13 +187,15 @@ public struct SessionDocument: Codable, Equatable, Sendable {
     updated = try c.decode(String.self, forKey: .updated)
     addedWithoutPassphrase = try c.decodeIfPresent(String.self, forKey: .addedWithoutPassphrase)
     laterWithoutPassphrase = try c.decodeIfPresent(String.self, forKey: .laterWithoutPassphrase)
+    tags = try c.decodeIfPresent([String].self, forKey: .tags) ?? []
     if let intention = try c.decodeIfPresent(String.self, forKey: .intention) {
       body = Body(
         dose: try c.decodeIfPresent(String.self, forKey: .dose), intention: intention,
         environment: try c.decodeIfPresent(String.self, forKey: .environment),
         music: try c.decodeIfPresent(String.self, forKey: .music),
         reflection: try c.decodeIfPresent(String.self, forKey: .reflection),
-        conflicts: try c.decodeIfPresent([KeptText].self, forKey: .conflicts) ?? [])
+        conflicts: try c.decodeIfPresent([KeptText].self, forKey: .conflicts) ?? [],
+        notes: try c.decodeIfPresent([NoteDocument].self, forKey: .notes) ?? [])
     }
   }
 

@@ -18,11 +18,13 @@ public struct SessionSummary: Hashable, Sendable {
   public let laterSealed: Date?
   /// Its tags, sorted (`Tag`): in the summary, so that `list --tag` reads no body.
   public let tags: [String]
+  /// The moods of its notes, with the days since the session (format 14).
+  public let noteMoods: [NoteMood]
 
   public init(
     id: SessionID, date: Date, treatment: Treatment, moodBefore: Mood?, moodAfter: Mood?,
     status: SessionStatus, created: Date, updated: Date, addedSealed: Date? = nil,
-    laterSealed: Date? = nil, tags: [String] = []
+    laterSealed: Date? = nil, tags: [String] = [], noteMoods: [NoteMood] = []
   ) {
     self.id = id
     self.date = date
@@ -35,6 +37,7 @@ public struct SessionSummary: Hashable, Sendable {
     self.addedSealed = addedSealed
     self.laterSealed = laterSealed
     self.tags = tags
+    self.noteMoods = noteMoods
   }
 
   /// Whether it is planned at `now`: waiting, with its date still ahead.
@@ -54,6 +57,6 @@ extension Session {
     SessionSummary(
       id: id, date: date, treatment: treatment, moodBefore: moodBefore, moodAfter: moodAfter,
       status: status, created: created, updated: updated, addedSealed: addedSealed,
-      laterSealed: laterSealed, tags: tags)
+      laterSealed: laterSealed, tags: tags, noteMoods: noteMoods)
   }
 }

@@ -377,7 +377,7 @@ extension Session {
       case .environment: .environment(value)
       case .music: .music(value)
       case .reflection: .reflection(value)
-      case .date, .treatment, .moodBefore, .moodAfter:
+      case .date, .treatment, .moodBefore, .moodAfter, .notes:
         preconditionFailure("only texts keep conflicts")
       }
     try apply(change, now: now)

@@ -25,7 +25,7 @@ public struct TextSearch: Sendable {
 
   /// The fields searched, in the order hits are reported.
   public static let fields: [Field] = [
-    .intention, .reflection, .environment, .music, .dose, .treatment,
+    .intention, .reflection, .notes, .environment, .music, .dose, .treatment,
   ]
 
   /// Each word folded, as UTF-8.
@@ -121,6 +121,8 @@ public struct TextSearch: Sendable {
     case .music: session.music
     case .dose: session.dose
     case .treatment: session.treatment.customName
+    // Every note shown, oldest first, a blank line between (what `show` lists).
+    case .notes: session.text(of: .notes)
     case .date, .moodBefore, .moodAfter: nil
     }
   }

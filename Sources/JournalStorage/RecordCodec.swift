@@ -14,7 +14,7 @@ public enum RecordCodec {
 
   static let summaryTags = Tags([
     .date, .treatment, .treatmentName, .moodBefore, .moodAfter, .status, .created, .updated,
-    .addedMark, .laterMark, .tags,
+    .addedMark, .laterMark, .tags, .noteMoods,
   ])
   static let bodyTags = Tags([
     .dose, .intention, .environment, .music, .reflection, .addedSealed, .laterSealed,
@@ -34,6 +34,8 @@ public enum RecordCodec {
     if let time = s.addedSealed { put(.addedMark, time: time, into: &out) }
     if let time = s.laterSealed { put(.laterMark, time: time, into: &out) }
     if !s.tags.isEmpty { FieldCodec.put(.tags, tags: s.tags, into: &out) }
+    let moods = s.noteMoods
+    if !moods.isEmpty { FieldCodec.put(.noteMoods, noteMoods: moods, into: &out) }
     return out
   }
 
@@ -70,7 +72,8 @@ public enum RecordCodec {
       id: id, date: date, treatment: treatment, moodBefore: before, moodAfter: after,
       status: status, created: created, updated: updated,
       addedSealed: try time(fields[.addedMark]), laterSealed: try time(fields[.laterMark]),
-      tags: try FieldCodec.tags(fields[.tags]))
+      tags: try FieldCodec.tags(fields[.tags]),
+      noteMoods: try FieldCodec.noteMoods(fields[.noteMoods]))
   }
 
   /// The treatment from its key and custom name, matching the key's bytes: `list` reads one
@@ -147,8 +150,10 @@ public enum RecordCodec {
     .tags, .dose, .intention, .environment, .music, .reflection,
   ])
   /// Later fields: the time they were written (tag 8), and any of mood after, environment,
-  /// music and reflection.
-  static let laterAdditionTags = Tags([.moodAfter, .updated, .environment, .music, .reflection])
+  /// music and reflection; or (format 14) one integration note.
+  static let laterAdditionTags = Tags([
+    .moodAfter, .updated, .environment, .music, .reflection, .notes,
+  ])
 
   public static func encodeNewAddition(_ s: Session) -> [UInt8] {
     var unmarked = s
@@ -187,6 +192,16 @@ public enum RecordCodec {
     guard let intention = body.intention,
       (summary.status == .complete) == (body.reflection != nil)
     else { throw Malformed() }
+    // The summary's note moods are the body's notes': anything else is damage.
+    var whole = Session(
+      id: summary.id, date: summary.date, treatment: summary.treatment, dose: nil,
+      intention: intention, moodBefore: nil, environment: nil, music: nil, moodAfter: nil,
+      reflection: nil, created: summary.created, updated: summary.updated,
+      status: .needsReflection)
+    whole.setNotes(body.notes)
+    guard whole.notes == body.notes, whole.noteMoods == summary.noteMoods else {
+      throw Malformed()
+    }
     // A mark in both places is one a reader could not choose between.
     guard summary.addedSealed == nil || body.addedSealed == nil,
       summary.laterSealed == nil || body.laterSealed == nil
@@ -199,6 +214,14 @@ public enum RecordCodec {
       addedSealed: summary.addedSealed ?? body.addedSealed,
       laterSealed: summary.laterSealed ?? body.laterSealed, conflicts: body.conflicts,
       tags: summary.tags, notes: body.notes)
+  }
+
+  /// One integration note as a later addition's plaintext, with the time it was written.
+  public static func encodeNoteAddition(_ note: Note, at time: Date) -> [UInt8] {
+    var out: [UInt8] = [version]
+    put(.updated, time: time, into: &out)
+    FieldCodec.put(.notes, notes: [note], into: &out)
+    return out
   }
 
   /// Later fields as one plaintext, with the time they were written.
@@ -225,12 +248,22 @@ public enum RecordCodec {
     return out
   }
 
-  /// The later fields of a sealed addition, and when they were written.
+  /// The later fields of a sealed addition, or its note, and when they were written. A note
+  /// comes alone (no later field beside it), as the writer's word: its text and mood, no
+  /// longer than a form takes; everything else about it is set when it is opened.
   public static func decodeLaterAddition(
     _ bytes: UnsafeRawBufferPointer
-  ) throws -> (changes: [Session.Change], written: Date) {
+  ) throws -> (changes: [Session.Change], note: Note?, written: Date) {
     let fields = try split(bytes, allowed: laterAdditionTags)
     guard let written = try time(fields[.updated]) else { throw Malformed() }
+    if fields[.notes] != nil {
+      let notes = try FieldCodec.notes(fields[.notes])
+      guard notes.count == 1, let note = notes.first, !note.text.isEmpty,
+        fields[.moodAfter] == nil, fields[.environment] == nil, fields[.music] == nil,
+        fields[.reflection] == nil
+      else { throw Malformed() }
+      return ([], note, written)
+    }
     var changes: [Session.Change] = []
     if let mood = try mood(fields[.moodAfter]) { changes.append(.moodAfter(mood)) }
     if let text = try text(fields[.environment]) { changes.append(.environment(text)) }
@@ -242,7 +275,7 @@ public enum RecordCodec {
     for change in changes {
       if let text = change.text, text.utf8.count > change.field.maximumBytes { throw Malformed() }
     }
-    return (changes, written)
+    return (changes, nil, written)
   }
 
   // MARK: - Fields

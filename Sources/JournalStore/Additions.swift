@@ -265,13 +265,17 @@ extension SessionStore {
             }
             try put(session, db)
           case .later:
-            let (changes, _) = try SealedBox.open(box, keys: keys) { plain in
+            let (changes, note, _) = try SealedBox.open(box, keys: keys) { plain in
               try RecordCodec.decodeLaterAddition(plain)
             }
             let targets = keptAs[id] ?? [id]
             var applied = false
             for target in targets {
-              if try applyLater(changes, to: target, addedAt: added, now: now, db, &opened) {
+              if let note {
+                if try applyNote(note, to: target, addedAt: added, now: now, db, &opened) {
+                  applied = true
+                }
+              } else if try applyLater(changes, to: target, addedAt: added, now: now, db, &opened) {
                 applied = true
               }
             }
@@ -347,6 +351,55 @@ extension SessionStore {
     apart.markOpened(addedAt: added, now: now)
     try put(apart, db)
     opened.keptApart.append(.init(claimed: id, keptAs: fresh))
+    return true
+  }
+
+  /// Adds a note written without the passphrase to the session `id`. Only its text and mood
+  /// are the writer's: it is marked as added so, dated no later than its addition was kept
+  /// (`added`, from the clear row) and the opening, and given a fresh id when the session
+  /// holds its id already, so that no planted note can stand in for one of the person's or
+  /// make the session unreadable. A session holding as many notes as it may gets it as a
+  /// session of its own, marked and named. False when there is no such session, or it does
+  /// not open.
+  private func applyNote(
+    _ sealed: Note, to id: SessionID, addedAt added: Date, now: Date, _ db: Database,
+    _ opened: inout OpenedAdditions
+  ) throws -> Bool {
+    guard try Self.revision(of: id, db) != nil, var session = try? fetch(id, db) else {
+      return false
+    }
+    // Only what `journal note` writes: a text as typed text is checked (no control
+    // character a terminal would act on when it is shown), else damage.
+    guard (try? Note.normalise(sealed.text)) == sealed.text else {
+      throw FieldCodec.Malformed()
+    }
+    var noteID = sealed.id
+    while session.notes.contains(where: { $0.id == noteID }) {
+      noteID = Note.ID(random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+    }
+    let note = Note(
+      id: noteID, written: min(sealed.written, added, now), edited: nil, mood: sealed.mood,
+      text: sealed.text, deleted: nil, purgeAfter: nil, addedSealed: true, keptFrom: nil,
+      versions: [random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }])
+    do {
+      try session.addNote(note, now: now)
+      session.keepSealedNoteMark(at: added)
+      try put(session, db)
+      if !opened.added.contains(id), !opened.updated.contains(id) { opened.updated.append(id) }
+    } catch is NoteError {
+      let fresh = try freshID(db)
+      var apart = Session(
+        id: fresh, date: session.date, treatment: session.treatment, dose: nil,
+        intention: "A note written without the passphrase for session \(id.short), which "
+          + "holds as many notes as it may",
+        moodBefore: nil, environment: nil, music: nil, moodAfter: nil, reflection: nil,
+        created: now, updated: now, status: .needsReflection)
+      try apart.addNote(note, now: now)
+      try apart.apply(.close, now: now)
+      apart.markOpened(addedAt: added, now: now)
+      try put(apart, db)
+      opened.keptApart.append(.init(claimed: id, keptAs: fresh))
+    }
     return true
   }
 

@@ -57,7 +57,9 @@ public struct MoodSlider: Sendable {
   /// The slider's line: label, ten dots, the value with its face and word. The dots are
   /// left out when the terminal is too narrow for them.
   public func line(width: Int, colour: Bool) -> String {
-    let label = question.field.label.prefix(1).uppercased() + question.field.label.dropFirst()
+    let label =
+      question.label
+      ?? question.field.label.prefix(1).uppercased() + question.field.label.dropFirst()
     let reading =
       value.flatMap(Mood.init).map { "\($0.value) \($0.emoji) \($0.word)" }
       ?? "not chosen"

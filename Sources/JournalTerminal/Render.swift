@@ -158,6 +158,9 @@ public struct Render: Sendable {
       "\(format.dateTime(s.date))\(dot)\(s.treatment.displayName)"
         + (s.dose.map { dot + $0 } ?? ""),
       indent: "  ")
+    if !s.tags.isEmpty {
+      out += "\n" + wrap("  Tags: " + s.tags.joined(separator: ", "), indent: "    ")
+    }
     out += "\n\n"
     out += heading("Before")
     out += line("Mood before", s.moodBefore.map(mood) ?? "not recorded")
@@ -168,6 +171,27 @@ public struct Render: Sendable {
     out += "\n" + heading("Reflection")
     out += line("Mood after", s.moodAfter.map(mood))
     out += block("Reflection", s.reflection)
+    let notes = s.shownNotes
+    if !notes.isEmpty {
+      out += "\n" + heading("Notes")
+      for (index, note) in notes.enumerated() {
+        let about = [
+          note.mood.map { "mood " + mood($0) },
+          note.edited.map { "corrected \(format.dateTime($0))" },
+          note.keptFrom.map { _ in "kept from another device's correction, written at the same time"
+          },
+          note.addedSealed ? "added without the passphrase" : nil,
+        ].compactMap { $0 }
+        out +=
+          wrap(
+            "  \(index + 1)  \(format.dateTime(note.written))"
+              + about.map { dot + $0 }.joined(), indent: "     ") + "\n"
+        out +=
+          note.text.split(separator: "\n", omittingEmptySubsequences: false)
+          .map { $0.isEmpty ? "" : wrap("    " + $0, indent: "    ") }.joined(separator: "\n")
+          + "\n"
+      }
+    }
     out +=
       "\n"
       + dim(
@@ -221,6 +245,20 @@ public struct Render: Sendable {
     out += "\nReflection\n"
     out += field("Mood after", spokenMood(s.moodAfter))
     out += text("Reflection", s.reflection)
+    if !s.tags.isEmpty { out += "\n" + field("Tags", s.tags.joined(separator: ", ")) }
+    let notes = s.shownNotes
+    if !notes.isEmpty { out += "\nNotes\n" }
+    for (index, note) in notes.enumerated() {
+      let about = [
+        note.mood.map { "mood " + (spokenMood($0) ?? "") },
+        note.edited.map { "corrected \(format.spokenDateTime($0))" },
+        note.keptFrom.map { _ in "kept from another device's correction" },
+        note.addedSealed ? "added without the passphrase" : nil,
+      ].compactMap { $0 }
+      out += text(
+        "Note \(index + 1), \(format.spokenDateTime(note.written))"
+          + about.map { "; " + $0 }.joined(), note.text)
+    }
     out += "\n"
     out += wrap(
       "Created \(format.spokenDateTime(s.created)); updated \(format.spokenDateTime(s.updated))",
@@ -442,6 +480,9 @@ public struct Render: Sendable {
       "overall": object(trends.overall),
       "months": trends.months.map(object),
       "treatments": trends.treatments.map(object),
+      "after_sessions": trends.afterSessions.map {
+        ["period": $0.period, "notes": $0.notes, "average_mood": rounded($0.average)]
+      },
     ])
   }
 

@@ -76,13 +76,19 @@ public struct MoodQuestion: Sendable {
   public let optional: Bool
   /// Whether "-" may clear the current value (editing an optional mood).
   public let clearable: Bool
+  /// The slider's label, when it is not the field's ("How it feels now", for a note).
+  public let label: String?
 
-  public init(field: Field, prompt: String, current: Mood?, optional: Bool, clearable: Bool) {
+  public init(
+    field: Field, prompt: String, current: Mood?, optional: Bool, clearable: Bool,
+    label: String? = nil
+  ) {
     self.field = field
     self.prompt = prompt
     self.current = current
     self.optional = optional
     self.clearable = clearable
+    self.label = label
   }
 
   /// Every value with its word: "1 very low, 2 low, … 10 wonderful". No-break spaces keep

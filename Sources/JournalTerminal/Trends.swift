@@ -32,6 +32,22 @@ public struct Trends: Sendable {
   public let overall: Row
   /// How many of the sessions were closed without a reflection.
   public let closed: Int
+  /// The moods of integration notes by how long after their session they were written:
+  /// only the periods some note with a mood falls in, in order.
+  public let afterSessions: [AfterRow]
+
+  /// Notes' moods in one period after a session.
+  public struct AfterRow: Sendable, Equatable {
+    public let period: String
+    public let notes: Int
+    public let average: Double
+  }
+
+  /// The periods after a session, by the days since it: (last day, name).
+  static let periods: [(last: Int, name: String)] = [
+    (0, "the first day"), (6, "the first week"), (13, "week 2"), (20, "week 3"),
+    (27, "week 4"), (55, "weeks 5 to 8"), (83, "weeks 9 to 12"), (Int.max, "later"),
+  ]
 
   public init(_ sessions: [SessionSummary], timeZone: TimeZone) {
     var tally = Tally(timeZone: timeZone)
@@ -51,6 +67,12 @@ public struct Trends: Sendable {
     }.map { $0.value.row($0.key) }
     overall = tally.overall.row("all")
     closed = tally.closed
+    afterSessions = Self.periods.indices.compactMap { index in
+      let (count, sum) = tally.after[index]
+      guard count > 0 else { return nil }
+      return AfterRow(
+        period: Self.periods[index].name, notes: count, average: Double(sum) / Double(count))
+    }
   }
 
   /// Counts sessions handed over one at a time, oldest first, keeping sums per month and
@@ -66,6 +88,8 @@ public struct Trends: Sendable {
     var treatments: [String: Sums] = [:]
     var overall = Sums()
     var closed = 0
+    /// Per period after a session (`Trends.periods`): how many note moods, and their sum.
+    var after = [(count: Int, sum: Int)](repeating: (0, 0), count: Trends.periods.count)
 
     public init(timeZone: TimeZone) {
       format = DisplayFormat(timeZone: timeZone)
@@ -84,6 +108,12 @@ public struct Trends: Sendable {
       treatments[s.treatment.displayName, default: Sums()].add(pair)
       overall.add(pair)
       if s.status == .closed { closed += 1 }
+      for item in s.noteMoods {
+        let index =
+          Trends.periods.firstIndex { Int(item.days) <= $0.last } ?? Trends.periods.count - 1
+        after[index].count += 1
+        after[index].sum += item.mood.value
+      }
     }
   }
 
@@ -142,6 +172,7 @@ public struct TrendsView {
     }
     out += "\n" + table("By month", first: "month", trends.months)
     out += "\n" + table("By treatment", first: "treatment", trends.treatments)
+    if !trends.afterSessions.isEmpty { out += "\n" + afterTable }
     let note =
       unrecorded
       ? "\"before\" averages the sessions with a mood before, \"after\" those with a mood "
@@ -235,6 +266,23 @@ public struct TrendsView {
         }.joined(separator: "\n") + "\n"
     }
     return title + "\n" + ([line(header)] + body.map(line)).joined(separator: "\n") + "\n"
+  }
+
+  /// The moods of notes in the weeks after a session: a period, how many notes, their
+  /// average.
+  private var afterTable: String {
+    let rows = trends.afterSessions
+    let names = rows.map(\.period)
+    let width = (names + ["after a session"]).map(Wrap.columns).max() ?? 0
+    var out = wrap("After a session, from the moods of your notes") + "\n"
+    for row in rows {
+      let pad = String(repeating: " ", count: width - Wrap.columns(row.period))
+      out +=
+        wrap(
+          "  \(row.period)\(pad)  \(number(row.average))  "
+            + "(\(row.notes) note\(row.notes == 1 ? "" : "s"))") + "\n"
+    }
+    return out
   }
 
   private func wrap(_ text: String) -> String {

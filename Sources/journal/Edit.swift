@@ -21,6 +21,16 @@ extension Journal {
 
     @OptionGroup var fields: FieldFlags
 
+    @Option(
+      name: .customLong("tag"),
+      help: ArgumentHelp("Add a tag (repeatable).", valueName: "name"))
+    var tags: [String] = []
+
+    @Option(
+      name: .customLong("untag"),
+      help: ArgumentHelp("Remove a tag (repeatable).", valueName: "name"))
+    var untags: [String] = []
+
     @Flag(
       help:
         "Edit the intention, reflection, environment and music in $VISUAL or $EDITOR, each with its current text. Also JOURNAL_EDITOR=1."
@@ -30,7 +40,8 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let changes = try fields.changes(runtime.context.fields)
-      let revised = try ReviseSession.edit(id, changes: changes, editor: editor, runtime)
+      let revised = try ReviseSession.edit(
+        id, changes: changes, tags: (adding: tags, removing: untags), editor: editor, runtime)
       Report.note("saved session \(revised.shownID) (\(revised.session.status.label))")
     }
   }

@@ -20,6 +20,10 @@ struct FilterOptions: ParsableArguments {
   var needsReflection = false
   @Flag(help: "Only the sessions reflected on (--status complete).")
   var complete = false
+  @Option(
+    name: .customLong("tag"),
+    help: ArgumentHelp("Only sessions with this tag (repeatable: all of them).", valueName: "name"))
+  var tags: [String] = []
   @Option(name: [.customShort("n"), .long], help: "Only the newest this many.")
   var limit: Int?
 
@@ -32,6 +36,7 @@ struct FilterOptions: ParsableArguments {
   /// Whether any option narrows the sessions taken.
   var narrows: Bool {
     since != nil || until != nil || treatment != nil || chosenStanding != nil || limit != nil
+      || !tags.isEmpty
   }
 
   /// The standing asked for, whichever way.
@@ -44,6 +49,6 @@ struct FilterOptions: ParsableArguments {
   func filter(_ runtime: Runtime) throws -> SessionFilter {
     try SessionFilter.parse(
       since: since, until: until, standing: chosenStanding, treatment: treatment, limit: limit,
-      runtime)
+      tags: tags, runtime)
   }
 }

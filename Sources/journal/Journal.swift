@@ -16,7 +16,7 @@ struct Journal: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Init.self, New.self, Reflect.self, Close.self, Reopen.self, List.self, Search.self, Show.self,
-      Edit.self,
+      Edit.self, NoteCommand.self, Tags.self,
       Delete.self, Undo.self,
       Remind.self, Reminders.self, Drafts.self, Export.self, Import.self, Backup.self, Verify.self,
       Trends.self, Unlock.self, Lock.self, Status.self, AgentServe.self, Passwd.self,

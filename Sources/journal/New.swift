@@ -17,6 +17,11 @@ extension Journal {
     @OptionGroup var options: GlobalOptions
     @OptionGroup var fields: FieldFlags
 
+    @Option(
+      name: .customLong("tag"),
+      help: ArgumentHelp("A tag for the session (repeatable).", valueName: "name"))
+    var tags: [String] = []
+
     @Flag(help: "Print the saved session as JSON.")
     var json = false
 
@@ -40,7 +45,7 @@ extension Journal {
       }
       let saved = try NewSession.run(
         runtime, changes: try fields.changes(runtime.context.fields),
-        given: Set(fields.given.map(\.0)), reminder: reminder, editor: editor)
+        given: Set(fields.given.map(\.0)), reminder: reminder, editor: editor, tags: tags)
       try Runtime.output(
         json ? Render.json(session: saved.session) : saved.shownID + "\n", saved: saved.shownID)
     }

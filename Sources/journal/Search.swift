@@ -6,12 +6,13 @@ import JournalTerminal
 
 /// The fields `search --in` can name.
 enum SearchField: String, ExpressibleByArgument, CaseIterable {
-  case intention, reflection, environment, music, dose, treatment
+  case intention, reflection, notes, environment, music, dose, treatment
 
   var field: Field {
     switch self {
     case .intention: .intention
     case .reflection: .reflection
+    case .notes: .notes
     case .environment: .environment
     case .music: .music
     case .dose: .dose

@@ -69,8 +69,9 @@ struct IntegrationArcTests {
     let line = IntegrationArc.line(s, .week, format: DisplayFormat(timeZone: .gmt))
     #expect(
       line
-        == "a week since the session of Sat 2026-11-14; its intention is there to revisit: "
-        + "journal show \(s.id.short)")
+        == "a week since the session of Sat 2026-11-14; its intention is there to revisit "
+        + "(journal show \(s.id.short)), and what has come up since can go in a note: "
+        + "journal note \(s.id.short)")
   }
 
   @Test func offUnlessAskedFor() throws {

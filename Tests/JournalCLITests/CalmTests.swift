@@ -183,7 +183,8 @@ import Testing
     let on = f.run("list", extra: ["JOURNAL_INTEGRATION_PROMPTS": "on"])
     #expect(on.status == 0)
     #expect(on.stderr.contains("journal: a week since the session of "), "\(on)")
-    #expect(on.stderr.contains("its intention is there to revisit: journal show \(id)"))
+    #expect(on.stderr.contains("its intention is there to revisit (journal show \(id))"))
+    #expect(on.stderr.contains("can go in a note: journal note \(id)"))
     #expect(!on.stderr.contains("to listen inward"))
   }
 

@@ -35,6 +35,27 @@ struct IndependentReaderTests {
     #expect((session["date"] as? String)?.hasPrefix("2026-11-20T18:00:00") == true)
   }
 
+  /// Tags and integration notes (format 14): the reader takes them as SECURITY.md lays them
+  /// out, leaves a deleted note out, and checks the summary's note moods against the notes.
+  @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))
+  func pythonReaderNotesAndTags() throws {
+    let later = ["JOURNAL_DEBUG_NOW": "2026-11-28T09:00:00Z"]
+    let f = CLIFixture(extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T18:00:00Z"]).initialise()
+    let id = f.new("--tag", "Grief", "--tag", "inner child")
+    #expect(f.run("note", id, "the dream came back", "--mood", "7", extra: later).status == 0)
+    #expect(f.run("note", id, "gone", extra: later).status == 0)
+    #expect(f.run("note", id, "--delete", "2", "--yes", extra: later).status == 0)
+    let (status, data, stderr) = try Self.read(f)
+    #expect(status == 0, "\(stderr)")
+    let sessions = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    let session = try #require(sessions.first)
+    #expect(session["tags"] as? [String] == ["grief", "inner child"], "\(session)")
+    let notes = session["notes"] as? [[String: Any]] ?? []
+    #expect(notes.map { $0["text"] as? String } == ["the dream came back"], "\(session)")
+    #expect(notes.first?["mood"] as? Int == 7)
+    #expect(session["damaged"] == nil)
+  }
+
   /// A session closed without a reflection (format 6): sealed "closed", "complete" in the
   /// clear column; the reader takes it as SECURITY.md says, and still checks the ledger.
   @Test(.enabled(if: available, "needs python3 with PyNaCl (pip install pynacl)"))

@@ -69,7 +69,7 @@ import Testing
     #expect(
       field.stderr == """
         journal: error: the value given for --in cannot be used
-        journal: hint: choose one of 'intention', 'reflection', 'environment', 'music', 'dose' or 'treatment'
+        journal: hint: choose one of 'intention', 'reflection', 'notes', 'environment', 'music', 'dose' or 'treatment'
 
         """)
   }

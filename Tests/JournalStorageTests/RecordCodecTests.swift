@@ -147,6 +147,20 @@ struct NotesAndTagsCodecTests {
     #expect(read.shownNotes.map(\.text) == ["a dream, again", ""])
   }
 
+  /// The summary's note moods (tag 12) are the body's: the days since the session and the
+  /// mood of each note shown that has one; a summary that says otherwise is damage.
+  @Test func noteMoodsAreTheNotes() throws {
+    let session = try noted()
+    let summary = RecordCodec.encodeSummary(session)
+    let read = try summary.withUnsafeBytes { try RecordCodec.decodeSummary($0, id: id) }
+    #expect(read.noteMoods == [NoteMood(days: 0, mood: try #require(Mood(7)))])
+    var other = session
+    _ = try other.editNote(1, text: nil, mood: .some(Mood(2)), version: 90, now: now + 9)
+    let body = RecordCodec.encodeBody(other)
+    let fields = try body.withUnsafeBytes { try RecordCodec.decodeBody($0) }
+    #expect(throws: (any Error).self) { try RecordCodec.session(read, fields) }
+  }
+
   /// The body of `notes` as the layout writes it, with `change` made to its value.
   func body(_ change: (inout [UInt8]) -> Void) throws -> Bool {
     let session = try noted()
@@ -192,7 +206,9 @@ struct NotesAndTagsCodecTests {
 
   @Test func damagedTagsAreRefused() throws {
     func summary(_ tags: [UInt8]) throws -> Bool {
-      let session = try noted()
+      // Without notes: the tags are the summary's last field.
+      var session = try noted()
+      session.setNotes([])
       var bytes = RecordCodec.encodeSummary(session)
       // The tags field is last: its value replaced.
       let value = session.tags.reduce(0) { $0 + 1 + $1.utf8.count }

@@ -115,7 +115,8 @@ struct FormatElevenTests {
       try db.execute(
         sql: """
           DELETE FROM grdb_migrations
-            WHERE identifier LIKE 'v11:%' OR identifier LIKE 'v12:%' OR identifier LIKE 'v13:%';
+            WHERE identifier LIKE 'v11:%' OR identifier LIKE 'v12:%' OR identifier LIKE 'v13:%'
+              OR identifier LIKE 'v14:%';
           DROP TRIGGER sync_outbox_new;
           DROP TRIGGER sync_outbox_changed;
           DROP TRIGGER sync_outbox_reagreed;

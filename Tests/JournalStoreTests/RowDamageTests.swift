@@ -100,10 +100,21 @@ struct RowDamageTests {
       try bytes.withUnsafeBytes { try SyncBaseRecord(decoding: $0, id: id) }
     }
     #expect(try decode(bytes) == record)
+    // Layout 1 (before format 14: no tags field) is read, without a tags stamp.
+    var one: [UInt8] = [1]
+    for field in SyncField.layoutOne {
+      one.append(field.rawValue)
+      one += stamps[field]?.encoded ?? []
+      one += fingerprints[field] ?? []
+    }
+    one += SyncStamp(time: 5, counter: 2, device: device).encoded
+    let read = try decode(one)
+    #expect(read.stamps[.tags] == nil && read.stamps[.date] == stamps[.date])
+    #expect(read.conflicts == record.conflicts)
     // When it is damaged, then
     let damaged = StoreError.damagedRecord(id: id.short)
     var otherVersion = bytes
-    otherVersion[0] = 2
+    otherVersion[0] = 3
     var swapped = bytes
     swapped[1] = SyncField.treatment.rawValue
     for wrong in [[], Array(bytes.prefix(100)), otherVersion, swapped, bytes.dropLast(1)] {

@@ -110,11 +110,26 @@ public enum Export {
     "environment", "music", "mood_after", "reflection", "status", "created", "updated",
     SessionDocument.Key.addedWithoutPassphrase.rawValue,
     SessionDocument.Key.laterWithoutPassphrase.rawValue,
+    SessionDocument.Key.tags.rawValue, SessionDocument.Key.notes.rawValue,
   ]
 
   /// The columns of the marks of what was written without the passphrase: in every CSV,
   /// whatever fields were chosen (the marks travel wherever the session does).
-  static let markColumns = Array(csvColumns.suffix(2))
+  static let markColumns = [
+    SessionDocument.Key.addedWithoutPassphrase.rawValue,
+    SessionDocument.Key.laterWithoutPassphrase.rawValue,
+  ]
+
+  /// The notes as one cell: each "written (mood N): text", a blank line between, oldest
+  /// first; nil without notes.
+  static func notesCell(_ s: Session) -> String? {
+    let notes = s.shownNotes
+    guard !notes.isEmpty else { return nil }
+    return notes.map { note in
+      DisplayFormat.iso8601(note.written) + (note.mood.map { " (mood \($0.value))" } ?? "")
+        + ": " + note.text
+    }.joined(separator: "\n\n")
+  }
 
   /// One session's CSV line, with its CRLF: every column, or only those of `fields`.
   static func csvRow(_ s: Session, fields: Set<Field>? = nil) -> String {
@@ -124,6 +139,7 @@ public enum Export {
       s.moodAfter.map { String($0.value) }, s.reflection, s.status.rawValue,
       DisplayFormat.iso8601(s.created), DisplayFormat.iso8601(s.updated),
       s.addedSealed.map(DisplayFormat.iso8601), s.laterSealed.map(DisplayFormat.iso8601),
+      s.tags.isEmpty ? nil : s.tags.joined(separator: ", "), notesCell(s),
     ]
     let chosen = fields.map { fields in
       zip(csvColumns, cells).filter { column, _ in columns(for: fields).contains(column) }.map(
@@ -152,7 +168,7 @@ public enum Export {
   /// One session with only the chosen fields, keys sorted; an empty field is null.
   static func writeChosen(_ s: Session, _ fields: Set<Field>, to json: inout JSONWriter) {
     enum Value {
-      case text(String?), number(Int?)
+      case text(String?), number(Int?), notes([SessionDocument.NoteDocument])
     }
     var values: [String: Value] = [:]
     for field in fields {
@@ -168,6 +184,7 @@ public enum Export {
       case .music: values["music"] = .text(s.music)
       case .moodAfter: values["mood_after"] = .number(s.moodAfter?.value)
       case .reflection: values["reflection"] = .text(s.reflection)
+      case .notes: values["notes"] = .notes(s.shownNotes.map(SessionDocument.NoteDocument.init))
       }
     }
     // The marks go with the session whatever fields were chosen, when it has them.
@@ -184,6 +201,10 @@ public enum Export {
       switch value {
       case .text(let text): json.value(text)
       case .number(let number): json.value(number)
+      case .notes(let notes):
+        json.beginArray()
+        for note in notes { note.write(to: &json) }
+        json.endArray()
       }
     }
     json.endObject()
@@ -231,7 +252,9 @@ public enum Export {
       let moods =
         "mood \(s.moodBefore.map { String($0.value) } ?? "not recorded")"
         + (s.moodAfter.map { " → \($0.value)" } ?? "")
-      blocks.append("*\(status)* · \(moods) · id `\(s.id.short)`")
+      blocks.append(
+        "*\(status)* · \(moods) · id `\(s.id.short)`"
+          + (s.tags.isEmpty ? "" : " · tags: " + s.tags.joined(separator: ", ")))
     } else if has(.moodBefore) || has(.moodAfter) {
       let before = has(.moodBefore) ? s.moodBefore.map { String($0.value) } ?? "not recorded" : nil
       let after = has(.moodAfter) ? s.moodAfter.map { String($0.value) } ?? "not yet" : nil
@@ -249,6 +272,15 @@ public enum Export {
     }
     if has(.reflection), let reflection = s.reflection {
       blocks += ["### Reflection", reflection]
+    }
+    if has(.notes), !s.shownNotes.isEmpty {
+      blocks.append("### Notes")
+      for note in s.shownNotes {
+        blocks += [
+          "**\(format.dateTime(note.written))**" + (note.mood.map { " · mood \($0.value)" } ?? ""),
+          note.text,
+        ]
+      }
     }
     blocks += Render.marks(s.summary, format).map { "*\($0).*" }
     return blocks.joined(separator: "\n\n")

@@ -342,7 +342,98 @@ public struct ImportParser {
       moodAfter: try mood(.moodAfter, required: false),
       reflection: reflection, created: created, updated: updated, status: status,
       addedSealed: try mark(.addedWithoutPassphrase),
-      laterSealed: try mark(.laterWithoutPassphrase), conflicts: conflicts)
+      laterSealed: try mark(.laterWithoutPassphrase), conflicts: conflicts,
+      tags: try tags(f[Key.tags.rawValue]) { refuse(.tags, $0) },
+      notes: try notes(f[Key.notes.rawValue]) { refuse(.notes, $0) })
+  }
+
+  /// Tags as an export writes them: a list of names, each checked as a typed one is.
+  static func tags(_ value: Any?, refuse: (String) -> AppError) throws -> [String] {
+    guard let value, !(value is NSNull) else { return [] }
+    guard let list = value as? [Any] else { throw refuse("is not a list of tags") }
+    var tags: [String] = []
+    for item in list {
+      guard let name = item as? String, let tag = try? Tag.normalise(name) else {
+        throw refuse("holds a tag that is empty, too long, or holds a comma or control characters")
+      }
+      tags.append(tag)
+    }
+    do {
+      return try Tag.set(tags)
+    } catch {
+      throw refuse(Diagnosis.validation(error).message)
+    }
+  }
+
+  /// Integration notes as an export writes them, oldest first: each with its id and version
+  /// (16 hex digits; a hand-written note without them gets new ones), when it was written
+  /// and corrected, its mood and its text, checked as a typed note is.
+  static func notes(_ value: Any?, refuse: (String) -> AppError) throws -> [Note] {
+    guard let value, !(value is NSNull) else { return [] }
+    guard let list = value as? [[String: Any]] else { throw refuse("is not a list of objects") }
+    guard list.count <= Note.maximumCount else {
+      throw refuse("holds more than \(Note.maximumCount) notes")
+    }
+    var notes: [Note] = []
+    for (index, item) in list.enumerated() {
+      let place = "note \(index + 1)"
+      func hex(_ key: String) throws -> UInt64? {
+        guard let text = item[key], !(text is NSNull) else { return nil }
+        guard let text = text as? String, text.utf8.count == 16,
+          text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+          let value = UInt64(text, radix: 16)
+        else { throw refuse("\(place): \(key) is not 16 hex digits") }
+        return value
+      }
+      func time(_ key: String, required: Bool) throws -> Date? {
+        guard let text = item[key], !(text is NSNull) else {
+          if required { throw refuse("\(place): \(key) is missing") }
+          return nil
+        }
+        guard let text = text as? String, let date = ISO8601.parse(text) else {
+          throw refuse("\(place): \(key) is not an ISO 8601 date")
+        }
+        return date
+      }
+      guard let raw = item["text"] as? String, let text = try? Note.normalise(raw) else {
+        throw refuse("\(place): the text is missing, empty, too long or holds control characters")
+      }
+      var mood: Mood?
+      if let given = item["mood"], !(given is NSNull) {
+        guard let number = wholeNumber(given), let value = Mood(number) else {
+          throw refuse("\(place): mood is not a whole number from 1 to 10")
+        }
+        mood = value
+      }
+      guard let written = try time("written", required: true) else { continue }
+      let edited = try time("edited", required: false)
+      // A note written by hand, without an id or version: both made from what it holds, so
+      // that importing the same file again gives the same note, never a second one.
+      let made = fnv1a(
+        Array("\(index)\n\(ISO8601.string(written))\n\(mood?.value ?? 0)\n\(text)".utf8))
+      let sealed = item["added_without_passphrase"]
+      guard
+        sealed == nil || sealed is NSNull
+          || (sealed as? NSNumber).map({
+            String(cString: $0.objCType) == "c"
+          }) == true
+      else { throw refuse("\(place): added_without_passphrase is not true or false") }
+      notes.append(
+        Note(
+          id: Note.ID(try hex("id") ?? made), written: written, edited: edited, mood: mood,
+          text: text, deleted: nil, purgeAfter: nil,
+          addedSealed: (sealed as? Bool) ?? false, keptFrom: try hex("kept_from").map(Note.ID.init),
+          versions: [try hex("version") ?? fnv1a(Array("version \(made)".utf8))]))
+    }
+    guard Set(notes.map(\.id)).count == notes.count else {
+      throw refuse("holds two notes with the same id")
+    }
+    return notes.sorted { ($0.written, $0.id) < ($1.written, $1.id) }
+  }
+
+  /// FNV-1a, 64 bits: a stable number from bytes (an identity, not a secret).
+  static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+    bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
   }
 
   /// Kept conflicts as an export writes them: texts of intention, dose, environment, music

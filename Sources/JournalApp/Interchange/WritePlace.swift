@@ -36,7 +36,9 @@ enum WritePlace {
   }
 
   /// Saves a complete draft as a new session, with any later fields given.
-  func save(_ draft: SessionDraft, later: [Session.Change], now: Date) throws -> Session {
+  func save(
+    _ draft: SessionDraft, later: [Session.Change], tags: [String] = [], now: Date
+  ) throws -> Session {
     // What the lifecycle refuses (a reflection for a planned session) is refused before
     // anything is saved.
     var trial = try Session.saving(draft, now: now)
@@ -46,10 +48,10 @@ enum WritePlace {
     }
     switch self {
     case .keyed(let journal):
-      let session = try journal.save(draft)
+      let session = try journal.save(draft, tags: tags)
       return later.isEmpty ? session : try journal.apply(later, to: session.id)
     case .sealed(let capture):
-      return try capture.save(draft, later: later)
+      return try capture.save(draft, later: later, tags: tags)
     }
   }
 

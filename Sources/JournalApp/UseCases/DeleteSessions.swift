@@ -67,8 +67,10 @@ public enum DeleteSessions {
       return .deleted(what: what, window: window)
     }
     try DeletionCountdown(
-      terminal: terminal, journal: journal, deletion: deletion, what: what,
-      now: runtime.context.now
+      terminal: terminal, what: what, undoCommand: #""journal undo""#,
+      deadline: deletion.purgeAfter, now: runtime.context.now,
+      isPending: { try journal.isPending(deletion) },
+      undo: { try journal.undo(deletion) != nil }, purge: { try journal.purgeExpired() }
     ).run()
     return .countedDown
   }
@@ -90,23 +92,30 @@ public enum DeleteSessions {
 /// or Esc ends it early. When the window closes, the deletion is purged at once. A deletion
 /// undone elsewhere (`journal undo` in another shell) ends the countdown within a second, and
 /// an interruption leaves a line that says how to undo, never a stale count. The timing is
-/// UndoCountdown's; this only carries out its actions.
+/// UndoCountdown's; this only carries out its actions. A session's deletion and a note's
+/// (`journal note ID --delete N`) count down alike.
 struct DeletionCountdown {
   let terminal: TTY
-  let journal: JournalVault
-  let deletion: Deletion
   let what: String
+  /// The command that restores it from another shell, quoted.
+  let undoCommand: String
+  let deadline: Date
   let now: Now
+  /// Whether the deletion still stands (not undone elsewhere, not purged).
+  let isPending: () throws -> Bool
+  /// Restores it; false when it no longer could be.
+  let undo: () throws -> Bool
+  let purge: () throws -> Void
 
   func run() throws {
-    var countdown = UndoCountdown(deadline: deletion.purgeAfter)
+    var countdown = UndoCountdown(deadline: deadline)
     let redraw = !terminal.presentation.plain
     let clear = redraw ? "\r\u{1B}[K" : ""
-    let standing = #"Deleted \#(what). "journal undo" restores it until the window closes."#
+    let standing = "Deleted \(what). \(undoCommand) restores it until the window closes."
     terminal.setInterruptNote(redraw ? clear + standing + "\n" : "\n" + standing + "\n")
     defer { terminal.setInterruptNote(nil) }
     if !redraw {
-      let window = max(0, deletion.purgeAfter.timeIntervalSince(now()))
+      let window = max(0, deadline.timeIntervalSince(now()))
       terminal.writeLine(
         "Deleted \(what). Press u within \(Int(window.rounded())) s to undo it, or Enter to go on.")
     }
@@ -117,7 +126,7 @@ struct DeletionCountdown {
         // seen at once.
         let timeout = min(max(until.timeIntervalSince(now()), 0.01), 1)
         guard let key = try terminal.waitForKey(timeout: timeout) else {
-          if try !journal.isPending(deletion) { return restoredElsewhere(clear) }
+          if try !isPending() { return restoredElsewhere(clear) }
           continue
         }
         guard let pressed = countdown.key(key) else { continue }
@@ -125,15 +134,15 @@ struct DeletionCountdown {
       }
       switch action {
       case .show(let seconds):
-        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
+        guard try isPending() else { return restoredElsewhere(clear) }
         if redraw { terminal.write(clear + line(secondsLeft: seconds)) }
       case .wait:
         continue
       case .undo:
-        guard try journal.undo(deletion) != nil else {
+        guard try undo() else {
           // Not in the trash: restored by someone else while the window is open, or the
           // window closed just now.
-          if now() < deletion.purgeAfter { return restoredElsewhere(clear) }
+          if now() < deadline { return restoredElsewhere(clear) }
           terminal.write(clear)
           terminal.writeLine("The undo window had just closed; \(what) stays deleted.")
           throw AppError.nothingToUndo
@@ -142,15 +151,15 @@ struct DeletionCountdown {
         terminal.writeLine("Restored \(what).")
         return
       case .leave:
-        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
+        guard try isPending() else { return restoredElsewhere(clear) }
         terminal.write(clear)
         terminal.writeLine(standing)
         return
       case .purge:
-        guard try journal.isPending(deletion) else { return restoredElsewhere(clear) }
+        guard try isPending() else { return restoredElsewhere(clear) }
         terminal.write(clear)
         terminal.writeLine(redraw ? "Deleted \(what)." : "Deleted.")
-        try journal.purgeExpired()
+        try purge()
         return
       }
     }
@@ -169,6 +178,6 @@ struct DeletionCountdown {
 
   private func restoredElsewhere(_ clear: String) {
     terminal.write(clear)
-    terminal.writeLine(#"Restored \#(what): "journal undo" ran elsewhere."#)
+    terminal.writeLine("Restored \(what): \(undoCommand) ran elsewhere.")
   }
 }

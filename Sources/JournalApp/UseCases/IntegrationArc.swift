@@ -61,6 +61,7 @@ public enum IntegrationArc {
     _ session: SessionSummary, _ milestone: Milestone, format: DisplayFormat
   ) -> String {
     "\(milestone.phrase) since the session of \(format.day(session.date)); its intention is "
-      + "there to revisit: journal show \(session.id.short)"
+      + "there to revisit (journal show \(session.id.short)), and what has come up since can "
+      + "go in a note: journal note \(session.id.short)"
   }
 }

@@ -18,8 +18,10 @@ public enum NewSession {
   /// `reminder` is the --remind choice, if any.
   public static func run(
     _ runtime: Runtime, changes: [Session.Change], given: Set<Field>,
-    reminder: ReminderChoice?, editor: Bool
+    reminder: ReminderChoice?, editor: Bool, tags: [String] = []
   ) throws -> Saved {
+    // Checked before anything is asked or saved.
+    let tags = try Tag.set(try tags.map(Tag.normalise))
     var draft = SessionDraft(id: runtime.context.newSessionID())
     var later: [Session.Change] = []
     for change in changes {
@@ -76,7 +78,7 @@ public enum NewSession {
     }
     var session: Session
     do {
-      session = try place.save(draft, later: later, now: now())
+      session = try place.save(draft, later: later, tags: tags, now: now())
     } catch {
       throw draftFile?.unsaved(error) ?? error
     }

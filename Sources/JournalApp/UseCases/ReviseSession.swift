@@ -183,8 +183,19 @@ public enum ReviseSession {
   /// JOURNAL_EDITOR=1) at a terminal, the long texts in the person's editor, or, with none
   /// and a terminal, every field in turn.
   public static func edit(
-    _ text: String, changes: [Session.Change], editor: Bool = false, _ runtime: Runtime
+    _ text: String, changes: [Session.Change],
+    tags: (adding: [String], removing: [String]) = ([], []), editor: Bool = false,
+    _ runtime: Runtime
   ) throws -> Revised {
+    // Tags are checked before the vault is opened; given alone, they are the whole edit.
+    let adding = try tags.adding.map(Tag.normalise)
+    let removing = try tags.removing.map(Tag.normalise)
+    if !adding.isEmpty || !removing.isEmpty {
+      let journal = try runtime.openVault(check: .point)
+      let id = try journal.resolve(text)
+      let session = try journal.apply(changes, to: id, retagging: (adding, removing))
+      return Revised(session: session, shownID: try journal.displayID(id))
+    }
     if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
     let journal = try runtime.openVault(check: .point)
     let id = try journal.resolve(text)

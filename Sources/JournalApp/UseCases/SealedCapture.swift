@@ -30,9 +30,12 @@ public struct SealedCapture {
 
   /// Saves a complete draft, with any later fields given, as a sealed new session. The
   /// session as it will open (marked as added without the passphrase).
-  public func save(_ draft: SessionDraft, later: [Session.Change]) throws -> Session {
+  public func save(
+    _ draft: SessionDraft, later: [Session.Change], tags: [String] = []
+  ) throws -> Session {
     let now = context.now()
     var session = try Session.saving(draft, now: now)
+    try session.retag(adding: tags, removing: [], now: now)
     for change in later {
       do {
         try session.revise(change, now: now)
@@ -68,6 +71,18 @@ public struct SealedCapture {
     let completes = given.contains { $0.field == .reflection }
     try vault.addSealed(
       .later, id: id, completes: completes, at: now, box: box, sealedTo: publicKey)
+  }
+
+  /// Adds an integration note to the session, sealed, added when the journal is next opened.
+  public func addNote(_ text: String, mood: Mood?, to id: SessionID) throws {
+    let now = context.now()
+    let note = Note(text: text, mood: mood, now: now) {
+      context.random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+    var plain = RecordCodec.encodeNoteAddition(note, at: now)
+    defer { wipe(&plain) }
+    let box = try SealedBox.seal(plain, to: publicKey)
+    try vault.addSealed(.later, id: id, completes: false, at: now, box: box, sealedTo: publicKey)
   }
 
   /// The one session (saved, or waiting sealed) whose id starts with what was typed.

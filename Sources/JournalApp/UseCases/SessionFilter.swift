@@ -27,6 +27,8 @@ public struct SessionFilter: Sendable {
   public var treatmentName: String?
   /// Only the newest this many of those it takes.
   public var limit: Int?
+  /// Only sessions carrying every one of these tags (normalised: `Tag`).
+  public var tags: [String] = []
 
   public init(
     now: Date, since: Date? = nil, until: Date? = nil, standing: Standing? = nil,
@@ -52,6 +54,7 @@ public struct SessionFilter: Sendable {
     case .status(let status): if s.status != status || s.isPlanned(at: now) { return false }
     }
     if let treatment, s.treatment.key != treatment { return false }
+    for tag in tags where !s.tags.contains(tag) { return false }
     if let treatmentName,
       s.treatment.customName?.lowercased() != treatmentName.lowercased()
     {
@@ -63,11 +66,12 @@ public struct SessionFilter: Sendable {
   /// The filter the command line's texts ask for: dates as `DateInput` reads them (a whole
   /// day, `today`, `yesterday` or a bare date, means all of that day: from its start for
   /// `since`, to its end for `until`), a standing, a treatment key ("other" takes every custom
-  /// treatment, "other:San Pedro" only that one), and how many of the newest. A range that
+  /// treatment, "other:San Pedro" only that one), tags (every one of them), and how many of
+  /// the newest. A range that
   /// ends before it starts is refused: nothing could match it.
   public static func parse(
     since: String?, until: String?, standing: Standing?, treatment: String?, limit: Int?,
-    _ runtime: Runtime
+    tags: [String] = [], _ runtime: Runtime
   ) throws -> SessionFilter {
     let now = runtime.context.now()
     let dates = DateInput(timeZone: runtime.context.timeZone)
@@ -99,6 +103,7 @@ public struct SessionFilter: Sendable {
         filter.treatmentName = parsed.customName
       }
     }
+    filter.tags = Array(Set(try tags.map(Tag.normalise))).sorted()
     if let limit {
       guard limit >= 1 else { throw AppError.badLimit }
       filter.limit = limit

@@ -147,7 +147,7 @@ extension SessionDraft {
     case .dose: dose = other.dose ?? dose
     case .intention: intention = other.intention ?? intention
     case .moodBefore: moodBefore = other.moodBefore ?? moodBefore
-    case .environment, .music, .moodAfter, .reflection: break
+    case .environment, .music, .moodAfter, .reflection, .notes: break
     }
   }
 }

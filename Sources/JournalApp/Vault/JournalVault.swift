@@ -301,6 +301,7 @@ public final class JournalVault {
     _ id: SessionID, field: Field, keeping choice: ConflictChoice
   ) throws -> Session {
     try store.update(id) { session in
+      session.purgeNotes(at: context.now())
       guard !session.conflicts.isEmpty else {
         throw AppError.noConflicts(id: id.short)
       }
@@ -316,8 +317,9 @@ public final class JournalVault {
   // MARK: - Sessions
 
   /// Saves a complete draft as a new session (status: needs reflection).
-  public func save(_ draft: SessionDraft) throws -> Session {
-    let session = try Session.saving(draft, now: context.now())
+  public func save(_ draft: SessionDraft, tags: [String] = []) throws -> Session {
+    var session = try Session.saving(draft, now: context.now())
+    try session.retag(adding: tags, removing: [], now: session.created)
     try store.save(session)
     return session
   }
@@ -421,6 +423,7 @@ public final class JournalVault {
   public func apply(_ event: LifecycleEvent, to id: SessionID) throws -> Session {
     let now = context.now()
     let session = try store.update(id) { session in
+      session.purgeNotes(at: now)
       do {
         try session.revise(event, now: now)
       } catch let error as LifecycleError {
@@ -433,9 +436,14 @@ public final class JournalVault {
 
   /// Applies several changes and saves them together, in one transaction.
   @discardableResult
-  public func apply(_ changes: [Session.Change], to id: SessionID) throws -> Session {
+  public func apply(
+    _ changes: [Session.Change], to id: SessionID,
+    retagging tags: (adding: [String], removing: [String]) = ([], [])
+  ) throws -> Session {
     let now = context.now()
     let session = try store.update(id) { session in
+      session.purgeNotes(at: now)
+      try session.retag(adding: tags.adding, removing: tags.removing, now: now)
       for change in changes {
         do {
           try session.revise(change, now: now)
@@ -669,4 +677,125 @@ public final class JournalVault {
 
   /// The key-derivation limits the vault uses now.
   public var limits: KDFLimits { vault.header.limits }
+}
+
+// MARK: - Notes and tags
+
+/// A note's deletion, for its countdown and its undo: the session, the note, and when its
+/// window closes.
+public struct NoteDeletion: Sendable, Equatable {
+  public let session: SessionID
+  public let note: Note.ID
+  public let purgeAfter: Date
+}
+
+extension JournalVault {
+  /// 8 random bytes, for a note's id or a version.
+  private func random64() -> UInt64 {
+    context.random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+  }
+
+  /// Changes the session's notes or tags in one keyed write, purging any deleted note whose
+  /// window has closed on the way.
+  private func updateNotes(
+    _ id: SessionID, _ change: (inout Session, Date) throws -> Void
+  ) throws -> Session {
+    let now = context.now()
+    return try store.update(id) { session in
+      session.purgeNotes(at: now)
+      do {
+        try change(&session, now)
+      } catch let error as NoteError {
+        throw AppError.note(error, id: id.short)
+      }
+    }
+  }
+
+  /// Adds a note written now; its number (1 is the oldest) and the session as saved.
+  public func addNote(
+    _ text: String, mood: Mood?, to id: SessionID
+  ) throws -> (session: Session, number: Int) {
+    let note = Note(text: text, mood: mood, now: context.now(), random: random64)
+    let session = try updateNotes(id) { session, now in try session.addNote(note, now: now) }
+    return (session, (session.shownNotes.firstIndex { $0.id == note.id } ?? 0) + 1)
+  }
+
+  /// Corrects note `number`: its text (nil keeps it) and mood (nil keeps it; `.some(nil)`
+  /// removes it).
+  public func editNote(
+    _ number: Int, text: String?, mood: Mood??, of id: SessionID
+  ) throws -> Session {
+    let version = random64()
+    return try updateNotes(id) { session, now in
+      _ = try session.editNote(number, text: text, mood: mood, version: version, now: now)
+    }
+  }
+
+  /// Deletes note `number`, restorable for `window` seconds (`journal note ID --undo`).
+  public func deleteNote(
+    _ number: Int, of id: SessionID, window: TimeInterval
+  ) throws -> NoteDeletion {
+    let version = random64()
+    var deleted: Note?
+    _ = try updateNotes(id) { session, now in
+      deleted = try session.deleteNote(
+        number, purgeAfter: now + window, version: version, now: now)
+      // No window: purged in the same write.
+      if window <= 0 { session.purgeNotes(at: now) }
+    }
+    guard let deleted, let end = deleted.purgeAfter ?? deleted.deleted else {
+      throw AppError.note(.noSuchNote(number: number, count: 0), id: id.short)
+    }
+    return NoteDeletion(session: id, note: deleted.id, purgeAfter: end)
+  }
+
+  /// Restores the note of the session deleted last, while its window is open: its number.
+  public func restoreNote(of id: SessionID) throws -> (session: Session, number: Int) {
+    let version = random64()
+    var restored: Note?
+    let session = try updateNotes(id) { session, now in
+      restored = try session.restoreNote(version: version, now: now)
+    }
+    return (session, (session.shownNotes.firstIndex { $0.id == restored?.id } ?? 0) + 1)
+  }
+
+  /// Whether the deleted note is still restorable (not restored or purged).
+  public func isPending(_ deletion: NoteDeletion) throws -> Bool {
+    let note = try store.session(deletion.session).notes.first { $0.id == deletion.note }
+    return note?.deleted != nil && note?.purgeAfter != nil
+  }
+
+  /// Restores exactly this deletion while its window is open; false when it is not pending.
+  public func undo(_ deletion: NoteDeletion) throws -> Bool {
+    guard try isPending(deletion), context.now() < deletion.purgeAfter else { return false }
+    _ = try restoreNote(of: deletion.session)
+    return true
+  }
+
+  /// Purges the session's deleted notes whose window has closed.
+  public func purgeNotes(of id: SessionID) throws {
+    guard try store.session(id).hasNotesToPurge(at: context.now()) else { return }
+    _ = try updateNotes(id) { _, _ in }
+  }
+
+  /// Adds and removes tags (as given: normalised here).
+  public func retag(_ id: SessionID, adding: [String], removing: [String]) throws -> Session {
+    let added = try adding.map(Tag.normalise)
+    let removed = try removing.map(Tag.normalise)
+    return try updateNotes(id) { session, now in
+      try session.retag(adding: added, removing: removed, now: now)
+    }
+  }
+
+  /// Every tag in the journal with how many sessions carry it, most used first, from the
+  /// summaries (no body is opened).
+  public func tagCounts() throws -> (tags: [(name: String, sessions: Int)], damaged: [SessionID]) {
+    let (summaries, damaged) = try list(needsReflection: false)
+    var counts: [String: Int] = [:]
+    for summary in summaries {
+      for tag in summary.tags { counts[tag, default: 0] += 1 }
+    }
+    let sorted = counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+    return (sorted.map { (name: $0.key, sessions: $0.value) }, damaged)
+  }
 }

@@ -36,6 +36,8 @@ public struct FieldParser: Sendable {
       return .moodAfter(try Mood.parse(text, field: .moodAfter))
     case .reflection:
       return .reflection(try Text.normalise(text, field: .reflection, multiline: true))
+    case .notes:
+      preconditionFailure("notes are added with journal note, never as a field's change")
     }
   }
 }

@@ -225,6 +225,8 @@ public struct Forms {
       return try terminal.readLine(prompt: "  Environment — where, and with whom\(keep) ")
     case .music:
       return try terminal.readLine(prompt: "  Music notes\(keep) ")
+    case .notes:
+      preconditionFailure("notes are added with journal note, never by a form")
     }
   }
 
@@ -259,7 +261,7 @@ public struct Forms {
     case .date: DisplayFormat(timeZone: context.timeZone).dateTime(session.date)
     case .treatment, .dose, .moodBefore, .moodAfter, .environment, .music:
       session.text(of: field).map { $0.count > 40 ? String($0.prefix(39)) + "…" : $0 }
-    case .intention, .reflection: nil
+    case .intention, .reflection, .notes: nil
     }
   }
 }

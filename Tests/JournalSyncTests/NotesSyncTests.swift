@@ -1,0 +1,53 @@
+import Foundation
+import JournalTestSupport
+import Testing
+
+/// Integration notes and tags through a real server (issue 36): notes added on two devices
+/// are all kept, with no conflict; a note corrected on both at once keeps both corrections;
+/// a note deleted on one stays deleted on both; tags follow the later write.
+struct NotesSyncTests {
+  func notes(_ device: Device, _ id: String) -> [String] {
+    let result = device.run("show", id, "--json")
+    let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    let session = object?["session"] as? [String: Any]
+    return (session?["notes"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+  }
+
+  @Test(SyncTests.needsServer) func notesFromBothDevicesAreKept() throws {
+    // Given a journal on two devices, and a note both have
+    let (_, a, b, ids) = try SyncTests.pair("notes_both", sessions: 1)
+    let id = ids[0]
+    a.ok("note", id, "SHARED-NOTE")
+    a.ok("sync")
+    b.ok("sync")
+    #expect(notes(b, id) == ["SHARED-NOTE"])
+    // When each adds a note and corrects the shared one, offline, and tags it
+    a.ok("note", id, "NOTE-FROM-A", "--mood", "6")
+    b.ok("note", id, "NOTE-FROM-B")
+    a.ok("note", id, "--edit", "1", "CORRECTED-ON-A")
+    b.ok("note", id, "--edit", "1", "CORRECTED-ON-B")
+    a.ok("edit", id, "--tag", "from-a")
+    b.ok("edit", id, "--tag", "from-b")
+    a.ok("sync")
+    let meeting = b.ok("sync")
+    a.ok("sync")
+    // Then both hold every note and both corrections, the same way, and say so
+    #expect(meeting.stdout.contains("at the same time"), "\(meeting)")
+    let held = notes(a, id)
+    #expect(held == notes(b, id))
+    #expect(Set(held) == ["CORRECTED-ON-A", "CORRECTED-ON-B", "NOTE-FROM-A", "NOTE-FROM-B"])
+    #expect(a.export() == b.export())
+    #expect(a.ok("show", id).stdout.contains("kept from another device's correction"))
+    // And the tags are the later write's, on both
+    #expect(a.export().contains("\"from-b\"") && !a.export().contains("\"from-a\""))
+    // When one device deletes a note (no undo window) and both sync
+    let kept = held.firstIndex(of: "NOTE-FROM-A").map { $0 + 1 } ?? 0
+    a.ok("note", id, "--delete", String(kept), "--yes", extra: ["JOURNAL_UNDO_WINDOW": "0s"])
+    a.ok("sync")
+    b.ok("sync")
+    // Then it is gone on both, and a sync that brings the older copy again never revives it
+    #expect(!notes(b, id).contains("NOTE-FROM-A"))
+    #expect(a.export() == b.export())
+    #expect(a.ok("sync").stdout == "up to date\n")
+  }
+}
