@@ -13,6 +13,7 @@ import json
 import sqlite3
 import struct
 import sys
+import unicodedata
 from datetime import datetime, timezone
 
 import nacl.bindings as b
@@ -35,7 +36,8 @@ CONFLICT_TAGS = {23: "conflicts"}
 SUMMARY_TAG_TAGS = {11: "tags", 12: "note_moods"}
 NOTE_TAGS = {24: "notes"}
 FIELD_NAMES = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
-LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection"}
+LATER_TAGS = {5: "mood_after", 8: "updated", 18: "environment", 19: "music", 20: "reflection",
+              24: "notes"}
 TIMES = {"date", "created", "updated", "added_sealed", "later_sealed"}
 # Years 0001 to 9999 (SECURITY.md, "Plaintexts"); anything else is damage.
 TIME_RANGE = (-62135596800000, 253402300799999)
@@ -292,8 +294,9 @@ def parse_tags(value):
         if len(name) != length or not 1 <= length <= 64:
             raise ValueError("malformed tag")
         name = name.decode("utf-8")
-        if name != name.strip().lower() or "," in name or any(ord(c) < 32 or 127 <= ord(c) < 160
-                                                               for c in name):
+        stored = unicodedata.normalize("NFC", name.strip().lower())
+        if name != stored or "," in name or any(ord(c) < 32 or 127 <= ord(c) < 160
+                                                for c in name):
             raise ValueError("malformed tag")
         out.append(name)
         offset += 1 + length
@@ -345,7 +348,7 @@ def parse_notes(value):
                 raise ValueError("mood out of range")
             note["mood"] = mood
         versions = take(1)[0]
-        if not 1 <= versions <= 8:
+        if not 1 <= versions <= 16:
             raise ValueError("malformed note")
         take(8 * versions)
         length = struct.unpack("<I", take(4))[0]
@@ -361,7 +364,7 @@ def parse_notes(value):
         count += 1
         if not flags & 4:
             out.append(note)
-    if count == 0 or count > 10000:
+    if count == 0 or count > 40000:
         raise ValueError("malformed notes")
     return out
 
@@ -416,12 +419,18 @@ def additions(db, data_key, stored_key, version):
         try:
             plain = open_addition(bytes(box), public_key, secret_key)
             if kind == "new":
-                s = fields(plain, {**SUMMARY_TAGS, **BODY_TAGS})
+                s = fields(plain, {**SUMMARY_TAGS, **BODY_TAGS, **(
+                    {11: "tags"} if version >= 14 else {})})
                 check_session(s, status, version)
             elif kind == "later":
-                s = fields(plain, LATER_TAGS)
+                s = fields(plain, LATER_TAGS if version >= 14 else {
+                    k: v for k, v in LATER_TAGS.items() if k != 24})
                 if "updated" not in s or len(s) < 2:
                     raise ValueError("later fields need a time and at least one field")
+                # A note comes alone (format 14), and with text.
+                if "notes" in s and (len(s) != 2 or len(s["notes"]) != 1
+                                     or not s["notes"][0]["text"]):
+                    raise ValueError("a sealed note comes alone")
                 if (status == "complete") != ("reflection" in s):
                     raise ValueError("status does not match the reflection")
             else:

@@ -268,7 +268,8 @@ public enum FieldCodec {
       if let last = notes.last, (last.written, last.id) >= (written, noteID) { throw Malformed() }
       notes.append(note)
     }
-    guard !notes.isEmpty, notes.count <= Note.maximumCount,
+    guard !notes.isEmpty, notes.count <= Note.readableCount,
+      notes.reduce(0, { $0 + $1.text.utf8.count }) <= Note.readableTotalBytes,
       Set(notes.map(\.id)).count == notes.count
     else { throw Malformed() }
     return notes

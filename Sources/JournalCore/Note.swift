@@ -41,11 +41,18 @@ public struct Note: Hashable, Sendable {
   public internal(set) var versions: [UInt64]
 
   /// How many versions a note remembers.
-  public static let remembered = 8
+  public static let remembered = 16
   /// The longest note, in UTF-8 bytes: as long as a reflection.
   public static let maximumBytes = 1_048_576
-  /// The most notes a session holds, deleted ones included (their identity is kept).
+  /// The most notes a session takes from a person, deleted ones included (their identity is
+  /// kept), and the most bytes of text they may hold together: a session stays one an
+  /// export brings back in.
   public static let maximumCount = 10_000
+  public static let maximumTotalBytes = 8 * 1_048_576
+  /// What a reader accepts: four times as much, so that devices that each filled a session
+  /// at the same time still merge into one every device can read.
+  public static let readableCount = 4 * maximumCount
+  public static let readableTotalBytes = 4 * maximumTotalBytes
 
   /// Rebuilds a note exactly as stored. Only the store calls this; it checks what it reads.
   public init(
@@ -67,8 +74,14 @@ public struct Note: Hashable, Sendable {
   /// A new note, written at `now`; `random` gives its id and its first version.
   public init(text: String, mood: Mood?, now: Date, random: () -> UInt64) {
     self.init(
-      id: ID(random()), written: now, edited: nil, mood: mood, text: text, deleted: nil,
-      purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [random()])
+      id: ID(random()), written: Self.stored(now), edited: nil, mood: mood, text: text,
+      deleted: nil, purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [random()])
+  }
+
+  /// `date` as it reads back from the vault: whole milliseconds. Notes are ordered by when
+  /// they were written, and the order kept must be the order read.
+  public static func stored(_ date: Date) -> Date {
+    StoredRange.date(millis: StoredRange.millis(date)) ?? date
   }
 
   /// A note's text as typed, checked as a reflection's is (CRLF made LF, trimmed, no control
@@ -96,6 +109,17 @@ public struct Note: Hashable, Sendable {
     return mood
   }
 
+  /// Whether it was deleted and its window has closed: text and mood gone.
+  var isPurged: Bool { deleted != nil && purgeAfter == nil && text.isEmpty && mood == nil }
+
+  /// This note as the layout writes it: what two copies are compared by when nothing else
+  /// tells them apart.
+  var encoded: [UInt8] {
+    var out: [UInt8] = []
+    FieldCodec.put(.notes, notes: [self], into: &out)
+    return out
+  }
+
   /// Whether it is shown: not deleted.
   public var isShown: Bool { deleted == nil }
 
@@ -106,7 +130,7 @@ public struct Note: Hashable, Sendable {
   /// a deletion or a restoring does not.
   mutating func newVersion(_ version: UInt64, at now: Date, corrects: Bool = true) {
     versions = Array(([version] + versions).prefix(Self.remembered))
-    if corrects { edited = max(now, written) }
+    if corrects { edited = Self.stored(max(now, written)) }
   }
 
   /// Whether this version descends from `other`'s (or is it).
@@ -138,6 +162,10 @@ public enum NoteError: Error, Equatable, Sendable {
   case tooManyNotes
   /// No deleted note's window is still open.
   case nothingToRestore
+  /// The session's notes hold as much text as they may.
+  case notesTooLong(maximumBytes: Int)
+  /// The note was changed or removed meanwhile (another command, a sync): nothing was done.
+  case changedMeanwhile(number: Int)
 }
 
 extension Session {
@@ -158,14 +186,36 @@ extension Session {
   /// Adds a note written now; the status does not change.
   public mutating func addNote(_ note: Note, now: Date) throws(NoteError) {
     guard notes.count < Note.maximumCount else { throw .tooManyNotes }
-    var note = note
-    // Two notes written in the same millisecond keep the order they were added in.
-    while notes.contains(where: { $0.written == note.written }) {
-      note.written = note.written.addingTimeInterval(0.001)
+    guard noteBytes + note.text.utf8.count <= Note.maximumTotalBytes else {
+      throw .notesTooLong(maximumBytes: Note.maximumTotalBytes)
     }
+    var note = note
+    // Two notes written in the same millisecond keep the order they were added in: by
+    // stored milliseconds, the order they are read in.
+    var millis = StoredRange.millis(note.written)
+    let taken = Set(notes.map { StoredRange.millis($0.written) })
+    while taken.contains(millis), millis < StoredRange.millis.upperBound { millis += 1 }
+    note.written = StoredRange.date(millis: millis) ?? note.written
     notes.append(note)
     sortNotes()
     updated = max(now, updated)
+  }
+
+  /// The bytes of text its notes hold, deleted ones not yet purged included.
+  var noteBytes: Int { notes.reduce(0) { $0 + $1.text.utf8.count } }
+
+  /// Whether its notes are as a reader takes them: ordered by stored time then id, each id
+  /// once, within the readable bounds. What the store checks before it writes a session.
+  public var notesAreReadable: Bool {
+    guard notes.count <= Note.readableCount, noteBytes <= Note.readableTotalBytes,
+      notes.allSatisfy({
+        $0.text.utf8.count <= Note.maximumBytes && !$0.versions.isEmpty
+          && $0.versions.count <= Note.remembered
+      })
+    else { return false }
+    let keys = notes.map { (StoredRange.millis($0.written), $0.id) }
+    return zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+      && Set(notes.map(\.id)).count == notes.count
   }
 
   /// The shown note numbered `number` (1 is the oldest).
@@ -180,13 +230,15 @@ extension Session {
   /// Corrects note `number`: its text (nil keeps it) and its mood (nil keeps it, `.some(nil)`
   /// removes it), as a new version.
   public mutating func editNote(
-    _ number: Int, text: String?, mood: Mood??, version: UInt64, now: Date
+    _ number: Int, text: String?, mood: Mood??, version: UInt64, now: Date,
+    expecting seen: Note? = nil
   ) throws(NoteError) -> Note {
-    let id = try note(numbered: number).id
-    guard let index = notes.firstIndex(where: { $0.id == id }) else {
-      throw .noSuchNote(number: number, count: shownNotes.count)
+    let index = try index(numbered: number, expecting: seen)
+    if let text {
+      guard noteBytes - notes[index].text.utf8.count + text.utf8.count <= Note.maximumTotalBytes
+      else { throw .notesTooLong(maximumBytes: Note.maximumTotalBytes) }
+      notes[index].text = text
     }
-    if let text { notes[index].text = text }
     if let mood { notes[index].mood = mood }
     notes[index].newVersion(version, at: now)
     updated = max(now, updated)
@@ -196,23 +248,38 @@ extension Session {
   /// Deletes note `number`: it is no longer shown, and its text is kept until `purgeAfter`
   /// (the undo window), then purged (`purgeNotes`).
   public mutating func deleteNote(
-    _ number: Int, purgeAfter: Date, version: UInt64, now: Date
+    _ number: Int, purgeAfter: Date, version: UInt64, now: Date, expecting seen: Note? = nil
   ) throws(NoteError) -> Note {
-    let id = try note(numbered: number).id
-    guard let index = notes.firstIndex(where: { $0.id == id }) else {
-      throw .noSuchNote(number: number, count: shownNotes.count)
-    }
+    let index = try index(numbered: number, expecting: seen)
     notes[index].newVersion(version, at: now, corrects: false)
-    notes[index].deleted = max(now, notes[index].written)
-    notes[index].purgeAfter = max(purgeAfter, now)
+    notes[index].deleted = Note.stored(max(now, notes[index].written))
+    notes[index].purgeAfter = Note.stored(max(purgeAfter, now))
     updated = max(now, updated)
     return notes[index]
   }
 
-  /// Restores the note deleted last whose window is still open at `now`, as a new version.
-  public mutating func restoreNote(version: UInt64, now: Date) throws(NoteError) -> Note {
+  /// Where the shown note numbered `number` is; when `seen` is given, it must still be that
+  /// note in that version (a command that asked or opened an editor in between acts on what
+  /// it showed, or on nothing).
+  private func index(numbered number: Int, expecting seen: Note?) throws(NoteError) -> Int {
+    let id = try note(numbered: number).id
+    guard let index = notes.firstIndex(where: { $0.id == id }) else {
+      throw .noSuchNote(number: number, count: shownNotes.count)
+    }
+    if let seen, seen.id != id || seen.versions.first != notes[index].versions.first {
+      throw .changedMeanwhile(number: number)
+    }
+    return index
+  }
+
+  /// Restores the note deleted last whose window is still open at `now` (only `only`, when
+  /// given), as a new version.
+  public mutating func restoreNote(
+    version: UInt64, now: Date, only: Note.ID? = nil
+  ) throws(NoteError) -> Note {
     let open = notes.indices.compactMap { index -> (Date, Note.ID, Int)? in
-      guard let deleted = notes[index].deleted, let end = notes[index].purgeAfter, now < end
+      guard let deleted = notes[index].deleted, let end = notes[index].purgeAfter, now < end,
+        only == nil || only == notes[index].id
       else { return nil }
       return (deleted, notes[index].id, index)
     }
@@ -281,15 +348,19 @@ public enum NoteMerge {
   static func resolve(_ a: Note, _ b: Note) -> (Note, Note?) {
     if a == b { return (a, nil) }
     if a.versions.first == b.versions.first {
-      // One version held two ways: only a purge differs (or a lie); the purged one stands.
-      return (a.text.count <= b.text.count && a.purgeAfter == nil ? a : b, nil)
+      // One version held two ways: a purge differs (the purged one stands), or a lie; either
+      // way the same choice on every device, whichever side each copy is on.
+      if a.isPurged != b.isPurged { return (a.isPurged ? a : b, nil) }
+      return (a.encoded.lexicographicallyPrecedes(b.encoded) ? a : b, nil)
     }
     if a.descends(from: b) { return (a, nil) }
     if b.descends(from: a) { return (b, nil) }
-    // Written apart. A deletion yields to a correction; otherwise the later write wins.
+    // Written apart. A deletion stands over a copy last changed before it (one it may have
+    // replaced beyond the versions remembered) and yields to a correction made after it;
+    // otherwise the later write wins.
     switch (a.deleted, b.deleted) {
-    case (nil, .some): return (a, nil)
-    case (.some, nil): return (b, nil)
+    case (let deleted?, nil): return (b.changed > deleted ? b : a, nil)
+    case (nil, let deleted?): return (a.changed > deleted ? a : b, nil)
     case (.some, .some): return (later(a, b) ? a : b, nil)
     case (nil, nil): break
     }

@@ -152,6 +152,15 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "no deleted note of \(session) can be restored",
         hint: "a deleted note comes back only within its undo window", exitCode: .notFound)
+    case .notesTooLong(let maximum):
+      return Diagnosis(
+        message: "the notes of \(session) hold as much text as they may (\(byteSize(maximum)))",
+        hint: "shorten or delete one it no longer needs", exitCode: .notAllowed)
+    case .changedMeanwhile(let number):
+      return Diagnosis(
+        message: "note \(number) of \(session) changed meanwhile; nothing was done",
+        hint: id.map { #"run "journal show \#($0)" to see its notes as they are now"# },
+        exitCode: .notAllowed)
     }
   }
 

@@ -221,6 +221,9 @@ extension SessionStore {
           SELECT seq, id, kind, added_at, typeof(box), length(box) FROM addition
           ORDER BY kind = 'later', seq
           """)
+      // Sessions given notes, each written once after every addition is opened: a person's
+      // notes (or a planter's thousands) cost one write of the session, not one each.
+      var noted: [SessionID: Session] = [:]
       for row in rows {
         // `seq` is the INTEGER PRIMARY KEY: SQLite keeps it an integer whatever is planted.
         let seq = (try? row.decode(Int64.self, atIndex: 0)) ?? 0
@@ -272,10 +275,16 @@ extension SessionStore {
             var applied = false
             for target in targets {
               if let note {
-                if try applyNote(note, to: target, addedAt: added, now: now, db, &opened) {
+                if try applyNote(
+                  note, to: target, addedAt: added, now: now, db, &noted, &opened)
+                {
                   applied = true
                 }
-              } else if try applyLater(changes, to: target, addedAt: added, now: now, db, &opened) {
+                continue
+              }
+              // Later fields read the session as the notes before them left it.
+              if let session = noted.removeValue(forKey: target) { try put(session, db) }
+              if try applyLater(changes, to: target, addedAt: added, now: now, db, &opened) {
                 applied = true
               }
             }
@@ -305,6 +314,7 @@ extension SessionStore {
         }
         try remove()
       }
+      for session in noted.values { try put(session, db) }
       // A reminder of a new addition that did not open waits for nothing any more.
       try db.execute(
         sql: """
@@ -354,39 +364,41 @@ extension SessionStore {
     return true
   }
 
-  /// Adds a note written without the passphrase to the session `id`. Only its text and mood
-  /// are the writer's: it is marked as added so, dated no later than its addition was kept
-  /// (`added`, from the clear row) and the opening, and given a fresh id when the session
-  /// holds its id already, so that no planted note can stand in for one of the person's or
-  /// make the session unreadable. A session holding as many notes as it may gets it as a
-  /// session of its own, marked and named. False when there is no such session, or it does
+  /// Adds a note written without the passphrase to the session `id` (as `noted` holds it,
+  /// written once all additions are opened). Only its text and mood are the writer's: it is
+  /// marked as added so, dated no later than its addition was kept (`added`, from the clear
+  /// row) and the opening, and given a fresh random id and version, so that no planted note
+  /// can stand in for one of the person's, choose where it sorts, or make the session
+  /// unreadable. A note past what a session takes (in number or in text) is opened apart as
+  /// a session of its own, marked and named. False when there is no such session, or it does
   /// not open.
   private func applyNote(
     _ sealed: Note, to id: SessionID, addedAt added: Date, now: Date, _ db: Database,
-    _ opened: inout OpenedAdditions
+    _ noted: inout [SessionID: Session], _ opened: inout OpenedAdditions
   ) throws -> Bool {
-    guard try Self.revision(of: id, db) != nil, var session = try? fetch(id, db) else {
-      return false
-    }
+    guard try Self.revision(of: id, db) != nil,
+      var session = noted[id] ?? (try? fetch(id, db))
+    else { return false }
     // Only what `journal note` writes: a text as typed text is checked (no control
     // character a terminal would act on when it is shown), else damage.
     guard (try? Note.normalise(sealed.text)) == sealed.text else {
       throw FieldCodec.Malformed()
     }
-    var noteID = sealed.id
-    while session.notes.contains(where: { $0.id == noteID }) {
-      noteID = Note.ID(random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+    func random64() -> UInt64 {
+      random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
     }
+    var noteID = Note.ID(random64())
+    while session.notes.contains(where: { $0.id == noteID }) { noteID = Note.ID(random64()) }
     let note = Note(
-      id: noteID, written: min(sealed.written, added, now), edited: nil, mood: sealed.mood,
-      text: sealed.text, deleted: nil, purgeAfter: nil, addedSealed: true, keptFrom: nil,
-      versions: [random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }])
+      id: noteID, written: Note.stored(min(sealed.written, added, now)), edited: nil,
+      mood: sealed.mood, text: sealed.text, deleted: nil, purgeAfter: nil, addedSealed: true,
+      keptFrom: nil, versions: [random64()])
     do {
       try session.addNote(note, now: now)
       session.keepSealedNoteMark(at: added)
-      try put(session, db)
+      noted[id] = session
       if !opened.added.contains(id), !opened.updated.contains(id) { opened.updated.append(id) }
-    } catch is NoteError {
+    } catch {
       let fresh = try freshID(db)
       var apart = Session(
         id: fresh, date: session.date, treatment: session.treatment, dose: nil,

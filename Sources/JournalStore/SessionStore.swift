@@ -1136,6 +1136,9 @@ public final class SessionStore {
   private func sealColumns(_ session: Session, revision: UInt64) throws -> (
     summary: [UInt8], body: [UInt8]
   ) {
+    // Never a row its own reader would refuse (notes out of order, past the readable bounds):
+    // the write fails instead, and what the vault holds stays as it was.
+    guard session.notesAreReadable else { throw StoreError.damagedRecord(id: session.id.short) }
     var summary = RecordCodec.encodeSummary(session)
     var body = RecordCodec.encodeBody(session)
     defer {

@@ -177,14 +177,98 @@ struct NoteTests {
     #expect(merged(both, here.notes) == both)
   }
 
-  @Test func aDeletionYieldsToACorrectionWrittenApart() throws {
+  /// Notes written in the same millisecond keep the order added, by stored milliseconds:
+  /// a note at m + 1 ms and two added at m read back in order, whatever their ids.
+  @Test func sameMillisecondKeepsTheOrderAdded() throws {
+    var s = session()
+    let m = Date(timeIntervalSince1970: 1_790_000_000)
+    func note(_ id: UInt64, _ at: Date) -> Note {
+      Note(
+        id: Note.ID(id), written: at, edited: nil, mood: nil, text: "n\(id)", deleted: nil,
+        purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [id])
+    }
+    try s.addNote(note(9, m + 0.001), now: m)
+    try s.addNote(note(5, m), now: m)
+    try s.addNote(note(7, m), now: m)
+    #expect(s.notesAreReadable)
+    #expect(s.shownNotes.map(\.text) == ["n5", "n9", "n7"])
+    let millis = s.notes.map { StoredRange.millis($0.written) }
+    #expect(millis == [1_790_000_000_000, 1_790_000_000_001, 1_790_000_000_002])
+  }
+
+  /// A session takes at most 8 MiB of note text from a person.
+  @Test func notesHaveATotalLimit() throws {
+    let ids = Counter(900)
+    var s = session()
+    let big = String(repeating: "a", count: Note.maximumBytes)
+    for _ in 0..<8 {
+      try s.addNote(Note(text: big, mood: nil, now: now, random: ids.next), now: now)
+    }
+    #expect(throws: NoteError.notesTooLong(maximumBytes: Note.maximumTotalBytes)) {
+      try s.addNote(Note(text: "one more", mood: nil, now: now, random: ids.next), now: now)
+    }
+  }
+
+  /// A command acts on the note it showed: if the numbers moved meanwhile (an earlier note
+  /// deleted), or the note was corrected elsewhere, nothing is done.
+  @Test func actingOnANoteThatChangedMeanwhile() throws {
+    let ids = Counter(950)
+    var s = session()
+    for (offset, text) in ["one", "two", "three"].enumerated() {
+      try s.addNote(
+        Note(text: text, mood: nil, now: now + Double(offset), random: ids.next), now: now)
+    }
+    let second = try s.note(numbered: 2)
+    _ = try s.deleteNote(1, purgeAfter: now + 10, version: 70, now: now + 5)
+    #expect(throws: NoteError.changedMeanwhile(number: 2)) {
+      try s.editNote(2, text: "x", mood: nil, version: 71, now: now + 6, expecting: second)
+    }
+    let first = try s.note(numbered: 1)
+    _ = try s.editNote(1, text: "two, corrected elsewhere", mood: nil, version: 72, now: now + 7)
+    #expect(throws: NoteError.changedMeanwhile(number: 1)) {
+      try s.deleteNote(1, purgeAfter: now, version: 73, now: now + 8, expecting: first)
+    }
+    #expect(s.shownNotes.map(\.text) == ["two, corrected elsewhere", "three"])
+  }
+
+  /// A deletion stands over a copy older than it, even one it replaced beyond the versions
+  /// remembered; two copies of one version merge the same way in either order.
+  @Test func aDeletionStandsOverAnOldCopy() throws {
+    let ids = Counter(400)
+    var s = session()
+    try s.addNote(Note(text: "draft", mood: nil, now: now, random: ids.next), now: now)
+    let old = s.notes
+    for step in 0..<(Note.remembered + 4) {
+      _ = try s.editNote(
+        1, text: "edit \(step)", mood: nil, version: 1000 + UInt64(step), now: now + Double(step))
+    }
+    _ = try s.deleteNote(1, purgeAfter: now + 100, version: 2000, now: now + 50)
+    let both = merged(old, s.notes)
+    #expect(both.count == 1 && !both[0].isShown, "\(both)")
+    let original = old[0]
+    let lie = [
+      Note(
+        id: original.id, written: original.written, edited: nil, mood: nil,
+        text: "another text of the same version", deleted: nil, purgeAfter: nil,
+        addedSealed: false, keptFrom: nil, versions: original.versions)
+    ]
+    #expect(merged(old, lie).count == 1)
+  }
+
+  /// Written apart, a deletion yields to a correction made after it, and stands over one
+  /// made before it.
+  @Test func aDeletionAndACorrectionWrittenApart() throws {
     let ids = Counter(300)
     var s = session()
     try s.addNote(Note(text: "draft", mood: nil, now: now, random: ids.next), now: now)
     var here = s
     var there = s
-    _ = try here.deleteNote(1, purgeAfter: now + 100, version: 800, now: now + 50)
-    _ = try there.editNote(1, text: "kept", mood: nil, version: 900, now: now + 10)
+    _ = try here.deleteNote(1, purgeAfter: now + 100, version: 800, now: now + 10)
+    _ = try there.editNote(1, text: "kept", mood: nil, version: 900, now: now + 50)
     #expect(merged(here.notes, there.notes).map(\.text) == ["kept"])
+    var early = s
+    _ = try early.editNote(1, text: "before the deletion", mood: nil, version: 901, now: now + 5)
+    #expect(merged(here.notes, early.notes).allSatisfy { !$0.isShown })
   }
+
 }

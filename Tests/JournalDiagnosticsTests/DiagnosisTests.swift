@@ -30,7 +30,8 @@ struct DiagnosisTests {
     FieldError.noteTooLong(maximumBytes: 1_048_576), FieldError.noteControlCharacters,
     FieldError.noteMood, AppError.note(.noSuchNote(number: 2, count: 1), id: "3f2a9c1e"),
     NoteError.noSuchNote(number: 3, count: 2), NoteError.tooManyNotes,
-    NoteError.nothingToRestore,
+    NoteError.nothingToRestore, NoteError.notesTooLong(maximumBytes: 8_388_608),
+    NoteError.changedMeanwhile(number: 2),
     LifecycleError.notSavedYet, LifecycleError.alreadySaved, LifecycleError.alreadyComplete,
     LifecycleError.alreadyClosed, LifecycleError.notClosed, LifecycleError.planned,
     LifecycleError.doneCannotBeAhead,
@@ -176,7 +177,7 @@ struct DiagnosisTests {
       names[type, default: []].insert(label)
     }
     #expect(names["FieldError"]?.count == 20)
-    #expect(names["NoteError"]?.count == 3)
+    #expect(names["NoteError"]?.count == 5)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
     #expect(names["StoreError"]?.count == 17)
@@ -244,7 +245,7 @@ struct DiagnosisTests {
   static func expected(_ error: NoteError) -> JournalExit {
     switch error {
     case .noSuchNote, .nothingToRestore: .notFound
-    case .tooManyNotes: .notAllowed
+    case .tooManyNotes, .notesTooLong, .changedMeanwhile: .notAllowed
     }
   }
 

@@ -217,6 +217,55 @@ struct AdditionContestTests {
     #expect(apart.intention.hasPrefix("Later fields written without the passphrase"))
   }
 
+  /// Notes planted with the public key alone (format 14), at their extremes: chosen ids
+  /// that collide or sort against the person's, times in the same millisecond, a time far
+  /// ahead, a note with a terminal escape, and more text than a session takes. The
+  /// session's own note stays as it was, every planted one that could be opened is added
+  /// marked (or opened apart), the escape is damage, and the session reads back whole.
+  @Test func plantedNotesNeverLockTheSessionOut() throws {
+    let f = try StoreFixture()
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
+    var session = try f.session(seed: 31, reflection: nil)
+    let m = TestClock.reference
+    let own = Note(
+      id: Note.ID(9), written: m + 0.001, edited: nil, mood: Mood(6), text: "MY-OWN-NOTE",
+      deleted: nil, purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [1])
+    try session.addNote(own, now: m)
+    try f.store.upsert(session)
+    func plant(_ id: UInt64, _ written: Date, _ text: String, mood: Mood? = nil) throws {
+      let note = Note(
+        id: Note.ID(id), written: written, edited: nil, mood: mood, text: text, deleted: nil,
+        purgeAfter: nil, addedSealed: false, keptFrom: nil, versions: [id])
+      try f.vault.addSealed(
+        .later, id: session.id, completes: false, at: m + 5,
+        box: try SealedBox.seal(
+          RecordCodec.encodeNoteAddition(note, at: m), to: f.keys.sealingPublicKey),
+        sealedTo: f.keys.sealingPublicKey)
+    }
+    try plant(9, m + 0.001, "SAME-ID-AND-TIME")
+    try plant(5, m, "SAME-MILLISECOND-A")
+    try plant(7, m, "SAME-MILLISECOND-B", mood: Mood(2))
+    try plant(11, m + 10_000_000, "FAR-AHEAD")
+    try plant(12, m, "ESCAPE\u{1B}[2J")
+    let big = String(repeating: "n", count: 1_048_576)
+    for index in 0..<9 { try plant(100 + UInt64(index), m, big) }
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: m + 60, random: SeededRandom(seed: 31))
+    #expect(opened.damaged == [session.id])
+    let read = try f.store.session(session.id)
+    #expect(read.notes.first { $0.id == own.id }?.text == "MY-OWN-NOTE")
+    #expect(read.notes.first { $0.id == own.id }?.addedSealed == false)
+    #expect(read.notes.filter(\.addedSealed).count == 4 + 7)
+    #expect(read.notes.allSatisfy { $0.written <= m + 60 })
+    #expect(!read.notes.contains { $0.text.hasPrefix("ESCAPE") })
+    #expect(read.notesAreReadable)
+    // What did not fit (8 MiB of notes) was opened apart, nothing lost.
+    #expect(opened.keptApart.count == 2)
+    for apart in opened.keptApart {
+      #expect(try f.store.session(apart.keptAs).shownNotes.first?.text == big)
+    }
+  }
+
   /// A box longer than any journal seals is damage, removed without being read.
   @Test func oversizedBoxIsDamage() throws {
     let f = try StoreFixture()

@@ -393,7 +393,14 @@ public struct ImportParser {
         guard let text = text as? String, let date = ISO8601.parse(text) else {
           throw refuse("\(place): \(key) is not an ISO 8601 date")
         }
-        return date
+        // Within the years a vault stores (0001 to 9999), as it will be read back.
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        guard millis >= Double(StoredRange.millis.lowerBound),
+          millis <= Double(StoredRange.millis.upperBound)
+        else {
+          throw refuse("\(place): \(key) is outside the years 0001 to 9999")
+        }
+        return Note.stored(date)
       }
       guard let raw = item["text"] as? String, let text = try? Note.normalise(raw) else {
         throw refuse("\(place): the text is missing, empty, too long or holds control characters")

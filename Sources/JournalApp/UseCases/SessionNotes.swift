@@ -73,7 +73,7 @@ public enum SessionNotes {
     if text == nil && (mood == nil || mood == .some(current.mood)) {
       return .edited(id: shown, number: number)
     }
-    _ = try journal.editNote(number, text: text, mood: mood, of: id)
+    _ = try journal.editNote(number, text: text, mood: mood, of: id, expecting: current)
     return .edited(id: shown, number: number)
   }
 
@@ -106,7 +106,7 @@ public enum SessionNotes {
           "Delete this note?", default: false, destructive: true)
       else { throw AppError.declined(what: "nothing was deleted") }
     }
-    let deletion = try journal.deleteNote(number, of: id, window: window)
+    let deletion = try journal.deleteNote(number, of: id, window: window, expecting: note)
     guard let terminal = runtime.terminal, window > 0 else {
       return .deleted(id: shown, number: number, window: window)
     }

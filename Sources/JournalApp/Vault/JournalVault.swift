@@ -723,23 +723,24 @@ extension JournalVault {
   /// Corrects note `number`: its text (nil keeps it) and mood (nil keeps it; `.some(nil)`
   /// removes it).
   public func editNote(
-    _ number: Int, text: String?, mood: Mood??, of id: SessionID
+    _ number: Int, text: String?, mood: Mood??, of id: SessionID, expecting seen: Note? = nil
   ) throws -> Session {
     let version = random64()
     return try updateNotes(id) { session, now in
-      _ = try session.editNote(number, text: text, mood: mood, version: version, now: now)
+      _ = try session.editNote(
+        number, text: text, mood: mood, version: version, now: now, expecting: seen)
     }
   }
 
   /// Deletes note `number`, restorable for `window` seconds (`journal note ID --undo`).
   public func deleteNote(
-    _ number: Int, of id: SessionID, window: TimeInterval
+    _ number: Int, of id: SessionID, window: TimeInterval, expecting seen: Note? = nil
   ) throws -> NoteDeletion {
     let version = random64()
     var deleted: Note?
     _ = try updateNotes(id) { session, now in
       deleted = try session.deleteNote(
-        number, purgeAfter: now + window, version: version, now: now)
+        number, purgeAfter: now + window, version: version, now: now, expecting: seen)
       // No window: purged in the same write.
       if window <= 0 { session.purgeNotes(at: now) }
     }
@@ -750,11 +751,13 @@ extension JournalVault {
   }
 
   /// Restores the note of the session deleted last, while its window is open: its number.
-  public func restoreNote(of id: SessionID) throws -> (session: Session, number: Int) {
+  public func restoreNote(
+    of id: SessionID, only note: Note.ID? = nil
+  ) throws -> (session: Session, number: Int) {
     let version = random64()
     var restored: Note?
     let session = try updateNotes(id) { session, now in
-      restored = try session.restoreNote(version: version, now: now)
+      restored = try session.restoreNote(version: version, now: now, only: note)
     }
     return (session, (session.shownNotes.firstIndex { $0.id == restored?.id } ?? 0) + 1)
   }
@@ -768,7 +771,7 @@ extension JournalVault {
   /// Restores exactly this deletion while its window is open; false when it is not pending.
   public func undo(_ deletion: NoteDeletion) throws -> Bool {
     guard try isPending(deletion), context.now() < deletion.purgeAfter else { return false }
-    _ = try restoreNote(of: deletion.session)
+    _ = try restoreNote(of: deletion.session, only: deletion.note)
     return true
   }
 
