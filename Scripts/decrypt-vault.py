@@ -14,7 +14,7 @@ import sqlite3
 import struct
 import sys
 import unicodedata
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import nacl.bindings as b
 import nacl.encoding
@@ -388,8 +388,8 @@ def check_session(s, status, version):
     # Tag 12 is what the notes shown (with a mood) and the date say (format 14).
     moods = s.pop("note_moods", [])
     date = datetime.fromisoformat(s["date"])
-    derived = [(min(65535, max(0, int((datetime.fromisoformat(n["written"]) - date)
-                                       .total_seconds() // 86400))), n["mood"])
+    derived = [(min(65535, max(0, (datetime.fromisoformat(n["written"]) - date)
+                               // timedelta(days=1))), n["mood"])
                for n in s.get("notes", []) if n["mood"] is not None]
     if moods != derived:
         raise ValueError("note moods do not match the notes")
@@ -435,6 +435,14 @@ def additions(db, data_key, stored_key, version):
                     raise ValueError("status does not match the reflection")
             else:
                 raise ValueError("unknown kind")
+            # Only texts a form would save (SECURITY.md, "Sealed additions").
+            for name in ("dose", "intention", "environment", "music", "reflection"):
+                text = s.get(name)
+                allowed = "" if name == "dose" else "\n\t"
+                if text is not None and (text != text.strip() or any(
+                        (ord(c) < 32 or 127 <= ord(c) < 160) and c not in allowed
+                        for c in text)):
+                    raise ValueError("a text no form would save")
             entry.update(s)
         except Exception:
             entry["damaged"] = True

@@ -178,8 +178,10 @@ extension Session {
   public var noteMoods: [NoteMood] {
     shownNotes.compactMap { note in
       guard let mood = note.mood else { return nil }
-      let days = max(0, (note.written.timeIntervalSince(date) / 86400).rounded(.down))
-      return NoteMood(days: UInt16(min(days, Double(UInt16.max))), mood: mood)
+      // In whole stored milliseconds, as any reader can count them exactly.
+      let elapsed = StoredRange.millis(note.written) - StoredRange.millis(date)
+      let days = max(0, elapsed / 86_400_000)
+      return NoteMood(days: UInt16(min(days, Int64(UInt16.max))), mood: mood)
     }
   }
 
@@ -262,12 +264,17 @@ extension Session {
   /// note in that version (a command that asked or opened an editor in between acts on what
   /// it showed, or on nothing).
   private func index(numbered number: Int, expecting seen: Note?) throws(NoteError) -> Int {
+    // The note shown is found by its id: a note added or deleted before it meanwhile moves
+    // the numbers, not the note.
+    if let seen {
+      guard let index = notes.firstIndex(where: { $0.id == seen.id }),
+        notes[index].isShown, notes[index].versions.first == seen.versions.first
+      else { throw .changedMeanwhile(number: number) }
+      return index
+    }
     let id = try note(numbered: number).id
     guard let index = notes.firstIndex(where: { $0.id == id }) else {
       throw .noSuchNote(number: number, count: shownNotes.count)
-    }
-    if let seen, seen.id != id || seen.versions.first != notes[index].versions.first {
-      throw .changedMeanwhile(number: number)
     }
     return index
   }

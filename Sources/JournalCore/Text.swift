@@ -78,7 +78,7 @@ extension String {
     return String(scalars[first...last])
   }
 
-  var containsControlCharacters: Bool {
+  public var containsControlCharacters: Bool {
     unicodeScalars.contains { $0.isControl }
   }
 

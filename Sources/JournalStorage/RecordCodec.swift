@@ -183,7 +183,23 @@ public enum RecordCodec {
       (opened.text(of: field)?.utf8.count ?? 0) > field.maximumBytes
     }
     guard !tooLong else { throw Malformed() }
+    // And only what a form takes: texts as typed texts are checked (no control character
+    // a terminal would act on when `show` prints it), a custom treatment's name too.
+    for field in [Field.dose, .intention, .environment, .music, .reflection] {
+      guard typed(opened.text(of: field), field) else { throw Malformed() }
+    }
+    if let name = opened.treatment.customName {
+      guard !name.isEmpty, name.trimmingWhitespace() == name,
+        name.count <= Treatment.maximumCustomLength, !name.containsControlCharacters
+      else { throw Malformed() }
+    }
     return opened
+  }
+
+  /// Whether `text` is as a form leaves what a person typed into `field` (nil: nothing).
+  static func typed(_ text: String?, _ field: Field) -> Bool {
+    guard let text else { return true }
+    return (try? Text.normalise(text, field: field, multiline: field != .dose)) == text
   }
 
   /// A whole session from its two opened parts: complete exactly when reflected on
@@ -274,6 +290,7 @@ public enum RecordCodec {
     // No longer than a form takes (see `decodeNewAddition`).
     for change in changes {
       if let text = change.text, text.utf8.count > change.field.maximumBytes { throw Malformed() }
+      guard typed(change.text, change.field) else { throw Malformed() }
     }
     return (changes, nil, written)
   }

@@ -367,7 +367,7 @@ extension SessionStore {
   /// Adds a note written without the passphrase to the session `id` (as `noted` holds it,
   /// written once all additions are opened). Only its text and mood are the writer's: it is
   /// marked as added so, dated no later than its addition was kept (`added`, from the clear
-  /// row) and the opening, and given a fresh random id and version, so that no planted note
+  /// row) and the opening and no earlier than the session was created, and given a fresh random id and version, so that no planted note
   /// can stand in for one of the person's, choose where it sorts, or make the session
   /// unreadable. A note past what a session takes (in number or in text) is opened apart as
   /// a session of its own, marked and named. False when there is no such session, or it does
@@ -390,7 +390,9 @@ extension SessionStore {
     var noteID = Note.ID(random64())
     while session.notes.contains(where: { $0.id == noteID }) { noteID = Note.ID(random64()) }
     let note = Note(
-      id: noteID, written: Note.stored(min(sealed.written, added, now)), edited: nil,
+      // Never earlier than the session it is added to: a planted date cannot make it note 1.
+      id: noteID, written: Note.stored(max(session.created, min(sealed.written, added, now))),
+      edited: nil,
       mood: sealed.mood, text: sealed.text, deleted: nil, purgeAfter: nil, addedSealed: true,
       keptFrom: nil, versions: [random64()])
     do {

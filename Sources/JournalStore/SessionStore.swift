@@ -1099,9 +1099,20 @@ public final class SessionStore {
       }
       return
     }
+    // Notes carry their own ids and versions: they are merged as a sync merges them, so an
+    // import never drops a note written here nor skips one the file adds.
+    let notes = existing.map { NoteMerge.merge($0.notes, session.notes) } ?? session.notes
     if let existing {
       if existing == session || existing.updated >= session.updated {
-        count.unchanged += 1
+        guard notes != existing.notes else {
+          count.unchanged += 1
+          return
+        }
+        count.updated += 1
+        guard !dryRun else { return }
+        var kept = existing
+        kept.setNotes(notes)
+        try put(kept, db)
         return
       }
       count.updated += 1
@@ -1111,6 +1122,7 @@ public final class SessionStore {
     // sync keeps them): a copy from before them never removes them.
     var taken = session
     if let existing { taken.keepMarks(of: existing) }
+    taken.setNotes(notes)
     try put(taken, db)
   }
 

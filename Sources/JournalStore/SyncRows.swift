@@ -35,6 +35,8 @@ extension SyncBaseRecord {
         fingerprints[field] = Array(try reader.bytes(Self.fingerprintBytes))
       }
       while !reader.isAtEnd { conflicts.insert(try SyncStamp(reading: &reader)) }
+      // Layout 1 was agreed before sessions had tags: none were agreed, by nobody.
+      if layout == 1 { stamps[.tags] = SyncStamp.none }
     } catch is ByteReader.Short {
       throw StoreError.damagedRecord(id: id.short)
     }

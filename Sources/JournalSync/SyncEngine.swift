@@ -15,6 +15,9 @@ public struct SyncReport: Sendable, Equatable {
   public var removedHere = 0
   /// Sessions that now hold a text kept from a write at the same time.
   public var conflicted: [SessionID] = []
+  /// Sessions that now keep a note another device corrected at the same time, as a note of
+  /// its own beside the one shown.
+  public var notesKept: [SessionID] = []
   /// Sessions another device deleted that had changes here not yet sent: they went too.
   public var removedWithChanges: [SessionID] = []
   /// Whether the passphrase changed on another device (needed at the next unlock here).
@@ -309,6 +312,7 @@ public final class SyncEngine {
       report.received += synced.received
       report.removedHere += synced.removedHere
       report.conflicted += synced.conflicted
+      report.notesKept += synced.notesKept
       report.removedWithChanges += synced.removedWithChanges
       report.passphraseChanged = report.passphraseChanged || synced.passphraseChanged
       guard let settings = try store.syncSettings() else { throw SyncError.notSetUp }
@@ -602,6 +606,7 @@ public final class SyncEngine {
     total.received += report.received
     total.removedHere += report.removedHere
     total.conflicted += report.conflicted
+    total.notesKept += report.notesKept
     total.removedWithChanges += report.removedWithChanges
     total.passphraseChanged = total.passphraseChanged || report.passphraseChanged
     return Pulled(settings: commit.settings, counter: state.counter, schema: state.schema)
@@ -672,11 +677,13 @@ public final class SyncEngine {
       func kept(_ session: Session) -> Set<Note.ID> {
         Set(session.notes.lazy.filter { $0.keptFrom != nil && $0.isShown }.map(\.id))
       }
-      if Set(merged.session.conflicts) != Set(mine.session.conflicts)
-        && !merged.session.conflicts.isEmpty
-        || !kept(merged.session).subtracting(kept(mine.session)).isEmpty
+      if Set(merged.session.conflicts) != Set(mine.session.conflicts),
+        !merged.session.conflicts.isEmpty
       {
         counts.conflicted.append(id)
+      }
+      if !kept(merged.session).subtracting(kept(mine.session)).isEmpty {
+        counts.notesKept.append(id)
       }
       commit.agreed.append(
         .init(
@@ -687,6 +694,7 @@ public final class SyncEngine {
     guard try store.commitSync(commit) else { return false }
     report.received += counts.received
     report.conflicted += counts.conflicted
+    report.notesKept += counts.notesKept
     return true
   }
 
@@ -780,8 +788,12 @@ public final class SyncEngine {
     var stamps: SyncStamps = [:]
     let edited = UInt64(max(0, (local.session.updated.timeIntervalSince1970 * 1000).rounded()))
     for field in SyncField.allCases {
+      // Tags agreed before format 14 (a base of layout 1, no fingerprint) were none: a
+      // session still without tags has not changed them here.
+      let noTagsYet =
+        field == .tags && local.base?.fingerprints[.tags] == nil && local.session.tags.isEmpty
       if let base = local.base, let agreed = base.stamps[field],
-        try store.fingerprint(local.session, field) == base.fingerprints[field]
+        try noTagsYet || store.fingerprint(local.session, field) == base.fingerprints[field]
       {
         stamps[field] = agreed
       } else {

@@ -326,6 +326,11 @@ enum SyncLines {
       "session \(id.short) holds a text another device wrote at the same time: "
         + "see \"journal show \(id.short)\", then \"journal resolve\""
     }
+      + report.notesKept.map { id in
+        "session \(id.short) keeps a note another device corrected at the same time, beside "
+          + "it: see \"journal show \(id.short)\"; \"journal note \(id.short) --delete N\" "
+          + "removes the one you do not want"
+      }
       + report.removedWithChanges.map { id in
         "session \(id.short) was deleted on another device; "
           + "the changes made to it here had not been sent and went with it"

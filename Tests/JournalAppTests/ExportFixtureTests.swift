@@ -14,7 +14,7 @@ import Testing
 /// Each was written once by today's writer (`writeFixtures`, JOURNAL_WRITE_FIXTURES=1, which
 /// writes only what is missing) from `Fixtures.sessions`. An export imports back through
 /// `journal import`'s own reading into a new vault to exactly those sessions, and that vault
-/// exports to the same bytes again: export takes no random bytes and no clock but the
+/// exports to the same bytes again as today's version (2 since tags and notes): export takes no random bytes and no clock but the
 /// `exported` time, so a change to the document that keeps its version fails here.
 struct ExportFixtureTests {
   /// The `exported` time of the fixtures.
@@ -88,7 +88,10 @@ struct ExportFixtureTests {
     for session in Fixtures.sessions {
       #expect(try f.journal.session(session.id) == Self.asImported(session))
     }
-    #expect(try Self.export(f.journal) == bytes, "the export is no longer written as it was")
+    // Today's version is written again byte for byte; an earlier one only read.
+    if version == Export.version {
+      #expect(try Self.export(f.journal) == bytes, "the export is no longer written as it was")
+    }
     // A second import of the same file changes nothing.
     #expect(try Self.importFile(Fixtures.path(name), into: f.journal).unchanged == 3)
   }
@@ -118,7 +121,7 @@ struct ExportFixtureTests {
   /// normal run).
   @Test(.enabled(if: Fixtures.writing)) func writeFixtures() throws {
     let export = Export.json(Fixtures.sessions, exported: Self.exported)
-    try Fixtures.writeIfMissing("export/export-v1.json", Array(export.utf8))
+    try Fixtures.writeIfMissing("export/export-v\(Export.version).json", Array(export.utf8))
     for session in Fixtures.sessions {
       try Fixtures.writeIfMissing(
         "export/show-v1-\(session.id.short).json", Array(Render.json(session: session).utf8))

@@ -178,7 +178,7 @@ struct ImportParserTests {
     #expect(
       refusal(document(noID))
         == .importRefused(place: "sessions[0].id", reason: "is not a 32-digit hex id"))
-    #expect(refusal(document(valid, version: 2)) == .importVersion(found: 2, supported: 1))
+    #expect(refusal(document(valid, version: 3)) == .importVersion(found: 3, supported: 2))
     let twice: [String: Any] = [
       "format": "journal-export", "version": 1, "sessions": [valid, valid],
     ]

@@ -48,9 +48,9 @@ import Testing
   @Test func exportFixtureRoundTrip() throws {
     // Given
     let f = CLIFixture().initialise()
-    let fixture = try #require(Fixtures.bytes("export/export-v1.json"))
+    let fixture = try #require(Fixtures.bytes("export/export-v2.json"))
     // When
-    let imported = f.run("import", Fixtures.path("export/export-v1.json"))
+    let imported = f.run("import", Fixtures.path("export/export-v2.json"))
     let exported = f.run("export", extra: ["JOURNAL_DEBUG_NOW": "2026-11-21T18:30:00.000Z"])
     // Then
     #expect(imported.status == 0)

@@ -209,8 +209,8 @@ struct NoteTests {
     }
   }
 
-  /// A command acts on the note it showed: if the numbers moved meanwhile (an earlier note
-  /// deleted), or the note was corrected elsewhere, nothing is done.
+  /// A command acts on the note it showed, found by its id when the numbers moved meanwhile
+  /// (an earlier note deleted); if that note was corrected elsewhere, nothing is done.
   @Test func actingOnANoteThatChangedMeanwhile() throws {
     let ids = Counter(950)
     var s = session()
@@ -220,9 +220,11 @@ struct NoteTests {
     }
     let second = try s.note(numbered: 2)
     _ = try s.deleteNote(1, purgeAfter: now + 10, version: 70, now: now + 5)
-    #expect(throws: NoteError.changedMeanwhile(number: 2)) {
-      try s.editNote(2, text: "x", mood: nil, version: 71, now: now + 6, expecting: second)
-    }
+    // The numbers moved: the note shown (now number 1) is the one corrected.
+    let corrected = try s.editNote(
+      2, text: "two", mood: nil, version: 71, now: now + 6, expecting: second)
+    #expect(corrected.id == second.id)
+    #expect(s.shownNotes.map(\.text) == ["two", "three"])
     let first = try s.note(numbered: 1)
     _ = try s.editNote(1, text: "two, corrected elsewhere", mood: nil, version: 72, now: now + 7)
     #expect(throws: NoteError.changedMeanwhile(number: 1)) {

@@ -266,6 +266,44 @@ struct AdditionContestTests {
     }
   }
 
+  /// Texts no form would save (a terminal escape, a control character in a one-line dose,
+  /// untrimmed), planted in a new session or in later fields, are damage: named, never
+  /// opened into a session `show` would print to a terminal.
+  @Test func textsNoFormWouldSaveAreDamage() throws {
+    let f = try StoreFixture()
+    try f.store.setSealing(publicKey: f.keys.sealingPublicKey)
+    let saved = try f.session(seed: 41, reflection: nil)
+    try f.store.upsert(saved)
+    var planted: [SessionID] = []
+    for (index, text) in ["escape \u{1B}]0;owned\u{07}", " untrimmed", "bell\u{07}"].enumerated() {
+      var fresh = try f.session(seed: 42 + UInt8(index), reflection: nil)
+      try fresh.apply(.reflection(text), now: TestClock.reference)
+      try f.vault.addSealed(
+        .new, id: fresh.id, completes: true, at: TestClock.reference,
+        box: try SealedBox.seal(
+          RecordCodec.encodeNewAddition(fresh), to: f.keys.sealingPublicKey),
+        sealedTo: f.keys.sealingPublicKey)
+      planted.append(fresh.id)
+    }
+    var dosed = try f.session(seed: 50, reflection: nil)
+    try dosed.apply(.dose("two\nlines"), now: TestClock.reference)
+    try f.vault.addSealed(
+      .new, id: dosed.id, completes: false, at: TestClock.reference,
+      box: try SealedBox.seal(RecordCodec.encodeNewAddition(dosed), to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
+    try f.vault.addSealed(
+      .later, id: saved.id, completes: true, at: TestClock.reference,
+      box: try SealedBox.seal(
+        RecordCodec.encodeLaterAddition([.reflection("\u{1B}[2Jcleared")], at: TestClock.reference),
+        to: f.keys.sealingPublicKey),
+      sealedTo: f.keys.sealingPublicKey)
+    let opened = try f.store.openAdditions(
+      keys: f.keys, now: TestClock.reference + 60, random: SeededRandom(seed: 41))
+    #expect(Set(opened.damaged) == Set(planted + [dosed.id, saved.id]))
+    #expect(opened.added.isEmpty)
+    #expect(try f.store.session(saved.id).reflection == nil)
+  }
+
   /// A box longer than any journal seals is damage, removed without being read.
   @Test func oversizedBoxIsDamage() throws {
     let f = try StoreFixture()

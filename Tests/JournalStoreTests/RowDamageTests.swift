@@ -100,7 +100,7 @@ struct RowDamageTests {
       try bytes.withUnsafeBytes { try SyncBaseRecord(decoding: $0, id: id) }
     }
     #expect(try decode(bytes) == record)
-    // Layout 1 (before format 14: no tags field) is read, without a tags stamp.
+    // Layout 1 (before format 14: no tags field) is read with no tags agreed, by nobody.
     var one: [UInt8] = [1]
     for field in SyncField.layoutOne {
       one.append(field.rawValue)
@@ -109,7 +109,8 @@ struct RowDamageTests {
     }
     one += SyncStamp(time: 5, counter: 2, device: device).encoded
     let read = try decode(one)
-    #expect(read.stamps[.tags] == nil && read.stamps[.date] == stamps[.date])
+    #expect(read.stamps[.tags] == SyncStamp.none && read.fingerprints[.tags] == nil)
+    #expect(read.stamps[.date] == stamps[.date])
     #expect(read.conflicts == record.conflicts)
     // When it is damaged, then
     let damaged = StoreError.damagedRecord(id: id.short)

@@ -32,7 +32,9 @@ struct NotesSyncTests {
     let meeting = b.ok("sync")
     a.ok("sync")
     // Then both hold every note and both corrections, the same way, and say so
-    #expect(meeting.stdout.contains("at the same time"), "\(meeting)")
+    #expect(
+      meeting.stdout.contains("keeps a note another device corrected at the same time"),
+      "\(meeting)")
     let held = notes(a, id)
     #expect(held == notes(b, id))
     #expect(Set(held) == ["CORRECTED-ON-A", "CORRECTED-ON-B", "NOTE-FROM-A", "NOTE-FROM-B"])

@@ -10,8 +10,10 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 
 public enum Export {
   /// The export document's format name and version; `import` refuses a newer version.
+  /// Version 2 (vault format 14) adds `tags` and `notes`: a journal of version 1 would
+  /// import such a file without them, so it refuses it instead.
   public static let formatName = "journal-export"
-  public static let version = 1
+  public static let version = 2
 
   /// Renders sessions (oldest first, which reads like a diary) in `format`: the whole export
   /// at once, exactly what `Writer` streams.

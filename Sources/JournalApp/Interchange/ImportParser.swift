@@ -413,7 +413,8 @@ public struct ImportParser {
         mood = value
       }
       guard let written = try time("written", required: true) else { continue }
-      let edited = try time("edited", required: false)
+      // A correction is never before the note it corrects.
+      let edited = try time("edited", required: false).map { max($0, written) }
       // A note written by hand, without an id or version: both made from what it holds, so
       // that importing the same file again gives the same note, never a second one.
       let made = fnv1a(

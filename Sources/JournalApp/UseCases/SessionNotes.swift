@@ -172,11 +172,18 @@ public enum SessionNotes {
   /// How it feels now, asked after a note typed at the terminal; nil when skipped.
   static func askMood(_ runtime: Runtime) throws -> Mood? {
     guard let tty = runtime.terminal else { return nil }
-    let answer = try tty.readMood(
-      MoodQuestion(
-        field: .moodAfter, prompt: "  How it feels now, 1 to 10 (Enter skips) ", current: nil,
-        optional: true, clearable: false, label: "How it feels now"))
-    guard !answer.trimmingWhitespace().isEmpty, answer != "-" else { return nil }
-    return try Note.mood(answer)
+    // Asked again after an answer that is not a mood: the note typed before it stays.
+    while true {
+      let answer = try tty.readMood(
+        MoodQuestion(
+          field: .moodAfter, prompt: "  How it feels now, 1 to 10 (Enter skips) ",
+          current: nil, optional: true, clearable: false, label: "How it feels now"))
+      guard !answer.trimmingWhitespace().isEmpty, answer != "-" else { return nil }
+      do {
+        return try Note.mood(answer)
+      } catch {
+        tty.writeLine("  " + Diagnosis.validation(error).message)
+      }
+    }
   }
 }
