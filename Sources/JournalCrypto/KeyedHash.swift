@@ -76,8 +76,51 @@ public final class KeyedHash {
     return out
   }
 
+  /// BLAKE2b-256 with no key of `head` then `body`, written into `out` (32 bytes): no array
+  /// made, for the thousands of small digests of the ledger's tree. `state` is scratch space
+  /// of at least `stateBytes`, 64-byte aligned (`UnkeyedScratch`).
+  static func unkeyed(
+    _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer,
+    into out: UnsafeMutableRawBufferPointer, state: UnsafeMutableRawPointer
+  ) {
+    guard out.count >= Self.bytes, let digest = out.baseAddress else {
+      preconditionFailure("a digest is 32 bytes")
+    }
+    let state = OpaquePointer(state)
+    func update(_ part: UnsafeRawBufferPointer) {
+      guard let bytes = part.baseAddress else { return }
+      _ = crypto_generichash_update(
+        state, bytes.assumingMemoryBound(to: UInt8.self), UInt64(part.count))
+    }
+    _ = crypto_generichash_init(state, nil, 0, Self.bytes)
+    update(head)
+    update(body)
+    _ = crypto_generichash_final(
+      state, digest.assumingMemoryBound(to: UInt8.self), Self.bytes)
+  }
+
   /// Whether two tags are equal, in constant time.
   public static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     a.count == b.count && sodium_memcmp(a, b, a.count) == 0
+  }
+}
+
+/// Scratch space for `KeyedHash.unkeyed(_:_:into:state:)`'s state, made once for many
+/// digests. What it hashes is not secret (the ledger's entries are in the clear beside it).
+public final class UnkeyedScratch {
+  let state: UnsafeMutableRawPointer
+
+  public init() {
+    state = .allocate(byteCount: (crypto_generichash_statebytes() + 63) / 64 * 64, alignment: 64)
+  }
+
+  deinit { state.deallocate() }
+
+  /// BLAKE2b-256 with no key of `head` then `body`, into `out` (32 bytes).
+  public func digest(
+    _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer,
+    into out: UnsafeMutableRawBufferPointer
+  ) {
+    KeyedHash.unkeyed(head, body, into: out, state: state)
   }
 }

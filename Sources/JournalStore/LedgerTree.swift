@@ -93,11 +93,29 @@ struct LedgerTree: Equatable {
       leaf * Self.digestBytes..<(leaf + 1) * Self.digestBytes, with: digest)
   }
 
-  /// Every node's digest, in order.
+  /// Every node's digest, in order: each hashed from the leaves where they lie, as
+  /// `nodeDigest` makes it.
   func nodes() -> [UInt8] {
-    var nodes: [UInt8] = []
-    nodes.reserveCapacity(Self.nodeCount * Self.digestBytes)
-    for node in 0..<Self.nodeCount { nodes += Self.nodeDigest(node, leaves: leaves(ofNode: node)) }
+    var nodes = [UInt8](repeating: 0, count: Self.nodeCount * Self.digestBytes)
+    let scratch = UnkeyedScratch()
+    var head = Array("JRNLNODE".utf8) + [0]
+    let size = Self.nodeCount * Self.digestBytes
+    leaves.withUnsafeBytes { leaves in
+      nodes.withUnsafeMutableBytes { out in
+        for node in 0..<Self.nodeCount {
+          let mine = UnsafeRawBufferPointer(rebasing: leaves[node * size..<(node + 1) * size])
+          // A node of empty leaves is zeros, as the nodes array starts.
+          guard mine.contains(where: { $0 != 0 }) else { continue }
+          head[8] = UInt8(node)
+          head.withUnsafeBytes { head in
+            scratch.digest(
+              head, mine,
+              into: UnsafeMutableRawBufferPointer(
+                rebasing: out[node * Self.digestBytes..<(node + 1) * Self.digestBytes]))
+          }
+        }
+      }
+    }
     return nodes
   }
 
@@ -109,6 +127,9 @@ struct LedgerTree: Equatable {
     var tree = LedgerTree()
     private var current = -1
     private var pending: [UInt8] = []
+    /// The leaf digests' scratch state and prefix, made once for every leaf.
+    private let scratch = UnkeyedScratch()
+    private var head = Array("JRNLLEAF".utf8) + [0, 0]
 
     /// Adds one entry of leaf `leaf`; false when the leaves come out of order.
     mutating func add(_ entry: UnsafeRawBufferPointer, leaf: Int) -> Bool {
@@ -126,9 +147,23 @@ struct LedgerTree: Equatable {
       return tree
     }
 
+    /// The current leaf's digest, as `leafDigest` makes it, hashed into its place in the
+    /// tree: no array a leaf.
     private mutating func flush() {
       guard current >= 0, !pending.isEmpty else { return }
-      tree.setLeaf(current, LedgerTree.leafDigest(current, entries: pending))
+      head[8] = UInt8(current >> 8)
+      head[9] = UInt8(current & 0xFF)
+      let at = current * LedgerTree.digestBytes
+      head.withUnsafeBytes { head in
+        pending.withUnsafeBytes { pending in
+          tree.leaves.withUnsafeMutableBytes { leaves in
+            scratch.digest(
+              head, pending,
+              into: UnsafeMutableRawBufferPointer(
+                rebasing: leaves[at..<at + LedgerTree.digestBytes]))
+          }
+        }
+      }
       pending.removeAll(keepingCapacity: true)
     }
   }
