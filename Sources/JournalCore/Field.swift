@@ -74,7 +74,7 @@ public enum Field: String, Hashable, Sendable, CaseIterable {
   public var maximumBytes: Int {
     switch self {
     case .intention, .reflection, .environment, .music: 1_048_576
-    case .notes: Note.maximumBytes * Note.maximumCount
+    case .notes: Note.maximumTotalBytes
     case .dose: 200
     case .date, .treatment, .moodBefore, .moodAfter: 100
     }

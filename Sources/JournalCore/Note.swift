@@ -152,6 +152,18 @@ public struct NoteMood: Hashable, Sendable {
     self.days = days
     self.mood = mood
   }
+
+  /// The moods of the shown `notes` that have one, with the days since `date`, in order: the
+  /// one derivation of the summary's copy (SECURITY.md, tag 12).
+  public static func of(_ notes: [Note], after date: Date) -> [NoteMood] {
+    notes.compactMap { note in
+      guard note.isShown, let mood = note.mood else { return nil }
+      // In whole stored milliseconds, as any reader can count them exactly.
+      let elapsed = StoredRange.millis(note.written) - StoredRange.millis(date)
+      let days = max(0, elapsed / 86_400_000)
+      return NoteMood(days: UInt16(min(days, Int64(UInt16.max))), mood: mood)
+    }
+  }
 }
 
 /// What a person asks of a session's notes, and why it cannot be done.
@@ -175,15 +187,7 @@ extension Session {
 
   /// The moods of the notes shown that have one, with the days since the session, in the
   /// order written (the summary's copy, SECURITY.md tag 12).
-  public var noteMoods: [NoteMood] {
-    shownNotes.compactMap { note in
-      guard let mood = note.mood else { return nil }
-      // In whole stored milliseconds, as any reader can count them exactly.
-      let elapsed = StoredRange.millis(note.written) - StoredRange.millis(date)
-      let days = max(0, elapsed / 86_400_000)
-      return NoteMood(days: UInt16(min(days, Int64(UInt16.max))), mood: mood)
-    }
-  }
+  public var noteMoods: [NoteMood] { NoteMood.of(notes, after: date) }
 
   /// Adds a note written now; the status does not change.
   public mutating func addNote(_ note: Note, now: Date) throws(NoteError) {
@@ -209,6 +213,8 @@ extension Session {
   /// Whether its notes are as a reader takes them: ordered by stored time then id, each id
   /// once, within the readable bounds. What the store checks before it writes a session.
   public var notesAreReadable: Bool {
+    // Most sessions have none: every write asks (an import, 100,000 times).
+    guard !notes.isEmpty else { return true }
     guard notes.count <= Note.readableCount, noteBytes <= Note.readableTotalBytes,
       notes.allSatisfy({
         $0.text.utf8.count <= Note.maximumBytes && !$0.versions.isEmpty

@@ -96,6 +96,7 @@ public struct Session: Hashable, Sendable {
   public mutating func retag(
     adding added: [String], removing removed: [String], now: Date
   ) throws(FieldError) {
+    guard !added.isEmpty || !removed.isEmpty else { return }
     let changed = try Tag.set(Set(tags).union(added).subtracting(removed))
     guard changed != tags else { return }
     tags = changed

@@ -13,6 +13,13 @@ extension RandomSource {
     out.withUnsafeMutableBytes { fill($0) }
     return out
   }
+
+  /// 8 random bytes as a number (a note's id or version: not secret).
+  public func uint64() -> UInt64 {
+    var value: UInt64 = 0
+    withUnsafeMutableBytes(of: &value) { fill($0) }
+    return value
+  }
 }
 
 /// libsodium's `randombytes_buf`: getrandom(2) on Linux.

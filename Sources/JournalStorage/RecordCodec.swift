@@ -208,14 +208,9 @@ public enum RecordCodec {
     guard let intention = body.intention,
       (summary.status == .complete) == (body.reflection != nil)
     else { throw Malformed() }
-    // The summary's note moods are the body's notes': anything else is damage.
-    var whole = Session(
-      id: summary.id, date: summary.date, treatment: summary.treatment, dose: nil,
-      intention: intention, moodBefore: nil, environment: nil, music: nil, moodAfter: nil,
-      reflection: nil, created: summary.created, updated: summary.updated,
-      status: .needsReflection)
-    whole.setNotes(body.notes)
-    guard whole.notes == body.notes, whole.noteMoods == summary.noteMoods else {
+    // The summary's note moods are the body's notes' (their order FieldCodec checked):
+    // anything else is damage.
+    guard NoteMood.of(body.notes, after: summary.date) == summary.noteMoods else {
       throw Malformed()
     }
     // A mark in both places is one a reader could not choose between.

@@ -384,17 +384,14 @@ extension SessionStore {
     guard (try? Note.normalise(sealed.text)) == sealed.text else {
       throw FieldCodec.Malformed()
     }
-    func random64() -> UInt64 {
-      random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-    }
-    var noteID = Note.ID(random64())
-    while session.notes.contains(where: { $0.id == noteID }) { noteID = Note.ID(random64()) }
+    var noteID = Note.ID(random.uint64())
+    while session.notes.contains(where: { $0.id == noteID }) { noteID = Note.ID(random.uint64()) }
     let note = Note(
       // Never earlier than the session it is added to: a planted date cannot make it note 1.
       id: noteID, written: Note.stored(max(session.created, min(sealed.written, added, now))),
       edited: nil,
       mood: sealed.mood, text: sealed.text, deleted: nil, purgeAfter: nil, addedSealed: true,
-      keptFrom: nil, versions: [random64()])
+      keptFrom: nil, versions: [random.uint64()])
     do {
       try session.addNote(note, now: now)
       session.keepSealedNoteMark(at: added)

@@ -76,9 +76,7 @@ public struct SealedCapture {
   /// Adds an integration note to the session, sealed, added when the journal is next opened.
   public func addNote(_ text: String, mood: Mood?, to id: SessionID) throws {
     let now = context.now()
-    let note = Note(text: text, mood: mood, now: now) {
-      context.random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-    }
+    let note = Note(text: text, mood: mood, now: now, random: context.random.uint64)
     var plain = RecordCodec.encodeNoteAddition(note, at: now)
     defer { wipe(&plain) }
     let box = try SealedBox.seal(plain, to: publicKey)

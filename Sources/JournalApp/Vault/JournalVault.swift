@@ -690,11 +690,6 @@ public struct NoteDeletion: Sendable, Equatable {
 }
 
 extension JournalVault {
-  /// 8 random bytes, for a note's id or a version.
-  private func random64() -> UInt64 {
-    context.random.bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-  }
-
   /// Changes the session's notes or tags in one keyed write, purging any deleted note whose
   /// window has closed on the way.
   private func updateNotes(
@@ -715,7 +710,7 @@ extension JournalVault {
   public func addNote(
     _ text: String, mood: Mood?, to id: SessionID
   ) throws -> (session: Session, number: Int) {
-    let note = Note(text: text, mood: mood, now: context.now(), random: random64)
+    let note = Note(text: text, mood: mood, now: context.now(), random: context.random.uint64)
     let session = try updateNotes(id) { session, now in try session.addNote(note, now: now) }
     return (session, (session.shownNotes.firstIndex { $0.id == note.id } ?? 0) + 1)
   }
@@ -725,7 +720,7 @@ extension JournalVault {
   public func editNote(
     _ number: Int, text: String?, mood: Mood??, of id: SessionID, expecting seen: Note? = nil
   ) throws -> Session {
-    let version = random64()
+    let version = context.random.uint64()
     return try updateNotes(id) { session, now in
       _ = try session.editNote(
         number, text: text, mood: mood, version: version, now: now, expecting: seen)
@@ -736,7 +731,7 @@ extension JournalVault {
   public func deleteNote(
     _ number: Int, of id: SessionID, window: TimeInterval, expecting seen: Note? = nil
   ) throws -> NoteDeletion {
-    let version = random64()
+    let version = context.random.uint64()
     var deleted: Note?
     _ = try updateNotes(id) { session, now in
       deleted = try session.deleteNote(
@@ -754,7 +749,7 @@ extension JournalVault {
   public func restoreNote(
     of id: SessionID, only note: Note.ID? = nil
   ) throws -> (session: Session, number: Int) {
-    let version = random64()
+    let version = context.random.uint64()
     var restored: Note?
     let session = try updateNotes(id) { session, now in
       restored = try session.restoreNote(version: version, now: now, only: note)
