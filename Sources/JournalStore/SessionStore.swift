@@ -723,8 +723,10 @@ public final class SessionStore {
     }
     // In place: Swift's own sort keeps a buffer of half the array (12 MB at a million).
     switch order {
-    case .newestFirst: heapSort(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
-    case .oldestFirst: heapSort(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+    case .newestFirst:
+      sortInPlace(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+    case .oldestFirst:
+      sortInPlace(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
     }
     // Only the newest `newest`, in the order asked.
     if let newest, newest < places.count {
@@ -984,9 +986,9 @@ public final class SessionStore {
       }
       switch order {
       case .newestFirst:
-        heapSort(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+        sortInPlace(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
       case .oldestFirst:
-        heapSort(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
+        sortInPlace(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
       }
       try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
       return damaged.sorted()
@@ -1284,29 +1286,5 @@ public final class SessionStore {
     writes += 1
     if let stamp { onStamp?(stamp) }
     return result
-  }
-}
-
-/// Sorts `items` in place by `before` with heapsort: O(n log n) and no memory beyond the
-/// array, where the standard library's stable sort takes a buffer of half of it.
-func heapSort<T>(_ items: inout [T], by before: (T, T) -> Bool) {
-  items.withUnsafeMutableBufferPointer { items in
-    func siftDown(_ start: Int, _ end: Int) {
-      var root = start
-      while 2 * root + 1 < end {
-        var child = 2 * root + 1
-        if child + 1 < end, before(items[child], items[child + 1]) { child += 1 }
-        guard before(items[root], items[child]) else { return }
-        items.swapAt(root, child)
-        root = child
-      }
-    }
-    for start in stride(from: items.count / 2 - 1, through: 0, by: -1) {
-      siftDown(start, items.count)
-    }
-    for end in stride(from: items.count - 1, to: 0, by: -1) {
-      items.swapAt(0, end)
-      siftDown(0, end)
-    }
   }
 }
