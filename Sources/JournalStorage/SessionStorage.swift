@@ -12,6 +12,13 @@ public protocol SessionStorage: AnyObject {
   /// rows that could not be opened.
   func summaries(needsReflection: Bool) throws -> (sessions: [SessionSummary], damaged: [SessionID])
 
+  /// What `list` shows of the sessions (only those waiting for reflection, or all) that
+  /// `include` takes, newest first, and the ids of rows that could not be opened: 32 bytes a
+  /// session (`ListRow`).
+  func listRows(
+    needsReflection: Bool, include: @escaping @Sendable (SessionSummary) -> Bool
+  ) throws -> (rows: ListRows, damaged: [SessionID])
+
   /// The whole session with this id.
   func session(_ id: SessionID) throws -> Session
 

@@ -380,6 +380,40 @@ public final class SessionStore {
   private func listSummaries(
     status: SessionStatus?
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
+    let (sessions, damaged) = try listed(status: status, reserve: { _ in 0 }) { $0 }
+    // Damaged ids by id: the threads finish in no fixed order.
+    return (Self.newestFirst(sessions), damaged.sorted())
+  }
+
+  /// The list rows of the summaries of `status` (all, when nil) that `include` takes, newest
+  /// first, and the ids of the rows that failed to open, by id: `summaries`' one pass and
+  /// ledger check, keeping 32 bytes a session (`ListRow`) in one array reserved to the
+  /// count, sorted in place. A million sessions' rows take 32 MB.
+  public func listRows(
+    status: SessionStatus? = nil, include: @escaping @Sendable (SessionSummary) -> Bool
+  ) throws -> (rows: ListRows, damaged: [SessionID]) {
+    do {
+      let names = TreatmentNames()
+      var (rows, damaged) = try listed(
+        status: status, reserve: { try Self.count($0, status: status) }
+      ) {
+        summary in
+        include(summary) ? ListRow(summary, treatment: names.index(of: summary.treatment)) : nil
+      }
+      // In place: Swift's own sort keeps a buffer of half the array (16 MB at a million).
+      sortInPlace(&rows, by: ListRow.newestFirst)
+      return (ListRows(rows: rows, treatments: names.all), damaged.sorted())
+    } catch let error as StoreError {
+      throw (try? read { db in Ledger.explain(error, db) }) ?? error
+    }
+  }
+
+  /// The one listing pass (`summaries`, `listRows`): the ledger checked as the rows are read,
+  /// or in the same read transaction when the vault is too large to gather its entries.
+  private func listed<Item: Sendable>(
+    status: SessionStatus?, reserve: (Database) throws -> Int,
+    make: @escaping @Sendable (SessionSummary) -> Item?
+  ) throws -> (items: [Item], damaged: [SessionID]) {
     // A store of point checks reads every summary here: the whole check first.
     if pointChecks { try checkIfListingDidNot() }
     if checkWhenListing,
@@ -393,21 +427,32 @@ public final class SessionStore {
     }
     let checking = checkWhenListing
     var found: LedgerFound?
-    let (sessions, damaged) = try read { db in
-      let scanned = try self.scan(db, status: status, checking: checking) { $0 }
+    var whole: LedgerStamp?
+    let (items, damaged) = try read { db in
+      let scanned = try self.scan(
+        db, status: status, checking: checking, reserve: try reserve(db), make: make)
       found = scanned.found
+      if let stamp = scanned.wholeCheckLeft {
+        // Too many entries to gather: every leaf made again from the ledger's narrow
+        // indexes, one at a time, in the transaction that read the rows.
+        whole = try self.ledger.verify(db, against: stamp)
+      }
       return (scanned.items, scanned.damaged)
     }
     if let found {
       // "complete" sorts before "needs_reflection".
       var view = found.view
       view.rows.sessions =
-        status == .needsReflection ? found.rest + found.listed : found.listed + found.rest
+        found.rest.isEmpty
+        ? found.listed
+        : status == .needsReflection ? found.rest + found.listed : found.listed + found.rest
       checked = try ledger.verify(view, against: found.stamp)
       checkWhenListing = false
+    } else if let whole {
+      checked = whole
+      checkWhenListing = false
     }
-    // Damaged ids by id: the threads finish in no fixed order.
-    return (Self.newestFirst(sessions), damaged.sorted())
+    return (items, damaged)
   }
 
   /// What a listing pass gathered to check the ledger with.
@@ -425,7 +470,9 @@ public final class SessionStore {
   private func scan<Item: Sendable>(
     _ db: Database, status: SessionStatus?, checking: Bool, threads: Int? = nil,
     reserve: Int = 0, make: @escaping @Sendable (SessionSummary) -> Item?
-  ) throws -> (items: [Item], damaged: [SessionID], found: LedgerFound?) {
+  ) throws -> (
+    items: [Item], damaged: [SessionID], found: LedgerFound?, wholeCheckLeft: LedgerStamp?
+  ) {
     let openers = try summaryOpeners()
     let pipeline = SummaryPipeline(
       openers: Array(openers.prefix(threads ?? openers.count)), reserve: reserve, make: make)
@@ -453,7 +500,10 @@ public final class SessionStore {
     if let status { try statement.setArguments([status.rawValue]) }
     let handle = statement.sqliteStatement
     var batch = SummaryBatch()
-    let entries = view != nil
+    // Gathered up to `gatherEntries` sessions (3.4 MB); beyond, dropped, and the ledger
+    // checked from its own indexes after this pass (at a million: 26 MB not held).
+    var entries = view != nil
+    let gatherBytes = gatherEntries * LedgerRows.sessionBytes
     let undone = view?.undone ?? []
     while try Self.step(handle, statement, db) {
       let digits = Self.text(handle, 0)
@@ -472,6 +522,10 @@ public final class SessionStore {
           Ledger.View.appendEntry(
             to: &listed, digits: start, status: rowStatus, revision: revision)
         else { throw StoreError.tampered(.rows) }
+        if listed.count > gatherBytes {
+          entries = false
+          listed = []
+        }
       }
       batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
       if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
@@ -479,14 +533,21 @@ public final class SessionStore {
     _ = pipeline.submit(batch)
     // The sessions of the other status, which the tag covers too.
     var rest: [UInt8] = []
-    if let view, let status {
+    if entries, let view, let status {
       try Ledger.View.scanSessions(
         db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
         into: &rest)
+      if listed.count + rest.count > gatherBytes {
+        entries = false
+        (listed, rest) = ([], [])
+      }
     }
     let (items, damaged) = pipeline.finish()
-    guard let stamp, let view else { return (items, damaged, nil) }
-    return (items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest))
+    guard let stamp, let view else { return (items, damaged, nil, nil) }
+    guard entries else { return (items, damaged, nil, stamp) }
+    return (
+      items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest), nil
+    )
   }
 
   /// Steps a statement read with SQLite's own calls: true for a row, false when done.
@@ -582,6 +643,10 @@ public final class SessionStore {
   /// take the chunked way with a few sessions.)
   var holdAll = 131_072
   var chunk = 65_536
+  /// Up to this many sessions, a listing gathers their ledger entries as it reads them;
+  /// beyond, it checks the ledger from its narrow indexes after the rows (a variable for
+  /// the tests, which take that way with a few sessions).
+  var gatherEntries = Ledger.keepEntries
 
   /// The summaries of `status` (all, when nil) that `include` takes (only the `newest` of
   /// them, when given), handed to `body` one at a time in `order`, and the ids of the rows
@@ -605,7 +670,7 @@ public final class SessionStore {
     return try read { db in
       let total = try Self.count(db, status: status)
       if total <= self.holdAll {
-        let (summaries, damaged, _) = try self.scan(db, status: status, checking: false) {
+        let (summaries, damaged, _, _) = try self.scan(db, status: status, checking: false) {
           include($0) ? $0 : nil
         }
         let all = Self.newestFirst(summaries)
@@ -715,7 +780,7 @@ public final class SessionStore {
     _ db: Database, status: SessionStatus?, order: ReadOrder, total: Int, newest: Int?,
     _ include: @escaping @Sendable (SessionSummary) -> Bool
   ) throws -> ([Place], [SessionID]) {
-    var (places, damaged, _) = try scan(
+    var (places, damaged, _, _) = try scan(
       db, status: status, checking: false, threads: total > self.holdAll ? 1 : nil,
       reserve: total
     ) { summary in

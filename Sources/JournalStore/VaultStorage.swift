@@ -46,6 +46,12 @@ public final class VaultStorage: SessionStorage, SyncStorage {
     try store.summaries(status: needsReflection ? .needsReflection : nil)
   }
 
+  public func listRows(
+    needsReflection: Bool, include: @escaping @Sendable (SessionSummary) -> Bool
+  ) throws -> (rows: ListRows, damaged: [SessionID]) {
+    try store.listRows(status: needsReflection ? .needsReflection : nil, include: include)
+  }
+
   public func session(_ id: SessionID) throws -> Session { try store.session(id) }
 
   public func streamSummaries(

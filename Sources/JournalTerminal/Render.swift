@@ -22,41 +22,28 @@ public struct Render: Sendable {
   /// `write` as UTF-8 a chunk (about 64 KiB) at a time: a list of 100,000 sessions is several
   /// megabytes that need never be in memory at once. A terminal too narrow for that line gets
   /// two lines a session instead; nothing is cut.
-  public func list(_ sessions: [SessionSummary], write: ([UInt8]) throws -> Void) rethrows {
-    // Each row's treatment as an index into `names`, found once, with no hashing for the
-    // named treatments; only the treatments listed count towards the column's width.
-    var names = Treatment.known
-    var used = [Bool](repeating: false, count: names.count)
-    var custom: [String: Int] = [:]
-    var cell = [Int32](repeating: 0, count: sessions.count)
-    for (row, s) in sessions.enumerated() {
-      var index = Treatment.known.firstIndex(of: s.treatment)
-      if index == nil, let name = s.treatment.customName {
-        index = custom[name] ?? names.count
-        if index == names.count {
-          custom[name] = names.count
-          names.append(s.treatment)
-          used.append(false)
-        }
-      }
-      cell[row] = Int32(index ?? 0)
-      used[index ?? 0] = true
-    }
-    let width = names.indices.filter { used[$0] }.map { names[$0].displayName.count }.max() ?? 0
+  public func list(_ list: ListRows, write: ([UInt8]) throws -> Void) rethrows {
+    let sessions = list.rows
+    // Only the treatments listed count towards the column's width.
+    var used = [Bool](repeating: false, count: list.treatments.count)
+    for row in sessions { used[Int(row.treatment)] = true }
+    let width =
+      list.treatments.indices.filter { used[$0] }.map { list.treatments[$0].displayName.count }
+      .max() ?? 0
     let lineWidth = 8 + 2 + 21 + 7 + 7 + 2 + width + 2 + 16
     if presentation.spoken {
       for start in stride(from: 0, to: sessions.count, by: 1024) {
         let part = sessions[start..<min(start + 1024, sessions.count)]
-        try write(Array(part.map(spokenRow).joined().utf8))
+        try write(Array(part.map { spokenRow($0, list) }.joined().utf8))
       }
       return
     }
     if let columns = presentation.width, columns < lineWidth {
-      try write(Array(narrowList(sessions).utf8))
+      try write(Array(narrowList(list).utf8))
       return
     }
     // Padded to the widest: "  " ‖ name ‖ padding ‖ "  ".
-    let cells = names.map { treatment in
+    let cells = list.treatments.map { treatment in
       Array("  \(treatment.displayName)".utf8)
         + [UInt8](repeating: 0x20, count: max(0, width - treatment.displayName.count) + 2)
     }
@@ -72,32 +59,32 @@ public struct Render: Sendable {
     var out: [UInt8] = []
     // Not the whole chunk for a few rows: search renders one row per match.
     out.reserveCapacity(min(chunk, sessions.count * 128) + 512)
-    for (row, s) in sessions.enumerated() {
+    for s in sessions {
       s.id.appendShort(to: &out)
       out.append(0x20)
       out.append(0x20)
       format.appendDateTime(s.date, to: &out)
       out.append(contentsOf: mood)
       if let before = s.moodBefore {
-        appendMood(before.value, &out)
+        appendMood(before, &out)
       } else {
         out.append(contentsOf: notRecorded)
       }
       if let after = s.moodAfter {
         out.append(contentsOf: arrow)
-        appendMood(after.value, &out)
+        appendMood(after, &out)
       } else {
         out.append(contentsOf: noAfter)
       }
-      out.append(contentsOf: cells[Int(cell[row])])
+      out.append(contentsOf: cells[Int(s.treatment)])
       if s.isPlanned(at: now) {
         out.append(contentsOf: plannedBadge)
       } else if let index = SessionStatus.allCases.firstIndex(of: s.status) {
         out.append(contentsOf: badges[index])
       }
-      if s.addedSealed != nil {
+      if s.addedSealed {
         out.append(contentsOf: marked)
-      } else if s.laterSealed != nil {
+      } else if s.laterSealed {
         out.append(contentsOf: laterMarked)
       }
       out.append(0x0A)
@@ -112,29 +99,32 @@ public struct Render: Sendable {
   /// One sentence a session, for the ear: "5 b 5 4 9 6 b 7: Thursday 26 November 2026,
   /// 19:30; Psilocybin; mood 4 to 8; needs reflection" (no arrow, dash or bare id a voice
   /// would read as a symbol or a number), wrapped at spaces to the terminal's width.
-  private func spokenRow(_ s: SessionSummary) -> String {
+  private func spokenRow(_ s: ListRow, _ list: ListRows) -> String {
     let mood =
       s.moodBefore.map { before in
-        "mood \(before.value)" + (s.moodAfter.map { " to \($0.value)" } ?? "")
+        "mood \(before)" + (s.moodAfter.map { " to \($0)" } ?? "")
       }
-      ?? (s.moodAfter.map { "mood not recorded before, \($0.value) after" } ?? "mood not recorded")
+      ?? (s.moodAfter.map { "mood not recorded before, \($0) after" } ?? "mood not recorded")
     let row =
       "\(DisplayFormat.spokenID(s.id.short)): \(format.spokenDateTime(s.date)); "
-      + "\(s.treatment.displayName); \(mood); \(label(s))"
+      + "\(list.treatment(of: s).displayName); \(mood); "
+      + "\(label(planned: s.isPlanned(at: now), s.status))"
     return wrap(row, indent: "  ") + "\n"
   }
 
   /// Two lines a session, for a narrow terminal: id and date, then mood, treatment, status.
-  private func narrowList(_ sessions: [SessionSummary]) -> String {
+  private func narrowList(_ list: ListRows) -> String {
     var out = ""
-    for s in sessions {
+    for s in list.rows {
       out += s.id.short + "  " + format.dateTime(s.date) + "\n"
-      var second = "  mood " + (s.moodBefore.map { String($0.value) } ?? "not recorded")
-      if let after = s.moodAfter { second += " → \(after.value)" }
-      second += ", " + s.treatment.displayName + ", " + badge(s)
-      if s.addedSealed != nil {
+      var second = "  mood " + (s.moodBefore.map { String($0) } ?? "not recorded")
+      if let after = s.moodAfter { second += " → \(after)" }
+      second +=
+        ", " + list.treatment(of: s).displayName + ", "
+        + badge(planned: s.isPlanned(at: now), s.status)
+      if s.addedSealed {
         second += "," + Self.markedInList
-      } else if s.laterSealed != nil {
+      } else if s.laterSealed {
         second += "," + Self.laterMarkedInList
       }
       out += Wrap.lines(second, width: presentation.width ?? 80, indent: "    ").joined(
@@ -296,7 +286,11 @@ public struct Render: Sendable {
 
   /// A session's status in words: planned while it waits with its date still ahead.
   private func label(_ s: SessionSummary) -> String {
-    s.isPlanned(at: now) ? Self.plannedLabel : s.status.label
+    label(planned: s.isPlanned(at: now), s.status)
+  }
+
+  private func label(planned: Bool, _ status: SessionStatus) -> String {
+    planned ? Self.plannedLabel : status.label
   }
   static let plannedLabel = "planned"
 

@@ -37,7 +37,7 @@ extension Journal {
       }
       let journal = try runtime.openVault(check: .listing)
       let (sessions, damaged) = try journal.list(filter)
-      if sessions.isEmpty && damaged.isEmpty {
+      if sessions.rows.isEmpty && damaged.isEmpty {
         Report.note(
           filter.standing == .status(.needsReflection)
             ? "no sessions are waiting for reflection"

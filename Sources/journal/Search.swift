@@ -73,7 +73,7 @@ extension Journal {
       ) { session, hits -> Found in
         if asJSON { return .json(session.summary, hits) }
         var bytes: [UInt8] = []
-        render.list([session.summary]) { bytes += $0 }
+        render.list(ListRows([session.summary])) { bytes += $0 }
         if let first = hits.first, let text = TextSearch.text(of: first.field, in: session) {
           let (before, hit, after) = TextSearch.context(of: first, in: text)
           bytes += Array(

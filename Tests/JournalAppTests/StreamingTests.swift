@@ -193,7 +193,7 @@ import Testing
       var wanted = newestFirst.filter { filter.includes($0.summary) }
       if let limit = filter.limit { wanted = Array(wanted.prefix(limit)) }
       #expect(wanted.count == count, "row \(index)")
-      #expect(try f.journal.list(filter).sessions.map(\.id) == wanted.map(\.id), "row \(index)")
+      #expect(try f.journal.list(filter).rows.rows.map(\.id) == wanted.map(\.id), "row \(index)")
       var streamed: [SessionID] = []
       _ = try f.journal.streamList(filter) { streamed.append($0.id) }
       #expect(streamed == wanted.map(\.id), "row \(index)")

@@ -363,16 +363,16 @@ public final class JournalVault {
     try store.session(id)
   }
 
-  /// The summaries the filter takes, newest first (only its `limit` newest), and the ids of
-  /// rows that could not be opened.
-  public func list(
-    _ filter: SessionFilter
-  ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    var (taken, damaged) = try list(needsReflection: filter.waitingOnly)
-    // In place: a filtered copy held every summary twice (a million: 190 MB more).
-    taken.removeAll { !filter.includes($0) }
-    if let limit = filter.limit, taken.count > limit { taken.removeSubrange(limit...) }
-    return (taken, damaged)
+  /// What `list` shows of the sessions the filter takes, newest first (only its `limit`
+  /// newest), and the ids of rows that could not be opened.
+  public func list(_ filter: SessionFilter) throws -> (rows: ListRows, damaged: [SessionID]) {
+    var listed = try listing {
+      try store.listRows(needsReflection: filter.waitingOnly, include: filter.includes)
+    }
+    if let limit = filter.limit, listed.rows.rows.count > limit {
+      listed.rows.rows.removeSubrange(limit...)
+    }
+    return listed
   }
 
   /// Summaries newest first, optionally only those waiting for reflection, and the ids of
@@ -380,9 +380,15 @@ public final class JournalVault {
   public func list(
     needsReflection: Bool
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    let listed: (sessions: [SessionSummary], damaged: [SessionID])
+    try listing { try store.summaries(needsReflection: needsReflection) }
+  }
+
+  /// A read of every summary (the whole ledger check): rows that do not add up named with
+  /// the witnesses' record, and the witnesses checked once the ledger has been.
+  private func listing<Listed>(_ read: () throws -> Listed) throws -> Listed {
+    let listed: Listed
     do {
-      listed = try store.summaries(needsReflection: needsReflection)
+      listed = try read()
     } catch StoreError.tampered(.rows) {
       throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
