@@ -128,6 +128,22 @@ extension EditorTests {
     #expect(session["music"] as? String == "rain sounds")
   }
 
+  /// `edit --tag … --editor`: the tags are saved first, and the editor still opens for the
+  /// long texts (the tags alone once made the whole edit, and the editor never opened).
+  @Test func tagsAndEditorTogether() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let editor = fakeEditor(f, text: "from the editor")
+    let process = f.cli.interactive(
+      ["edit", id, "--tag", "Calm", "--editor"], extra: ["EDITOR": editor.script])
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    let session = f.show(id)
+    #expect(session["tags"] as? [String] == ["calm"])
+    #expect(session["intention"] as? String == "from the editor")
+    #expect(session["reflection"] as? String == "from the editor")
+  }
+
   /// The long text's prompt with "opening your editor" after it is wrapped whole at the
   /// terminal's width (at 100 columns it was cut inside "editor").
   @Test func editorPromptFitsTheWidth() {

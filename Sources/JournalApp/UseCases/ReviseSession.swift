@@ -193,7 +193,14 @@ public enum ReviseSession {
     if !adding.isEmpty || !removing.isEmpty {
       let journal = try runtime.openVault(check: .point)
       let id = try journal.resolve(text)
-      let session = try journal.apply(changes, to: id, retagging: (adding, removing))
+      var session = try journal.apply(changes, to: id, retagging: (adding, removing))
+      // `--editor` asked for as well: the long texts next, the tags saved already.
+      if changes.isEmpty, editor, let terminal = runtime.terminal {
+        session = try editLongTexts(
+          session, editor: try ExternalEditor.prepare(environment: runtime.context.environment),
+          terminal: terminal, context: runtime.context
+        ) { try journal.apply($0, to: id) }
+      }
       return Revised(session: session, shownID: try journal.displayID(id))
     }
     if changes.isEmpty && runtime.terminal == nil { throw AppError.nothingToChange }
