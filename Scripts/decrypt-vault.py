@@ -7,6 +7,9 @@ opened but not applied. For checking the format and for getting your data out wi
 journal; it writes nothing. Needs PyNaCl (pip install pynacl).
 
     python3 Scripts/decrypt-vault.py ~/.local/share/journal/vault.db < passphrase-file
+
+With --deleted-notes, deleted notes are printed too (with "deleted", and "purge_after" while
+their text is still kept): what the vault still holds of them.
 """
 import getpass
 import json
@@ -22,6 +25,8 @@ import nacl.hash
 import nacl.pwhash.argon2id as argon2id
 
 RAW = nacl.encoding.RawEncoder
+# --deleted-notes: print deleted notes too.
+DELETED_NOTES = False
 SUMMARY_TAGS = {1: "date", 2: "treatment", 3: "treatment_name", 4: "mood_before",
                 5: "mood_after", 6: "status", 7: "created", 8: "updated"}
 BODY_TAGS = {16: "dose", 17: "intention", 18: "environment", 19: "music", 20: "reflection"}
@@ -316,7 +321,7 @@ def parse_notes(value):
     """Tag 24: for each note, flags (1) ‖ id (8) ‖ written (8) ‖ edited, deleted, purge after,
     kept from (8 each, when flagged) ‖ mood (1, when flagged) ‖ versions (1) ‖ versions (8
     each) ‖ text length (4) ‖ text; little-endian. Deleted notes are left out (as journal
-    shows them); a reader still checks them."""
+    shows them) unless --deleted-notes was given; a reader still checks them."""
     out, offset, previous, ids = [], 0, None, set()
 
     def take(count):
@@ -362,7 +367,7 @@ def parse_notes(value):
         previous = (written, note_id)
         ids.add(note_id)
         count += 1
-        if not flags & 4:
+        if not flags & 4 or DELETED_NOTES:
             out.append(note)
     if count == 0 or count > 40000:
         raise ValueError("malformed notes")
@@ -390,7 +395,7 @@ def check_session(s, status, version):
     date = datetime.fromisoformat(s["date"])
     derived = [(min(65535, max(0, (datetime.fromisoformat(n["written"]) - date)
                                // timedelta(days=1))), n["mood"])
-               for n in s.get("notes", []) if n["mood"] is not None]
+               for n in s.get("notes", []) if n["mood"] is not None and "deleted" not in n]
     if moods != derived:
         raise ValueError("note moods do not match the notes")
     for mood in MOODS:
@@ -451,7 +456,10 @@ def additions(db, data_key, stored_key, version):
 
 
 def main():
-    path = sys.argv[1]
+    global DELETED_NOTES
+    arguments = sys.argv[1:]
+    DELETED_NOTES = "--deleted-notes" in arguments
+    path = [a for a in arguments if a != "--deleted-notes"][0]
     # The first line: the bytes before the first "\n" (all of them without one), less one "\r"
     # at its end; nothing else is trimmed (SECURITY.md, "Key header").
     if sys.stdin.isatty():

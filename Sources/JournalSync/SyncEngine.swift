@@ -658,15 +658,25 @@ public final class SyncEngine {
         commit.agreed.append(.init(id: id, session: nil, base: base, clean: false, readAt: nil))
         continue
       }
+      // A deleted note whose undo window has closed is emptied in this write, as in any keyed
+      // write of its session here, and the emptied copy sent back (a purged copy wins every
+      // merge): a sealed text the person deleted does not wait on this device, the server and
+      // every other for the session's next edit.
+      let now = options.now()
       guard let mine = local[id] else {
+        var received = theirs.session
+        received.purgeNotes(at: now)
         commit.agreed.append(
-          .init(id: id, session: theirs.session, base: base, clean: true, readAt: nil))
+          .init(
+            id: id, session: received, base: base, clean: received == theirs.session,
+            readAt: nil))
         counts.received += 1
         continue
       }
       // Fields unchanged here since the last agreement simply take the server's value.
-      let merged = SyncMerge.merge(
+      var merged = SyncMerge.merge(
         local: try version(of: mine), base: mine.base?.base, incoming: theirs)
+      merged.session.purgeNotes(at: now)
       // Agreed with the server only when it holds exactly this: a merge that took anything of
       // this device's own (its later `updated` alone, say) is sent, or the devices would each
       // keep their own while saying they are up to date.

@@ -17,16 +17,17 @@ public enum IndependentReader {
     return process.terminationStatus == 0
   }()
 
-  /// The reader run on the vault at `vault`, the passphrase on its standard input from
-  /// `passphraseFile`: its exit status, standard output (JSON) and standard error.
+  /// The reader run on the vault at `vault` (with `options`, such as "--deleted-notes"), the
+  /// passphrase on its standard input from `passphraseFile`: its exit status, standard output
+  /// (JSON) and standard error.
   public static func read(
-    vault: String, passphraseFile: String
+    vault: String, passphraseFile: String, options: [String] = []
   ) throws -> (status: Int32, stdout: Data, stderr: String) {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("../../Scripts/decrypt-vault.py").standardized.path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [python, script, vault]
+    process.arguments = [python, script, vault] + options
     process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: passphraseFile))
     let output = Pipe(), errors = Pipe()
     process.standardOutput = output

@@ -52,4 +52,40 @@ struct NotesSyncTests {
     #expect(a.export() == b.export())
     #expect(a.ok("sync").stdout == "up to date\n")
   }
+
+  /// A note deleted with time to undo it, reaching another device after the window has
+  /// closed: that device's sync empties its sealed text as it writes the session (as any
+  /// keyed write of the session there would) and sends the emptied copy on, which the first
+  /// device then takes; no vault keeps the words waiting for the session's next edit.
+  @Test(SyncTests.needsServer) func syncEmptiesADeletedNoteOnceItsWindowCloses() throws {
+    // Given a note on both devices
+    let (_, a, b, ids) = try SyncTests.pair("notes_purge", sessions: 1)
+    let id = ids[0]
+    let start = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:00:00Z"]
+    a.ok("note", id, "WORDS-TO-FORGET", extra: start)
+    a.ok("sync", extra: start)
+    b.ok("sync", extra: start)
+    // When one device deletes it with an hour to undo, and sends the deletion
+    a.ok(
+      "note", id, "--delete", "1", "--yes",
+      extra: start.merging(["JOURNAL_UNDO_WINDOW": "1h"]) { $1 })
+    a.ok("sync", extra: start)
+    #expect(IndependentReader.available || !Prerequisites.areRequired, "PyNaCl is missing")
+    guard IndependentReader.available else { return }
+    // (its text still kept there, sealed, for an undo)
+    #expect(try a.independentRead("--deleted-notes").stdout.contains("WORDS-TO-FORGET"))
+    // And the other device syncs only after the window has closed, then the first, whose
+    // own clock is still inside it
+    b.ok("sync", extra: ["JOURNAL_DEBUG_NOW": "2027-01-20T12:00:00Z"])
+    a.ok("sync", extra: start)
+    // Then neither vault holds the words, and the note stays deleted on both
+    for device in [a, b] {
+      let read = try device.independentRead("--deleted-notes")
+      #expect(read.status == 0, "\(read.stderr)")
+      #expect(!read.stdout.contains("WORDS-TO-FORGET"))
+      #expect(read.stdout.contains(#""deleted""#), "\(read.stdout)")
+    }
+    #expect(notes(a, id).isEmpty && notes(b, id).isEmpty)
+    #expect(a.export() == b.export())
+  }
 }

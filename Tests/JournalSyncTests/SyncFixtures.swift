@@ -184,10 +184,13 @@ final class Device {
     return (object?["session"] as? [String: Any])?["id"] as? String ?? short
   }
 
-  /// Scripts/decrypt-vault.py run on this device's vault: its exit status and what it
-  /// printed.
-  func independentRead() throws -> (status: Int32, stdout: String, stderr: String) {
-    let read = try IndependentReader.read(vault: vaultPath, passphraseFile: passphraseFile)
+  /// Scripts/decrypt-vault.py run on this device's vault (with `options`): its exit status
+  /// and what it printed.
+  func independentRead(_ options: String...) throws -> (
+    status: Int32, stdout: String, stderr: String
+  ) {
+    let read = try IndependentReader.read(
+      vault: vaultPath, passphraseFile: passphraseFile, options: options)
     return (read.status, String(decoding: read.stdout, as: UTF8.self), read.stderr)
   }
 
