@@ -123,4 +123,23 @@ public final class UnkeyedScratch {
   ) {
     KeyedHash.unkeyed(head, body, into: out, state: state)
   }
+
+  /// Begins a BLAKE2b-256 with no key fed in pieces (`update`, then `finish`), in this
+  /// state: not to be mixed with `digest` before it finishes.
+  public func start() {
+    _ = crypto_generichash_init(OpaquePointer(state), nil, 0, KeyedHash.bytes)
+  }
+
+  public func update(_ part: UnsafeRawBufferPointer) {
+    guard let bytes = part.baseAddress else { return }
+    _ = crypto_generichash_update(
+      OpaquePointer(state), bytes.assumingMemoryBound(to: UInt8.self), UInt64(part.count))
+  }
+
+  /// The digest of what `start` began.
+  public func finish() -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: KeyedHash.bytes)
+    _ = crypto_generichash_final(OpaquePointer(state), &out, KeyedHash.bytes)
+    return out
+  }
 }

@@ -236,9 +236,13 @@ struct Ledger {
 
   /// Checks the whole vault against its stamp; throws `tampered` when it does not add up.
   /// Returns the stamp with the rows it covers (when few enough to keep).
+  ///
+  /// With `listed` (a tree ledger), the session entries a listing hashed from the rows it
+  /// showed must also be those the ledger's indexes hold: what is shown is what is checked.
   @discardableResult
-  func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
-    if stamp.construction >= 3 { return try verifyTree(db, against: stamp) }
+  func verify(_ db: Database, against stamp: Stamp, listed: ListedEntries? = nil) throws -> Stamp {
+    if stamp.construction >= 3 { return try verifyTree(db, against: stamp, listed: listed) }
+    precondition(listed == nil, "a listing's entries are compared with a tree ledger only")
     let (view, tag) = try tagged(
       db, generation: stamp.generation, settings: stamp.construction >= 2)
     if !view.inconsistent.isEmpty {
@@ -271,19 +275,23 @@ struct Ledger {
 
   /// The whole check of a tree ledger: every leaf made again from the rows, and the tag from
   /// their root; then the stored leaves and nodes compared with them.
-  private func verifyTree(_ db: Database, against stamp: Stamp) throws -> Stamp {
+  private func verifyTree(
+    _ db: Database, against stamp: Stamp, listed: ListedEntries? = nil
+  ) throws -> Stamp {
     let view = try View.readFlat(db)
     if !view.inconsistent.isEmpty {
       throw StoreError.tampered(.inconsistent(ids: view.inconsistent.sorted().map(\.short)))
     }
     let keep = try (Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0) <= Self.keepEntries
     var kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) = ([], [], [])
+    let indexed = listed.map { ListedEntries(status: $0.status) }
     let tree = try LedgerTree.read(
       db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
-      into: &kept)
+      into: &kept, listed: indexed)
     let nodes = tree.nodes()
     let root = LedgerTree.root(nodes: nodes)
     try checkRoot(root, view: view, stamp: stamp)
+    if let listed, let indexed, !listed.same(as: indexed) { throw StoreError.tampered(.rows) }
     let stored = try LedgerTree.stored(db)
     guard stored.leaves == tree, stored.nodes == nodes else {
       throw StoreError.tampered(.ledger)

@@ -16,6 +16,32 @@ import JournalCrypto
 /// The digests are unkeyed BLAKE2b-256 (what they hash is in the clear beside them); the tag
 /// over the root is keyed. An empty leaf, and a node of empty leaves, is 32 zero bytes and is
 /// not stored.
+/// The session entries of a listing, one digest a status, each in order of id: what the rows
+/// shown said, to be compared with what the ledger's own indexes say (`Ledger.verify`).
+struct ListedEntries {
+  let complete = UnkeyedScratch()
+  let waiting = UnkeyedScratch()
+  /// The status listed (nil: both), whose digests are compared.
+  let status: SessionStatus?
+
+  init(status: SessionStatus?) {
+    self.status = status
+    complete.start()
+    waiting.start()
+  }
+
+  /// Adds one entry (as `Ledger.View.appendEntry` lays it out) of a session of `status`.
+  func add(_ entry: UnsafeRawBufferPointer, status: SessionStatus) {
+    (status == .complete ? complete : waiting).update(entry)
+  }
+
+  /// Whether `other` holds the same entries of the statuses listed. Once only.
+  func same(as other: ListedEntries) -> Bool {
+    (status == .complete || KeyedHash.same(waiting.finish(), other.waiting.finish()))
+      && (status == .needsReflection || KeyedHash.same(complete.finish(), other.complete.finish()))
+  }
+}
+
 struct LedgerTree: Equatable {
   static let leafCount = 65_536
   static let nodeCount = 256
@@ -423,10 +449,14 @@ struct LedgerTree: Equatable {
   /// by leaf; nothing kept per row but, with `keep`, the entries themselves (for this
   /// computer's record). Sessions in `undone` count as still in the trash and tombstones in
   /// `purged` as not yet there.
+  ///
+  /// With `listed`, each status's session entries are also hashed in order of id into its
+  /// state, as a listing hashed the rows it showed (`SessionStore.scan`).
   static func read(
     _ db: Database, skippingSessions undone: Set<SessionID>,
     skippingTombstones purged: Set<SessionID>, keep: Bool,
-    into kept: inout (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8])
+    into kept: inout (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]),
+    listed: ListedEntries? = nil
   ) throws -> LedgerTree {
     let complete = try Cursor(
       db,
@@ -458,6 +488,11 @@ struct LedgerTree: Equatable {
         if undone.isEmpty || !undone.contains(next.id) {
           guard next.add(to: &builder) else { throw StoreError.tampered(.rows) }
           if keep { kept.sessions += next.entry }
+          if let listed {
+            next.entry.withUnsafeBytes {
+              (next === complete ? listed.complete : listed.waiting).update($0)
+            }
+          }
         }
         try next.advance()
       }

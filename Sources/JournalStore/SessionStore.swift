@@ -429,13 +429,19 @@ public final class SessionStore {
     var found: LedgerFound?
     var whole: LedgerStamp?
     let (items, damaged) = try read { db in
+      // Up to `gatherEntries` sessions the ledger's entries are gathered from the rows read
+      // (3.4 MB); beyond, the ledger is checked from its own indexes after this pass (at a
+      // million, 26 MB not held). Decided by the count before reading, so that the other
+      // status's entries are never gathered only to be dropped.
+      let gather = try Self.count(db, status: nil) <= self.gatherEntries
       let scanned = try self.scan(
-        db, status: status, checking: checking, reserve: try reserve(db), make: make)
+        db, status: status, checking: checking, gather: gather, reserve: try reserve(db),
+        make: make)
       found = scanned.found
-      if let stamp = scanned.wholeCheckLeft {
-        // Too many entries to gather: every leaf made again from the ledger's narrow
-        // indexes, one at a time, in the transaction that read the rows.
-        whole = try self.ledger.verify(db, against: stamp)
+      if let (stamp, listed) = scanned.wholeCheckLeft {
+        // Every leaf made again from the ledger's narrow indexes, one at a time, in the
+        // transaction that read the rows; and the rows shown must be the rows it checked.
+        whole = try self.ledger.verify(db, against: stamp, listed: listed)
       }
       return (scanned.items, scanned.damaged)
     }
@@ -466,12 +472,15 @@ public final class SessionStore {
 
   /// One pass over the summaries of `status` (all, when nil) in the list index, opened on
   /// every core; what `make` keeps of each, and the ids of the rows that failed to open.
-  /// With `checking`, also gathers the ledger's session entries from the same rows.
+  /// With `checking`, also gathers the ledger's session entries from the same rows (with
+  /// `gather`), or hashes them by status for the ledger's own pass to compare
+  /// (`wholeCheckLeft`).
   private func scan<Item: Sendable>(
-    _ db: Database, status: SessionStatus?, checking: Bool, threads: Int? = nil,
-    reserve: Int = 0, make: @escaping @Sendable (SessionSummary) -> Item?
+    _ db: Database, status: SessionStatus?, checking: Bool, gather: Bool = true,
+    threads: Int? = nil, reserve: Int = 0, make: @escaping @Sendable (SessionSummary) -> Item?
   ) throws -> (
-    items: [Item], damaged: [SessionID], found: LedgerFound?, wholeCheckLeft: LedgerStamp?
+    items: [Item], damaged: [SessionID], found: LedgerFound?,
+    wholeCheckLeft: (LedgerStamp, ListedEntries)?
   ) {
     let openers = try summaryOpeners()
     let pipeline = SummaryPipeline(
@@ -500,10 +509,9 @@ public final class SessionStore {
     if let status { try statement.setArguments([status.rawValue]) }
     let handle = statement.sqliteStatement
     var batch = SummaryBatch()
-    // Gathered up to `gatherEntries` sessions (3.4 MB); beyond, dropped, and the ledger
-    // checked from its own indexes after this pass (at a million: 26 MB not held).
-    var entries = view != nil
-    let gatherBytes = gatherEntries * LedgerRows.sessionBytes
+    let entries = view != nil
+    let hashed = entries && !gather ? ListedEntries(status: status) : nil
+    var entry: [UInt8] = []
     let undone = view?.undone ?? []
     while try Self.step(handle, statement, db) {
       let digits = Self.text(handle, 0)
@@ -517,14 +525,16 @@ public final class SessionStore {
         continue
       }
       if entries, undone.isEmpty || !undone.contains(id) {
+        entry.removeAll(keepingCapacity: true)
         guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
           let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
           Ledger.View.appendEntry(
-            to: &listed, digits: start, status: rowStatus, revision: revision)
+            to: &entry, digits: start, status: rowStatus, revision: revision)
         else { throw StoreError.tampered(.rows) }
-        if listed.count > gatherBytes {
-          entries = false
-          listed = []
+        if let hashed {
+          entry.withUnsafeBytes { hashed.add($0, status: rowStatus) }
+        } else {
+          listed += entry
         }
       }
       batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
@@ -533,18 +543,14 @@ public final class SessionStore {
     _ = pipeline.submit(batch)
     // The sessions of the other status, which the tag covers too.
     var rest: [UInt8] = []
-    if entries, let view, let status {
+    if hashed == nil, let view, let status {
       try Ledger.View.scanSessions(
         db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
         into: &rest)
-      if listed.count + rest.count > gatherBytes {
-        entries = false
-        (listed, rest) = ([], [])
-      }
     }
     let (items, damaged) = pipeline.finish()
     guard let stamp, let view else { return (items, damaged, nil, nil) }
-    guard entries else { return (items, damaged, nil, stamp) }
+    if let hashed { return (items, damaged, nil, (stamp, hashed)) }
     return (
       items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest), nil
     )

@@ -129,4 +129,43 @@ struct ListRowsTests {
       }
     }
   }
+
+  /// The list index pointed at another table's index (the schema edited in place): `list`
+  /// reads rows the ledger's own indexes do not hold. Refused either way it checks: the rows
+  /// shown are the rows checked (a session hidden here, another's older revision there).
+  @Test(arguments: [131_072, 1])
+  func aListIndexThatIsNotTheTablesIsRefused(gather: Int) throws {
+    for change in 0..<2 {
+      let (f, sessions) = try fixture()
+      // A session waiting for reflection: both `list` and `list --needs-reflection` show it.
+      let hidden = try #require(sessions.first { $0.status == .needsReflection }).id.hex
+      let queue = try GRDBAccess.queue(f.path)
+      try queue.writeWithoutTransaction { db in
+        try db.execute(
+          sql: """
+            CREATE TABLE decoy AS SELECT id, status, revision, summary FROM session;
+            CREATE INDEX decoy_list ON decoy (status, id, revision, summary);
+            """)
+        if change == 0 {
+          try db.execute(sql: "DELETE FROM decoy WHERE id = ?", arguments: [hidden])
+        } else {
+          try db.execute(
+            sql: "UPDATE decoy SET revision = revision + 1 WHERE id = ?", arguments: [hidden])
+        }
+        let root = try #require(
+          try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_schema WHERE name = 'decoy_list'"))
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        try db.execute(
+          sql: "UPDATE sqlite_schema SET rootpage = ? WHERE name = 'session_list'",
+          arguments: [root])
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
+      }
+      try queue.close()
+      for status in [nil, SessionStatus.needsReflection] {
+        #expect(throws: StoreError.self, "change \(change), \(String(describing: status))") {
+          try listingStore(f, gather: gather).listRows(status: status, include: { _ in true })
+        }
+      }
+    }
+  }
 }
