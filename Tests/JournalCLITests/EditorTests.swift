@@ -138,10 +138,26 @@ extension EditorTests {
       ["edit", id, "--tag", "Calm", "--editor"], extra: ["EDITOR": editor.script])
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
+    #expect(process.screenText.contains("Saved: the tags."), "\(process.screenText)")
     let session = f.show(id)
     #expect(session["tags"] as? [String] == ["calm"])
     #expect(session["intention"] as? String == "from the editor")
     #expect(session["reflection"] as? String == "from the editor")
+  }
+
+  /// `edit --tag … --editor` with no editor to run: refused before the tags are saved, so
+  /// nothing is half done.
+  @Test func tagsWaitForAnEditorThatRuns() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(
+      ["edit", id, "--tag", "calm", "--editor"],
+      extra: ["EDITOR": "/nonexistent/editor", "VISUAL": ""])
+    let result = process.wait()
+    #expect(result.status != 0, "\(result)")
+    let session = f.show(id)
+    #expect(session["intention"] as? String == "to listen inward")
+    #expect((session["tags"] as? [String] ?? []).isEmpty, "\(session)")
   }
 
   /// The long text's prompt with "opening your editor" after it is wrapped whole at the

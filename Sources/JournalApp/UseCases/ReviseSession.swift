@@ -191,14 +191,22 @@ public enum ReviseSession {
     let adding = try tags.adding.map(Tag.normalise)
     let removing = try tags.removing.map(Tag.normalise)
     if !adding.isEmpty || !removing.isEmpty {
+      // `--editor` asked for as well, with no field: the editor is found before anything is
+      // saved, then the long texts are edited after the tags.
+      let editing = changes.isEmpty && editor ? runtime.terminal : nil
+      let external = try editing.map { _ in
+        try ExternalEditor.prepare(environment: runtime.context.environment)
+      }
       let journal = try runtime.openVault(check: .point)
       let id = try journal.resolve(text)
       var session = try journal.apply(changes, to: id, retagging: (adding, removing))
-      // `--editor` asked for as well: the long texts next, the tags saved already.
-      if changes.isEmpty, editor, let terminal = runtime.terminal {
+      if let terminal = editing, let external {
+        terminal.writeLine("Saved: the tags.")
+        terminal.setInterruptNote(
+          "\njournal: stopped; the tags are saved; the texts are as they were\n")
+        defer { terminal.setInterruptNote(nil) }
         session = try editLongTexts(
-          session, editor: try ExternalEditor.prepare(environment: runtime.context.environment),
-          terminal: terminal, context: runtime.context
+          session, editor: external, terminal: terminal, context: runtime.context
         ) { try journal.apply($0, to: id) }
       }
       return Revised(session: session, shownID: try journal.displayID(id))
