@@ -71,6 +71,10 @@ public struct SyncStatus: Sendable, Equatable {
 /// whole or not at all, this device writes what it agreed whole or not at all, and a push
 /// the server took but this device did not record comes back in the next pull as its own.
 public final class SyncEngine {
+  /// How far apart two devices' clocks are allowed for when a sync decides that another
+  /// device's undo window has closed.
+  static let clockAllowance: TimeInterval = 5 * 60
+
   private let transport: any SyncTransport
   private let options: Options
   private let keys: VaultKeys
@@ -661,8 +665,10 @@ public final class SyncEngine {
       // A deleted note whose undo window has closed is emptied in this write, as in any keyed
       // write of its session here, and the emptied copy sent back (a purged copy wins every
       // merge): a sealed text the person deleted does not wait on this device, the server and
-      // every other for the session's next edit.
-      let now = options.now()
+      // every other for the session's next edit. The window was set by the deleting device's
+      // clock: it counts here as closed only `clockAllowance` later, so that a clock running
+      // ahead here does not end the undo there.
+      let now = options.now().addingTimeInterval(-Self.clockAllowance)
       guard let mine = local[id] else {
         var received = theirs.session
         received.purgeNotes(at: now)

@@ -88,4 +88,32 @@ struct NotesSyncTests {
     #expect(notes(a, id).isEmpty && notes(b, id).isEmpty)
     #expect(a.export() == b.export())
   }
+
+  /// A device whose clock runs a little ahead does not end another's undo window: a sync
+  /// counts the window as closed only minutes after its end, so the deleting device can still
+  /// undo, and the note comes back on both.
+  @Test(SyncTests.needsServer) func aClockAheadDoesNotCutAnUndoShort() throws {
+    // Given a note on both devices, deleted on one with an hour to undo, and sent
+    let (_, a, b, ids) = try SyncTests.pair("notes_skew", sessions: 1)
+    let id = ids[0]
+    let start = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:00:00Z"]
+    a.ok("note", id, "WORDS-TO-KEEP", extra: start)
+    a.ok("sync", extra: start)
+    b.ok("sync", extra: start)
+    a.ok(
+      "note", id, "--delete", "1", "--yes",
+      extra: start.merging(["JOURNAL_UNDO_WINDOW": "1h"]) { $1 })
+    a.ok("sync", extra: start)
+    // When the other device, its clock two minutes past the window, syncs, and the first
+    // undoes inside its own window
+    b.ok("sync", extra: ["JOURNAL_DEBUG_NOW": "2027-01-20T11:02:00Z"])
+    let undo = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:30:00Z"]
+    a.ok("sync", extra: undo)
+    a.ok("note", id, "--undo", extra: undo)
+    a.ok("sync", extra: undo)
+    b.ok("sync", extra: ["JOURNAL_DEBUG_NOW": "2027-01-20T11:03:00Z"])
+    // Then the note is back on both
+    #expect(notes(a, id) == ["WORDS-TO-KEEP"])
+    #expect(notes(b, id) == ["WORDS-TO-KEEP"])
+  }
 }
