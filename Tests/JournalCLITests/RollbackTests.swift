@@ -42,6 +42,40 @@ struct RollbackTests {
     #expect(f.run("verify", "--accept", "--yes").stderr.contains("nothing to accept"))
   }
 
+  /// `list --json` and `trends` check the vault as `list` does, from their own pass over the
+  /// rows: an older copy of the whole vault is refused before anything is written out, and a
+  /// row deleted from the file too.
+  @Test func streamedListsRefuseWhatListRefuses() throws {
+    let f = CLIFixture().initialise()
+    let first = f.new()
+    let backup = f.home.file("backup.db")
+    #expect(f.run("backup", backup).status == 0)
+    _ = f.new()
+    #expect(f.run("list", "--json").status == 0)
+    #expect(f.run("trends").status == 0)
+    try restore(f, from: backup)
+    for arguments in [["list", "--json"], ["trends"]] {
+      let refused = f.cli.run(arguments)
+      #expect(refused.status == 12, "\(arguments) \(refused)")
+      #expect(refused.stdout.isEmpty, "\(arguments) \(refused)")
+      #expect(refused.stderr.contains("older than the one this computer last saw"))
+    }
+    // A row deleted behind the ledger's back, in a vault this computer trusts again.
+    #expect(f.run("verify", "--accept", "--yes").status == 0)
+    _ = f.new()
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    try queue.write { db in
+      try db.execute(
+        sql: "DELETE FROM session WHERE id LIKE ?", arguments: [first.lowercased() + "%"])
+    }
+    try queue.close()
+    for arguments in [["list", "--json"], ["trends"]] {
+      let refused = f.cli.run(arguments)
+      #expect(refused.status == 12, "\(arguments) \(refused)")
+      #expect(refused.stdout.isEmpty, "\(arguments) \(refused)")
+    }
+  }
+
   /// 1. A session row deleted from the file: exit 12, the session named (this computer saw
   /// it), and the file left as it was; without this computer's record, said without a name.
   /// The record holds the sessions' entries from the last command that read every row (a
