@@ -543,7 +543,8 @@ struct LedgerTree: Equatable {
     func precedes(_ other: Cursor) -> Bool {
       bytes.withUnsafeBytes { mine in
         other.bytes.withUnsafeBytes { theirs in
-          memcmp(mine.baseAddress! + 1, theirs.baseAddress! + 1, 16) < 0
+          guard let mine = mine.baseAddress, let theirs = theirs.baseAddress else { return false }
+          return memcmp(mine + 1, theirs + 1, 16) < 0
         }
       }
     }
@@ -587,9 +588,7 @@ struct LedgerTree: Equatable {
       // `sessionEntry`, `tombstoneEntry` and `syncEntry` lay them out.
       count = bytes.withUnsafeMutableBytes { out in
         out[0] = kind
-        id.withBytes {
-          out.baseAddress!.advanced(by: 1).copyMemory(from: $0.baseAddress!, byteCount: 16)
-        }
+        id.withBytes { UnsafeMutableRawBufferPointer(rebasing: out[1..<17]).copyMemory(from: $0) }
         switch kind {
         case 1:
           out[17] = status
