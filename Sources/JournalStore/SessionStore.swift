@@ -672,35 +672,23 @@ public final class SessionStore {
     begin: (_ count: Int, _ damaged: [SessionID]) throws -> Void = { _, _ in },
     _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
-    /// The summaries held, handed over in order.
-    func handOver(_ summaries: [SessionSummary], _ damaged: [SessionID]) throws -> [SessionID] {
-      let all = Self.newestFirst(summaries)
-      let newestFirst = newest.map { Array(all.prefix($0)) } ?? all
-      try begin(newestFirst.count, damaged.sorted())
-      switch order {
-      case .newestFirst: for summary in newestFirst { try body(summary) }
-      case .oldestFirst: for summary in newestFirst.reversed() { try body(summary) }
-      }
-      return damaged.sorted()
-    }
-    // A store opened for listing, small enough to hold: the whole check made from the same
-    // pass over the rows, as `list` makes it, not from a pass of its own first.
-    if checkWhenListing, !pointChecks,
-      try read({ db in try Self.count(db, status: status) }) <= holdAll
-    {
-      let (summaries, damaged) = try listed(status: status, reserve: { _ in 0 }) {
-        include($0) ? $0 : nil
-      }
-      return try handOver(summaries, damaged)
-    }
     try checkIfListingDidNot()
     return try read { db in
       let total = try Self.count(db, status: status)
       if total <= self.holdAll {
-        let (summaries, damaged, _, _) = try self.scan(db, status: status, checking: false) {
-          include($0) ? $0 : nil
+        // Reserved to the count: grown by doubling, the array was held twice over at its
+        // last growth.
+        let (summaries, damaged, _, _) = try self.scan(
+          db, status: status, checking: false, reserve: total
+        ) { include($0) ? $0 : nil }
+        let all = Self.newestFirst(summaries)
+        let newestFirst = newest.map { Array(all.prefix($0)) } ?? all
+        try begin(newestFirst.count, damaged.sorted())
+        switch order {
+        case .newestFirst: for summary in newestFirst { try body(summary) }
+        case .oldestFirst: for summary in newestFirst.reversed() { try body(summary) }
         }
-        return try handOver(summaries, damaged)
+        return damaged.sorted()
       }
       let (places, damagedFirst) = try self.places(
         db, status: status, order: order, total: total, newest: newest, include)

@@ -22,9 +22,8 @@ extension Journal {
       let runtime = try Runtime(options)
       let filter = try filters.filter(runtime)
       if json {
-        // Streamed: written as it is read, so memory does not grow with the journal; checked
-        // as `list` is, from its own pass over the rows.
-        let journal = try runtime.openVault(check: .listing)
+        // Streamed: written as it is read, so memory does not grow with the journal.
+        let journal = try runtime.openVault()
         let output = try OutputFile(.standardOutput)
         var writer = Render.ListJSON()
         let damaged = try journal.streamList(filter) { damaged in

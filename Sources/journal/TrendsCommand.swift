@@ -18,7 +18,7 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let journal = try runtime.openVault(check: .listing)
+      let journal = try runtime.openVault()
       // Counted as the summaries are read, oldest first: nothing held per session. A planned
       // session has not happened, so it has no place in trends yet.
       var tally = JournalTerminal.Trends.Tally(timeZone: runtime.context.timeZone)

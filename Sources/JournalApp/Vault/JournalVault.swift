@@ -392,15 +392,11 @@ public final class JournalVault {
     } catch StoreError.tampered(.rows) {
       throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
-    try checkPendingWitnesses()
+    if witnessPending {
+      witnessPending = false
+      try checkWitnesses(asking: nil, accepted: false)
+    }
     return listed
-  }
-
-  /// The witnesses' check a vault opened for listing left for after its ledger's.
-  private func checkPendingWitnesses() throws {
-    guard witnessPending else { return }
-    witnessPending = false
-    try checkWitnesses(asking: nil, accepted: false)
   }
 
   /// Checks that the session is waiting for reflection before asking for any.
@@ -527,16 +523,13 @@ public final class JournalVault {
     _ filter: SessionFilter, order: ReadOrder = .newestFirst,
     begin: ([SessionID]) throws -> Void = { _ in }, _ body: (SessionSummary) throws -> Void
   ) throws -> [SessionID] {
-    try listing {
-      try store.streamSummaries(
+    do {
+      return try store.streamSummaries(
         needsReflection: filter.waitingOnly, order: order,
         include: { filter.includes($0) }, newest: filter.limit,
-        begin: { _, damaged in
-          // A vault opened for listing is checked against this computer's record once its
-          // ledger has been, before anything is written out.
-          try checkPendingWitnesses()
-          try begin(damaged)
-        }, body)
+        begin: { _, damaged in try begin(damaged) }, body)
+    } catch StoreError.tampered(.rows) {
+      throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
   }
 
