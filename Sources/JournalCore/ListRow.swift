@@ -3,7 +3,7 @@ import Synchronization
 
 /// What one line of `list` shows of a session, in 32 bytes: a list holds one for every
 /// session it takes, and a million summaries (~136 bytes each, with their tags and notes'
-/// moods) took 130 MB where these take 32.
+/// moods) took 136 MB where these take 32.
 public struct ListRow: Sendable {
   public let id: SessionID
   public let date: Date

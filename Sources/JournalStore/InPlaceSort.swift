@@ -15,7 +15,9 @@ func sortInPlace<T>(_ items: inout [T], by before: (T, T) -> Bool) {
   }
 }
 
-private func introsort<T>(
+/// Sorts `items[start..<end]`, falling back to heapsort once `depthLeft` partitions have been
+/// made (at 0, at once: the tests take that way directly).
+func introsort<T>(
   _ items: UnsafeMutableBufferPointer<T>, _ start: Int, _ end: Int, depthLeft: Int,
   _ before: (T, T) -> Bool
 ) {

@@ -242,7 +242,8 @@ struct Ledger {
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp, listed: ListedEntries? = nil) throws -> Stamp {
     if stamp.construction >= 3 { return try verifyTree(db, against: stamp, listed: listed) }
-    precondition(listed == nil, "a listing's entries are compared with a tree ledger only")
+    // A listing hashes its entries only for a tree ledger: any other is not what it read.
+    guard listed == nil else { throw StoreError.tampered(.ledger) }
     let (view, tag) = try tagged(
       db, generation: stamp.generation, settings: stamp.construction >= 2)
     if !view.inconsistent.isEmpty {

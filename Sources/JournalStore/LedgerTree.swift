@@ -4,18 +4,6 @@ import GRDBSQLite
 import JournalCore
 import JournalCrypto
 
-/// The ledger's hash tree (construction 3, vault format 12; SECURITY.md, "The ledger"): the
-/// entries of every session, tombstone and agreed sync row, in 65,536 leaves by the first two
-/// bytes of their id, 256 nodes of 256 leaves each, and a root that the keyed tag covers.
-///
-/// A command about one session checks its own leaf, that leaf's node and the root, and so
-/// reads a few hundred rows whatever the size of the journal; the commands that read every
-/// row anyway (`list`, `export`, `verify`) check the whole tree. A keyed write changes only
-/// the leaves it touched, after checking what they held before (`Ledger.commitTracked`).
-///
-/// The digests are unkeyed BLAKE2b-256 (what they hash is in the clear beside them); the tag
-/// over the root is keyed. An empty leaf, and a node of empty leaves, is 32 zero bytes and is
-/// not stored.
 /// The session entries of a listing, one digest a status, each in order of id: what the rows
 /// shown said, to be compared with what the ledger's own indexes say (`Ledger.verify`).
 struct ListedEntries {
@@ -42,6 +30,18 @@ struct ListedEntries {
   }
 }
 
+/// The ledger's hash tree (construction 3, vault format 12; SECURITY.md, "The ledger"): the
+/// entries of every session, tombstone and agreed sync row, in 65,536 leaves by the first two
+/// bytes of their id, 256 nodes of 256 leaves each, and a root that the keyed tag covers.
+///
+/// A command about one session checks its own leaf, that leaf's node and the root, and so
+/// reads a few hundred rows whatever the size of the journal; the commands that read every
+/// row anyway (`list`, `export`, `verify`) check the whole tree. A keyed write changes only
+/// the leaves it touched, after checking what they held before (`Ledger.commitTracked`).
+///
+/// The digests are unkeyed BLAKE2b-256 (what they hash is in the clear beside them); the tag
+/// over the root is keyed. An empty leaf, and a node of empty leaves, is 32 zero bytes and is
+/// not stored.
 struct LedgerTree: Equatable {
   static let leafCount = 65_536
   static let nodeCount = 256

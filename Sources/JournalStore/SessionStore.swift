@@ -364,9 +364,10 @@ public final class SessionStore {
   /// the next are read (SummaryPipeline).
   ///
   /// A store opened for listing (`Vault.sessions(…, check: .listing)`) checks the
-  /// ledger here, from this same pass over the rows, in the same read transaction: the
-  /// session entries the tag covers are made from the rows as they are read, so `list` reads
-  /// the vault once, not twice.
+  /// ledger here, in the same read transaction: up to `gatherEntries` sessions, from the
+  /// session entries made from the rows as they are read, so `list` reads the vault once, not
+  /// twice; beyond, from the ledger's own indexes after the rows, with the rows read bound to
+  /// them (`ListedEntries`).
   public func summaries(
     status: SessionStatus? = nil
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
@@ -380,7 +381,7 @@ public final class SessionStore {
   private func listSummaries(
     status: SessionStatus?
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    let (sessions, damaged) = try listed(status: status, reserve: { _ in 0 }) { $0 }
+    let (sessions, damaged) = try listed(status: status, reserve: { _, _ in 0 }) { $0 }
     // Damaged ids by id: the threads finish in no fixed order.
     return (Self.newestFirst(sessions), damaged.sorted())
   }
@@ -395,7 +396,11 @@ public final class SessionStore {
     do {
       let names = TreatmentNames()
       var (rows, damaged) = try listed(
-        status: status, reserve: { try Self.count($0, status: status) }
+        // The vault's count when it was taken for the check, and all are listed.
+        status: status,
+        reserve: { db, sessions in
+          try (status == nil ? sessions : nil) ?? Self.count(db, status: status)
+        }
       ) {
         summary in
         include(summary) ? ListRow(summary, treatment: names.index(of: summary.treatment)) : nil
@@ -411,7 +416,7 @@ public final class SessionStore {
   /// The one listing pass (`summaries`, `listRows`): the ledger checked as the rows are read,
   /// or in the same read transaction when the vault is too large to gather its entries.
   private func listed<Item: Sendable>(
-    status: SessionStatus?, reserve: (Database) throws -> Int,
+    status: SessionStatus?, reserve: (_ db: Database, _ sessions: Int?) throws -> Int,
     make: @escaping @Sendable (SessionSummary) -> Item?
   ) throws -> (items: [Item], damaged: [SessionID]) {
     // A store of point checks reads every summary here: the whole check first.
@@ -433,10 +438,11 @@ public final class SessionStore {
       // (3.4 MB); beyond, the ledger is checked from its own indexes after this pass (at a
       // million, 26 MB not held). Decided by the count before reading, so that the other
       // status's entries are never gathered only to be dropped.
-      let gather = try Self.count(db, status: nil) <= self.gatherEntries
+      let total = checking ? try Self.count(db, status: nil) : nil
+      let gather = total.map { $0 <= self.gatherEntries } ?? true
       let scanned = try self.scan(
-        db, status: status, checking: checking, gather: gather, reserve: try reserve(db),
-        make: make)
+        db, status: status, checking: checking, gather: gather,
+        reserve: try reserve(db, total), make: make)
       found = scanned.found
       if let (stamp, listed) = scanned.wholeCheckLeft {
         // Every leaf made again from the ledger's narrow indexes, one at a time, in the
@@ -510,7 +516,9 @@ public final class SessionStore {
     let handle = statement.sqliteStatement
     var batch = SummaryBatch()
     let entries = view != nil
-    let hashed = entries && !gather ? ListedEntries(status: status) : nil
+    // Hashed for the ledger's own pass only with a tree ledger (the one a listing checks).
+    let hashed =
+      entries && !gather && (stamp?.construction ?? 0) >= 3 ? ListedEntries(status: status) : nil
     var entry: [UInt8] = []
     let undone = view?.undone ?? []
     while try Self.step(handle, statement, db) {

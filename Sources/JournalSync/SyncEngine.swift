@@ -666,8 +666,9 @@ public final class SyncEngine {
       // write of its session here, and the emptied copy sent back (a purged copy wins every
       // merge): a sealed text the person deleted does not wait on this device, the server and
       // every other for the session's next edit. The window was set by the deleting device's
-      // clock: it counts here as closed only `clockAllowance` later, so that a clock running
-      // ahead here does not end the undo there.
+      // clock: a sync counts it as closed only `clockAllowance` later, so that a clock running
+      // ahead here does not end the undo there (a keyed write of the session made here, an
+      // edit, still purges at this device's own clock).
       let now = options.now().addingTimeInterval(-Self.clockAllowance)
       guard let mine = local[id] else {
         var received = theirs.session

@@ -42,9 +42,8 @@ struct RollbackTests {
     #expect(f.run("verify", "--accept", "--yes").stderr.contains("nothing to accept"))
   }
 
-  /// `list --json` and `trends` check the vault as `list` does, from their own pass over the
-  /// rows: an older copy of the whole vault is refused before anything is written out, and a
-  /// row deleted from the file too.
+  /// `list --json` and `trends` refuse what `list` refuses, before anything is written out:
+  /// an older copy of the whole vault, and a row deleted from the file.
   @Test func streamedListsRefuseWhatListRefuses() throws {
     let f = CLIFixture().initialise()
     let first = f.new()

@@ -43,4 +43,22 @@ struct InPlaceSortTests {
     #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key >= $1.key })
     #expect(Set(sorted.map(\.tie)) == Set(items.map(\.tie)))
   }
+
+  /// The heapsort a badly split run falls back to, taken at once (no depth left), on a part
+  /// of the array: the same order, and nothing outside the part moved.
+  @Test func heapsortFallbackOnAPart() {
+    var generator = SystemRandomNumberGenerator()
+    for size in [0, 1, 2, 3, 17, 100, 1_000] {
+      let items = (0..<size + 10).map {
+        Item(key: Int.random(in: 0..<50, using: &generator), tie: $0)
+      }
+      var sorted = items
+      sorted.withUnsafeMutableBufferPointer { buffer in
+        introsort(buffer, 5, 5 + size, depthLeft: 0, Self.before)
+      }
+      #expect(Array(sorted[..<5]) == Array(items[..<5]))
+      #expect(Array(sorted[(5 + size)...]) == Array(items[(5 + size)...]))
+      #expect(Array(sorted[5..<5 + size]) == items[5..<5 + size].sorted(by: Self.before))
+    }
+  }
 }
