@@ -459,7 +459,10 @@ def main():
     global DELETED_NOTES
     arguments = sys.argv[1:]
     DELETED_NOTES = "--deleted-notes" in arguments
-    path = [a for a in arguments if a != "--deleted-notes"][0]
+    paths = [a for a in arguments if a != "--deleted-notes"]
+    if len(paths) != 1:
+        sys.exit("usage: decrypt-vault.py VAULT [--deleted-notes] < passphrase-file")
+    path = paths[0]
     # The first line: the bytes before the first "\n" (all of them without one), less one "\r"
     # at its end; nothing else is trimmed (SECURITY.md, "Key header").
     if sys.stdin.isatty():

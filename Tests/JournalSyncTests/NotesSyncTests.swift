@@ -53,23 +53,32 @@ struct NotesSyncTests {
     #expect(a.ok("sync").stdout == "up to date\n")
   }
 
+  /// When the deleting device's clock stands in the tests of deleted notes.
+  static let start = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:00:00Z"]
+
+  /// A journal on two devices (server `name`) with a note of `text` on both, deleted on the
+  /// first at `start` with an hour to undo, and the deletion sent.
+  func deletedWithAnHourToUndo(_ name: String, text: String) throws -> (Device, Device, String) {
+    let (_, a, b, ids) = try SyncTests.pair(name, sessions: 1)
+    let id = ids[0]
+    a.ok("note", id, text, extra: Self.start)
+    a.ok("sync", extra: Self.start)
+    b.ok("sync", extra: Self.start)
+    a.ok(
+      "note", id, "--delete", "1", "--yes",
+      extra: Self.start.merging(["JOURNAL_UNDO_WINDOW": "1h"]) { $1 })
+    a.ok("sync", extra: Self.start)
+    return (a, b, id)
+  }
+
   /// A note deleted with time to undo it, reaching another device after the window has
   /// closed: that device's sync empties its sealed text as it writes the session (as any
   /// keyed write of the session there would) and sends the emptied copy on, which the first
   /// device then takes; no vault keeps the words waiting for the session's next edit.
   @Test(SyncTests.needsServer) func syncEmptiesADeletedNoteOnceItsWindowCloses() throws {
-    // Given a note on both devices
-    let (_, a, b, ids) = try SyncTests.pair("notes_purge", sessions: 1)
-    let id = ids[0]
-    let start = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:00:00Z"]
-    a.ok("note", id, "WORDS-TO-FORGET", extra: start)
-    a.ok("sync", extra: start)
-    b.ok("sync", extra: start)
-    // When one device deletes it with an hour to undo, and sends the deletion
-    a.ok(
-      "note", id, "--delete", "1", "--yes",
-      extra: start.merging(["JOURNAL_UNDO_WINDOW": "1h"]) { $1 })
-    a.ok("sync", extra: start)
+    // Given a note on both devices, when one deletes it with an hour to undo and sends that
+    let (a, b, id) = try deletedWithAnHourToUndo("notes_purge", text: "WORDS-TO-FORGET")
+    let start = Self.start
     #expect(IndependentReader.available || !Prerequisites.areRequired, "PyNaCl is missing")
     guard IndependentReader.available else { return }
     // (its text still kept there, sealed, for an undo)
@@ -94,16 +103,7 @@ struct NotesSyncTests {
   /// undo, and the note comes back on both.
   @Test(SyncTests.needsServer) func aClockAheadDoesNotCutAnUndoShort() throws {
     // Given a note on both devices, deleted on one with an hour to undo, and sent
-    let (_, a, b, ids) = try SyncTests.pair("notes_skew", sessions: 1)
-    let id = ids[0]
-    let start = ["JOURNAL_DEBUG_NOW": "2027-01-20T10:00:00Z"]
-    a.ok("note", id, "WORDS-TO-KEEP", extra: start)
-    a.ok("sync", extra: start)
-    b.ok("sync", extra: start)
-    a.ok(
-      "note", id, "--delete", "1", "--yes",
-      extra: start.merging(["JOURNAL_UNDO_WINDOW": "1h"]) { $1 })
-    a.ok("sync", extra: start)
+    let (a, b, id) = try deletedWithAnHourToUndo("notes_skew", text: "WORDS-TO-KEEP")
     // When the other device, its clock two minutes past the window, syncs, and the first
     // undoes inside its own window
     b.ok("sync", extra: ["JOURNAL_DEBUG_NOW": "2027-01-20T11:02:00Z"])
