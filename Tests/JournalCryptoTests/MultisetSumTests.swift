@@ -1,0 +1,50 @@
+import JournalCrypto
+import Testing
+
+/// The order-free sum that binds a read of many rows to the ledger's indexes: the same
+/// strings in any order sum alike; one left out, added, changed or counted twice does not.
+struct MultisetSumTests {
+  let key = [UInt8](repeating: 9, count: MultisetSum.keyBytes)
+
+  func sum(_ strings: [[UInt8]]) -> MultisetSum {
+    var sum = MultisetSum(key: key)
+    for string in strings { string.withUnsafeBytes { sum.add($0) } }
+    return sum
+  }
+
+  let strings: [[UInt8]] = (0..<40).map { index in
+    [1] + [UInt8](repeating: UInt8(index), count: 16) + [2] + [UInt8(index), 0, 0, 0, 0, 0, 0, 0]
+  }
+
+  @Test func orderDoesNotMatter() {
+    #expect(sum(strings) == sum(strings.reversed()))
+    #expect(sum(strings) == sum(strings.sorted { $0.last ?? 0 > $1.last ?? 0 }))
+    // Added in two parts, then joined.
+    var first = sum(Array(strings.prefix(13)))
+    first.add(sum(Array(strings.dropFirst(13))))
+    #expect(first == sum(strings))
+    #expect(sum(strings).count == strings.count)
+  }
+
+  @Test func anyChangeDoes() {
+    let whole = sum(strings)
+    #expect(sum(Array(strings.dropLast())) != whole)
+    #expect(sum(strings + [strings[3]]) != whole)
+    var changed = strings
+    changed[7][18] ^= 1
+    #expect(sum(changed) != whole)
+    // A string counted twice and another left out: the counts agree, the sums do not.
+    var twice = strings
+    twice[5] = twice[6]
+    #expect(sum(twice).count == whole.count && sum(twice) != whole)
+    // The empty string counts.
+    #expect(sum(strings + [[]]) != whole)
+  }
+
+  @Test func anotherKeyIsAnotherSum() {
+    let other = [UInt8](repeating: 10, count: MultisetSum.keyBytes)
+    var withOther = MultisetSum(key: other)
+    for string in strings { string.withUnsafeBytes { withOther.add($0) } }
+    #expect(withOther != sum(strings))
+  }
+}
