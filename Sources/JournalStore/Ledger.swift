@@ -237,13 +237,20 @@ struct Ledger {
   /// Checks the whole vault against its stamp; throws `tampered` when it does not add up.
   /// Returns the stamp with the rows it covers (when few enough to keep).
   ///
-  /// With `listed` (a tree ledger), the session entries a listing hashed from the rows it
-  /// showed must also be those the ledger's indexes hold: what is shown is what is checked.
+  /// With `entries` (a tree ledger), each session entry the ledger's own indexes hold is also
+  /// added to its sums, for a read of many rows to compare with what it handed over
+  /// (`SessionStore.bind`); any other ledger leaves it nil: it has no such indexes.
   @discardableResult
-  func verify(_ db: Database, against stamp: Stamp, listed: ListedEntries? = nil) throws -> Stamp {
-    if stamp.construction >= 3 { return try verifyTree(db, against: stamp, listed: listed) }
-    // A listing hashes its entries only for a tree ledger: any other is not what it read.
-    guard listed == nil else { throw StoreError.tampered(.ledger) }
+  func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
+    var none: ListedEntries?
+    return try verify(db, against: stamp, entries: &none)
+  }
+
+  func verify(
+    _ db: Database, against stamp: Stamp, entries: inout ListedEntries?
+  ) throws -> Stamp {
+    if stamp.construction >= 3 { return try verifyTree(db, against: stamp, entries: &entries) }
+    entries = nil
     let (view, tag) = try tagged(
       db, generation: stamp.generation, settings: stamp.construction >= 2)
     if !view.inconsistent.isEmpty {
@@ -277,7 +284,7 @@ struct Ledger {
   /// The whole check of a tree ledger: every leaf made again from the rows, and the tag from
   /// their root; then the stored leaves and nodes compared with them.
   private func verifyTree(
-    _ db: Database, against stamp: Stamp, listed: ListedEntries? = nil
+    _ db: Database, against stamp: Stamp, entries: inout ListedEntries?
   ) throws -> Stamp {
     let view = try View.readFlat(db)
     if !view.inconsistent.isEmpty {
@@ -285,14 +292,12 @@ struct Ledger {
     }
     let keep = try (Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0) <= Self.keepEntries
     var kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) = ([], [], [])
-    let indexed = listed.map { ListedEntries(status: $0.status) }
     let tree = try LedgerTree.read(
       db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
-      into: &kept, listed: indexed)
+      into: &kept, listed: &entries)
     let nodes = tree.nodes()
     let root = LedgerTree.root(nodes: nodes)
     try checkRoot(root, view: view, stamp: stamp)
-    if let listed, let indexed, !listed.same(as: indexed) { throw StoreError.tampered(.rows) }
     let stored = try LedgerTree.stored(db)
     guard stored.leaves == tree, stored.nodes == nodes else {
       throw StoreError.tampered(.ledger)
@@ -454,9 +459,10 @@ struct Ledger {
     let view = try View.readFlat(db)
     let keep = try (Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0) <= Self.keepEntries
     var kept: (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]) = ([], [], [])
+    var none: ListedEntries?
     let tree = try LedgerTree.read(
       db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
-      into: &kept)
+      into: &kept, listed: &none)
     try tree.store(db)
     let tag = try Self.treeTag(
       key: key, vaultID: vaultID, generation: generation,

@@ -4,29 +4,37 @@ import GRDBSQLite
 import JournalCore
 import JournalCrypto
 
-/// The session entries of a listing, one digest a status, each in order of id: what the rows
-/// shown said, to be compared with what the ledger's own indexes say (`Ledger.verify`).
+/// The session entries a read of many rows handed over, one order-free sum a status
+/// (`MultisetSum`, under the store's key for this process): compared with the same made from
+/// the ledger's own indexes (`Ledger.verify`), they bind what a command showed to what the
+/// ledger checked, whichever index or table order it read the rows in.
 struct ListedEntries {
-  let complete = UnkeyedScratch()
-  let waiting = UnkeyedScratch()
-  /// The status listed (nil: both), whose digests are compared.
+  var complete: MultisetSum
+  var waiting: MultisetSum
+  /// The status read (nil: both), whose sums are compared.
   let status: SessionStatus?
 
-  init(status: SessionStatus?) {
+  init(status: SessionStatus?, key: [UInt8]) {
     self.status = status
-    complete.start()
-    waiting.start()
+    complete = MultisetSum(key: key)
+    waiting = MultisetSum(key: key)
   }
 
   /// Adds one entry (as `Ledger.View.appendEntry` lays it out) of a session of `status`.
-  func add(_ entry: UnsafeRawBufferPointer, status: SessionStatus) {
-    (status == .complete ? complete : waiting).update(entry)
+  mutating func add(_ entry: UnsafeRawBufferPointer, status: SessionStatus) {
+    if status == .complete { complete.add(entry) } else { waiting.add(entry) }
   }
 
-  /// Whether `other` holds the same entries of the statuses listed. Once only.
-  func same(as other: ListedEntries) -> Bool {
-    (status == .complete || KeyedHash.same(waiting.finish(), other.waiting.finish()))
-      && (status == .needsReflection || KeyedHash.same(complete.finish(), other.complete.finish()))
+  /// Adds what `other` holds (made under the same key).
+  mutating func add(_ other: ListedEntries) {
+    complete.add(other.complete)
+    waiting.add(other.waiting)
+  }
+
+  /// Whether `ledger` holds the same entries of the status read.
+  func same(as ledger: ListedEntries) -> Bool {
+    (status == .complete || waiting == ledger.waiting)
+      && (status == .needsReflection || complete == ledger.complete)
   }
 }
 
@@ -450,13 +458,13 @@ struct LedgerTree: Equatable {
   /// computer's record). Sessions in `undone` count as still in the trash and tombstones in
   /// `purged` as not yet there.
   ///
-  /// With `listed`, each status's session entries are also hashed in order of id into its
-  /// state, as a listing hashed the rows it showed (`SessionStore.scan`).
+  /// With `listed`, each status's session entries are also added to its sum, as a read of
+  /// many rows summed the rows it handed over (`SessionStore.scan`).
   static func read(
     _ db: Database, skippingSessions undone: Set<SessionID>,
     skippingTombstones purged: Set<SessionID>, keep: Bool,
     into kept: inout (sessions: [UInt8], tombstones: [UInt8], syncRows: [UInt8]),
-    listed: ListedEntries? = nil
+    listed: inout ListedEntries?
   ) throws -> LedgerTree {
     let complete = try Cursor(
       db,
@@ -488,8 +496,9 @@ struct LedgerTree: Equatable {
         if undone.isEmpty || !undone.contains(next.id) {
           guard next.add(to: &builder) else { throw StoreError.tampered(.rows) }
           if keep { kept.sessions += next.entry }
-          if let listed {
-            next.withEntry { (next === complete ? listed.complete : listed.waiting).update($0) }
+          if listed != nil {
+            let status: SessionStatus = next === complete ? .complete : .needsReflection
+            next.withEntry { listed?.add($0, status: status) }
           }
         }
         try next.advance()

@@ -38,6 +38,12 @@ public final class SessionStore {
   public private(set) var writes = 0
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
+  /// The key of this store's sums of session entries (`ListedEntries`): drawn at opening,
+  /// never stored, so that whoever wrote the rows cannot have made two sets that sum alike.
+  private let entryKey: [UInt8]
+  /// The ledger's session entries as the last whole check of this store summed them from
+  /// the ledger's own indexes, with the stamp it checked (`bind`).
+  private var ledgerEntries: (stamp: LedgerStamp, entries: ListedEntries)?
 
   /// Where new ids come from (a session kept apart from the one whose id it claimed).
   let random: any RandomSource
@@ -51,6 +57,7 @@ public final class SessionStore {
     self.fingerprintKey = fingerprintKey
     self.ledger = ledger
     self.random = random
+    entryKey = random.bytes(MultisetSum.keyBytes)
   }
 
   /// An id no session has, had or holds in the trash.
@@ -116,7 +123,10 @@ public final class SessionStore {
           if try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
           return nil
         }
-        return try ledger.verify(db, against: stamp)
+        var entries: ListedEntries? = ListedEntries(status: nil, key: entryKey)
+        let checked = try ledger.verify(db, against: stamp, entries: &entries)
+        ledgerEntries = entries.map { (checked, $0) }
+        return checked
       } catch let error as StoreError {
         throw Ledger.explain(error, db)
       }
@@ -442,12 +452,20 @@ public final class SessionStore {
       let gather = total.map { $0 <= self.gatherEntries } ?? true
       let scanned = try self.scan(
         db, status: status, checking: checking, gather: gather,
-        reserve: try reserve(db, total), make: make)
+        reserve: try reserve(db, total), make: { summary, _ in make(summary) })
       found = scanned.found
-      if let (stamp, listed) = scanned.wholeCheckLeft {
+      if checking, let summed = scanned.summed {
         // Every leaf made again from the ledger's narrow indexes, one at a time, in the
         // transaction that read the rows; and the rows shown must be the rows it checked.
-        whole = try self.ledger.verify(db, against: stamp, listed: listed)
+        var entries: ListedEntries? = ListedEntries(status: nil, key: self.entryKey)
+        let checked = try self.ledger.verify(db, against: summed.stamp, entries: &entries)
+        guard let entries, summed.read.same(as: entries) else {
+          throw StoreError.tampered(.rows)
+        }
+        whole = checked
+        self.ledgerEntries = (checked, entries)
+      } else {
+        try self.bind(scanned.summed, db)
       }
       return (scanned.items, scanned.damaged)
     }
@@ -479,27 +497,28 @@ public final class SessionStore {
   /// One pass over the summaries of `status` (all, when nil) in the list index, opened on
   /// every core; what `make` keeps of each, and the ids of the rows that failed to open.
   /// With `checking`, also gathers the ledger's session entries from the same rows (with
-  /// `gather`), or hashes them by status for the ledger's own pass to compare
-  /// (`wholeCheckLeft`).
+  /// `gather`) for the listing's check (`found`). Otherwise, in a vault with a tree ledger,
+  /// sums the entries of the rows read (`summed`), for the ledger's own pass to compare
+  /// (`bind`, or the listing's check).
   private func scan<Item: Sendable>(
     _ db: Database, status: SessionStatus?, checking: Bool, gather: Bool = true,
-    threads: Int? = nil, reserve: Int = 0, make: @escaping @Sendable (SessionSummary) -> Item?
-  ) throws -> (
-    items: [Item], damaged: [SessionID], found: LedgerFound?,
-    wholeCheckLeft: (LedgerStamp, ListedEntries)?
-  ) {
+    threads: Int? = nil, reserve: Int = 0,
+    make: @escaping @Sendable (SessionSummary, _ revision: Int64) -> Item?
+  ) throws -> (items: [Item], damaged: [SessionID], found: LedgerFound?, summed: Summed?) {
     let openers = try summaryOpeners()
     let pipeline = SummaryPipeline(
       openers: Array(openers.prefix(threads ?? openers.count)), reserve: reserve, make: make)
     defer { pipeline.wait() }
     var view: Ledger.View?
     var stamp: LedgerStamp?
+    var summed: Summed?
     if checking {
       stamp = try Ledger.stamp(db)
-      if let stamp {
+      if let stamp, gather || stamp.construction < 3 {
         view = try Ledger.View.readAllButSessions(db, settings: stamp.construction >= 2)
       }
     }
+    if view == nil { summed = try summing(db, status: status) }
     var listed: [UInt8] = []
     // In the order of the list index (status, then id): the ledger's order.
     let statement = try db.makeStatement(
@@ -516,9 +535,6 @@ public final class SessionStore {
     let handle = statement.sqliteStatement
     var batch = SummaryBatch()
     let entries = view != nil
-    // Hashed for the ledger's own pass only with a tree ledger (the one a listing checks).
-    let hashed =
-      entries && !gather && (stamp?.construction ?? 0) >= 3 ? ListedEntries(status: status) : nil
     var entry: [UInt8] = []
     let undone = view?.undone ?? []
     while try Self.step(handle, statement, db) {
@@ -529,21 +545,19 @@ public final class SessionStore {
         let id = SessionID(storedDigits: digits)
           ?? SessionID(String(decoding: digits, as: UTF8.self))
       else {
-        if entries { throw StoreError.tampered(.rows) }
+        if entries || summed != nil { throw StoreError.tampered(.rows) }
         continue
       }
-      if entries, undone.isEmpty || !undone.contains(id) {
+      if summed != nil {
+        try summed?.add(id: id, digits: digits, status: statusText, revision: revision)
+      } else if entries, undone.isEmpty || !undone.contains(id) {
         entry.removeAll(keepingCapacity: true)
         guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
           let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
           Ledger.View.appendEntry(
             to: &entry, digits: start, status: rowStatus, revision: revision)
         else { throw StoreError.tampered(.rows) }
-        if let hashed {
-          entry.withUnsafeBytes { hashed.add($0, status: rowStatus) }
-        } else {
-          listed += entry
-        }
+        listed += entry
       }
       batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
       if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
@@ -551,17 +565,87 @@ public final class SessionStore {
     _ = pipeline.submit(batch)
     // The sessions of the other status, which the tag covers too.
     var rest: [UInt8] = []
-    if hashed == nil, let view, let status {
+    if let view, let status {
       try Ledger.View.scanSessions(
         db, status: status == .complete ? .needsReflection : .complete, skipping: view.undone,
         into: &rest)
     }
     let (items, damaged) = pipeline.finish()
-    guard let stamp, let view else { return (items, damaged, nil, nil) }
-    if let hashed { return (items, damaged, nil, (stamp, hashed)) }
+    guard let stamp, let view else { return (items, damaged, nil, summed) }
     return (
       items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest), nil
     )
+  }
+
+  /// The session entries a read of many rows sums as it goes (`ListedEntries`), to be bound
+  /// to the ledger's (`bind`) in the same read transaction.
+  struct Summed {
+    let stamp: LedgerStamp
+    var read: ListedEntries
+    /// Sessions whose deletion was undone since the stamp: the ledger counts them in the
+    /// trash until the next keyed write settles it, so a read does not count them either.
+    let undone: Set<SessionID>
+    private var entry: [UInt8] = []
+
+    init(stamp: LedgerStamp, read: ListedEntries, undone: Set<SessionID>) {
+      self.stamp = stamp
+      self.read = read
+      self.undone = undone
+      entry.reserveCapacity(32)
+    }
+
+    /// Adds the entry of a row read: its id's digits as stored, its status column and its
+    /// revision. A row the ledger could not hold is tampering.
+    mutating func add(
+      id: SessionID, digits: UnsafeRawBufferPointer, status statusText: UnsafeRawBufferPointer,
+      revision: Int64
+    ) throws {
+      guard undone.isEmpty || !undone.contains(id) else { return }
+      entry.removeAll(keepingCapacity: true)
+      guard let status = RecordCodec.status(named: statusText), digits.count == 32,
+        let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
+        Ledger.View.appendEntry(to: &entry, digits: start, status: status, revision: revision)
+      else { throw StoreError.tampered(.rows) }
+      entry.withUnsafeBytes { read.add($0, status: status) }
+    }
+  }
+
+  /// In a read transaction, before a read of many rows of `status` (all, when nil): what it
+  /// sums, or nil when the vault has no tree ledger to bind it to (one not yet protected, or
+  /// of an earlier format, checked whole at opening and not yet made anew).
+  private func summing(_ db: Database, status: SessionStatus?) throws -> Summed? {
+    guard let stamp = try Ledger.stamp(db), stamp.construction >= 3 else { return nil }
+    return Summed(
+      stamp: stamp, read: ListedEntries(status: status, key: entryKey),
+      undone: try Ledger.View.readSkips(db).undone)
+  }
+
+  /// In the read transaction that read the rows `summed` summed, before anything read is
+  /// handed over: they must be the sessions the ledger holds, as its own indexes give them.
+  /// A whole check of this store at the same stamp summed those already; otherwise (another
+  /// process wrote since, or this store checks at listing or by points) the whole check is
+  /// made here, in this transaction. So a read cannot be shown rows that the check did not
+  /// see: an index or table of the file pointed at a decoy's pages, or rows edited in one of
+  /// them and not in the others.
+  private func bind(_ summed: Summed?, _ db: Database) throws {
+    guard let summed else { return }
+    do {
+      if let known = ledgerEntries, known.stamp == summed.stamp {
+        guard summed.read.same(as: known.entries) else { throw StoreError.tampered(.rows) }
+        return
+      }
+      // A stamp older than one this store checked is the file put back behind its back.
+      if let checked, summed.stamp.generation < checked.generation {
+        throw StoreError.tampered(.rows)
+      }
+      var entries: ListedEntries? = ListedEntries(status: nil, key: entryKey)
+      let checked = try ledger.verify(db, against: summed.stamp, entries: &entries)
+      guard let entries else { throw StoreError.tampered(.ledger) }
+      ledgerEntries = (checked, entries)
+      guard summed.read.same(as: entries) else { throw StoreError.tampered(.rows) }
+    } catch let error as StoreError {
+      throw Ledger.explain(error, db)
+    }
   }
 
   /// Steps a statement read with SQLite's own calls: true for a row, false when done.
@@ -645,10 +729,41 @@ public final class SessionStore {
 
   // MARK: - Streamed reads
 
+  /// Where a session comes in a streamed read (`places`), and the revision to check its row
+  /// against, when it has one.
+  protocol Placed: Sendable {
+    var date: Date { get }
+    var id: SessionID { get }
+    var revision: Int64? { get }
+    init(_ summary: SessionSummary, revision: Int64)
+  }
+
   /// Where a session comes in a streamed read: its date and id. 24 bytes a session.
-  struct Place: Sendable {
+  struct Place: Placed {
     let date: Date
     let id: SessionID
+    var revision: Int64? { nil }
+    init(date: Date, id: SessionID) {
+      self.date = date
+      self.id = id
+    }
+    init(_ summary: SessionSummary, revision _: Int64) {
+      self.init(date: summary.date, id: summary.id)
+    }
+  }
+
+  /// A whole session's place in a streamed read: also the revision the list index gave it,
+  /// which its row in the table must have (`open`). 32 bytes a session.
+  struct BoundPlace: Placed {
+    let date: Date
+    let id: SessionID
+    let listed: Int64
+    var revision: Int64? { listed }
+    init(_ summary: SessionSummary, revision: Int64) {
+      date = summary.date
+      id = summary.id
+      listed = revision
+    }
   }
 
   /// Up to this many sessions, a streamed read of summaries holds them all, as `list` does
@@ -686,9 +801,10 @@ public final class SessionStore {
       if total <= self.holdAll {
         // Reserved to the count: grown by doubling, the array was held twice over at its
         // last growth.
-        let (summaries, damaged, _, _) = try self.scan(
+        let (summaries, damaged, _, summed) = try self.scan(
           db, status: status, checking: false, reserve: total
-        ) { include($0) ? $0 : nil }
+        ) { summary, _ in include(summary) ? summary : nil }
+        try self.bind(summed, db)
         let all = Self.newestFirst(summaries)
         let newestFirst = newest.map { Array(all.prefix($0)) } ?? all
         try begin(newestFirst.count, damaged.sorted())
@@ -698,7 +814,8 @@ public final class SessionStore {
         }
         return damaged.sorted()
       }
-      let (places, damagedFirst) = try self.places(
+      // The chunks below read the same index in the same transaction: what this pass bound.
+      let (places, damagedFirst, _): ([Place], _, _) = try self.places(
         db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
@@ -764,10 +881,12 @@ public final class SessionStore {
   }
 
   /// Opens every session of the vault, in the order of its rows, without keeping any:
-  /// `verify`. How many opened, and the ids of those that did not, by id.
+  /// `verify`. How many opened, and the ids of those that did not, by id. The rows read are
+  /// bound to the ledger (`bind`).
   public func openEvery() throws -> (intact: Int, damaged: [SessionID]) {
     try checkIfListingDidNot()
     return try read { db in
+      var summed = try self.summing(db, status: nil)
       let statement = try db.makeStatement(
         sql: "SELECT revision, summary, body, status, id FROM session")
       let handle = statement.sqliteStatement
@@ -776,7 +895,13 @@ public final class SessionStore {
       var damaged: [SessionID] = []
       while try Self.step(handle, statement, db) {
         let digits = Self.text(handle, 4)
-        guard let id = SessionID(storedDigits: digits) else { continue }
+        guard let id = SessionID(storedDigits: digits) else {
+          if summed != nil { throw StoreError.tampered(.rows) }
+          continue
+        }
+        try summed?.add(
+          id: id, digits: digits, status: Self.text(handle, 3),
+          revision: sqlite3_column_int64(handle, 0))
         do {
           _ = try Self.openRow(opener, id: id, handle: handle)
           intact += 1
@@ -784,6 +909,7 @@ public final class SessionStore {
           damaged.append(id)
         }
       }
+      try self.bind(summed, db)
       return (intact, damaged.sorted())
     }
   }
@@ -791,17 +917,20 @@ public final class SessionStore {
   /// The first pass of a streamed read: the places of the summaries `include` takes, in
   /// `order`, and the ids of the rows that failed to open. Beyond `holdAll` sessions, on one
   /// thread into one array the size of `total`, so that no second array of places is made
-  /// to join two threads' (at a million sessions, 24 MB saved).
-  private func places(
+  /// to join two threads' (at a million sessions, 24 MB saved). The rows read are bound to
+  /// the ledger (`bind`) before they are returned: the list index is checked, and a later
+  /// pass may read it again in the same transaction.
+  private func places<P: Placed>(
     _ db: Database, status: SessionStatus?, order: ReadOrder, total: Int, newest: Int?,
     _ include: @escaping @Sendable (SessionSummary) -> Bool
-  ) throws -> ([Place], [SessionID]) {
-    var (places, damaged, _, _) = try scan(
+  ) throws -> (places: [P], damaged: [SessionID], bound: Bool) {
+    var (places, damaged, _, summed) = try scan(
       db, status: status, checking: false, threads: total > self.holdAll ? 1 : nil,
       reserve: total
-    ) { summary in
-      include(summary) ? Place(date: summary.date, id: summary.id) : nil
+    ) { summary, revision in
+      include(summary) ? P(summary, revision: revision) : nil
     }
+    try bind(summed, db)
     // In place: Swift's own sort keeps a buffer of half the array (12 MB at a million).
     switch order {
     case .newestFirst:
@@ -816,7 +945,7 @@ public final class SessionStore {
       case .oldestFirst: places.removeFirst(places.count - newest)
       }
     }
-    return (places, damaged)
+    return (places, damaged, summed != nil)
   }
 
   /// SQLite copies a value bound with this before the call returns.
@@ -921,7 +1050,18 @@ public final class SessionStore {
     let openers = try summaryOpeners()
     return try read { db in
       let total = try Self.count(db, status: status)
-      let (places, damagedFirst) = try self.places(
+      // With the revisions the list index gave (bound to the ledger here), to check each row
+      // read from the table against; without a tree ledger, none to check.
+      if try Ledger.stamp(db).map({ $0.construction >= 3 }) ?? false {
+        let (places, damagedFirst, bound): ([BoundPlace], _, _) = try self.places(
+          db, status: status, order: order, total: total, newest: newest, include)
+        precondition(bound, "a tree ledger binds the places")
+        try begin(places.count, damagedFirst.sorted())
+        var damaged = damagedFirst
+        try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
+        return damaged.sorted()
+      }
+      let (places, damagedFirst, _): ([Place], _, _) = try self.places(
         db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
@@ -938,8 +1078,12 @@ public final class SessionStore {
   /// The sessions at `places`, read by id in that order a batch at a time, opened and handed
   /// to `transform` on every core, what it makes handed to `body` in the same order; the ids
   /// of rows missing or failing to open added to `damaged`.
-  private func open<Made: Sendable>(
-    _ places: [Place], _ db: Database, _ openers: [RecordCipher.Opener],
+  ///
+  /// A place with a revision came from the list index, bound to the ledger in this
+  /// transaction (`places`): its row in the table must be there, at that revision, or the
+  /// two disagree behind the ledger's back (the sealed columns open only at their revision).
+  private func open<P: Placed, Made: Sendable>(
+    _ places: [P], _ db: Database, _ openers: [RecordCipher.Opener],
     damaged: inout [SessionID], transform: @escaping @Sendable (Session) -> Made?,
     _ body: (Made) throws -> Void
   ) throws {
@@ -958,9 +1102,15 @@ public final class SessionStore {
         end += 1
         sqlite3_reset(handle)
         sqlite3_bind_text(handle, 1, place.id.hex, 32, Self.transient)
+        let listed = place.revision
         guard try Self.step(handle, statement, db) else {
+          // In the list index, which the ledger holds, and not in the table.
+          if listed != nil { throw StoreError.tampered(.rows) }
           damaged.append(place.id)
           continue
+        }
+        if let listed, sqlite3_column_int64(handle, 0) != listed {
+          throw StoreError.tampered(.rows)
         }
         batch.append(id: place.id, handle, revision: 0, status: 3, summary: 1, body: 2)
       }
@@ -1013,6 +1163,7 @@ public final class SessionStore {
     try checkIfListingDidNot()
     let openers = try summaryOpeners()
     return try read { db in
+      var summed = try self.summing(db, status: nil)
       let statement = try db.makeStatement(
         sql: "SELECT revision, summary, body, status, id FROM session")
       let handle = statement.sqliteStatement
@@ -1031,7 +1182,13 @@ public final class SessionStore {
           guard
             let id = SessionID(storedDigits: digits)
               ?? SessionID(String(decoding: digits, as: UTF8.self))
-          else { continue }
+          else {
+            if summed != nil { throw StoreError.tampered(.rows) }
+            continue
+          }
+          try summed?.add(
+            id: id, digits: digits, status: Self.text(handle, 3),
+            revision: sqlite3_column_int64(handle, 0))
           batch.append(id: id, handle, revision: 0, status: 3, summary: 1, body: 2)
         }
         let shares = openers.count
@@ -1065,6 +1222,9 @@ public final class SessionStore {
           damaged += found.damaged
         }
       }
+      // The table's rows are the ledger's before any match is handed over; each read again
+      // below by its id is one of them (its sealed columns open only under that id).
+      try self.bind(summed, db)
       switch order {
       case .newestFirst:
         sortInPlace(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }

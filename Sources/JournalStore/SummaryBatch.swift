@@ -49,10 +49,12 @@ final class SummaryBatch: @unchecked Sendable {
     arena.removeAll(keepingCapacity: true)
   }
 
-  /// Opens every row with `opener`, adding what `make` makes of each summary to `items` and
-  /// the ids of the rows that failed to open to `damaged`.
+  /// Opens every row with `opener`, adding what `make` makes of each summary (and the
+  /// revision it was opened at) to `items` and the ids of the rows that failed to open to
+  /// `damaged`.
   func open<Item>(
-    with opener: RecordCipher.Opener, make: (SessionSummary) -> Item?, into items: inout [Item],
+    with opener: RecordCipher.Opener, make: (SessionSummary, _ revision: Int64) -> Item?,
+    into items: inout [Item],
     damaged: inout [SessionID]
   ) {
     arena.withUnsafeBytes { arena in
@@ -61,7 +63,7 @@ final class SummaryBatch: @unchecked Sendable {
           let summary = try SessionStore.openSummary(
             opener, id: entry.id, revision: entry.revision, stored: entry.status,
             sealed: UnsafeRawBufferPointer(rebasing: arena[entry.sealed]))
-          if let item = make(summary) { items.append(item) }
+          if let item = make(summary, entry.revision) { items.append(item) }
         } catch {
           damaged.append(entry.id)
         }

@@ -9,7 +9,8 @@ import Synchronization
 /// work is shared; on a busy machine, where the helper may not be scheduled for a while,
 /// nothing waits for it but its last batch.
 ///
-/// Each opened summary is handed to `make` on the thread that opened it, and what it returns
+/// Each opened summary is handed to `make` (with the revision it was opened at) on the thread
+/// that opened it, and what it returns
 /// (nil: left out) is kept: the summaries themselves for `list`, or only a session's place
 /// for a streamed read, which then holds 25 bytes a session instead of a summary's 120. What
 /// the helper keeps goes to the reading thread a batch at a time, into the one array: two
@@ -32,7 +33,7 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   private let jobs = DispatchGroup()
   /// [0] for the reading thread, [1] (when there is a second core) for the helper.
   private let openers: [RecordCipher.Opener]
-  private let make: @Sendable (SessionSummary) -> Item?
+  private let make: @Sendable (SessionSummary, _ revision: Int64) -> Item?
   private var reader: (items: [Item], damaged: [SessionID]) = ([], [])
   /// Batches that may wait before the reading thread opens one itself: bounds the memory
   /// when the helper falls behind or never runs.
@@ -42,7 +43,7 @@ final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
   /// `reserve` items.
   init(
     openers: [RecordCipher.Opener], reserve: Int = 0,
-    make: @escaping @Sendable (SessionSummary) -> Item?
+    make: @escaping @Sendable (SessionSummary, _ revision: Int64) -> Item?
   ) {
     precondition(!openers.isEmpty, "at least one opener")
     self.openers = openers

@@ -75,6 +75,48 @@ struct RollbackTests {
     }
   }
 
+  /// The list index or the session table pointed at a decoy's pages with a session left
+  /// out (the schema edited in the file): every command that reads it refuses, and writes
+  /// nothing out; an export's file is not left behind. The ledger finds the decoy (exit 12);
+  /// SQLite finds a table's decoy first when an export looks a row up by its id, and
+  /// `verify` finds an index's in the file's structure first (exit 5, damaged).
+  @Test(arguments: [Decoy.Target.listIndex, .table])
+  func everyWholeReadRefusesADecoy(target: Decoy.Target) throws {
+    let f = CLIFixture().initialise()
+    let hidden = f.new()
+    _ = f.new()
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    try queue.writeWithoutTransaction { db in
+      let columns = try String.fetchAll(db, sql: Decoy.columnsSQL)
+      try db.execute(
+        sql: Decoy.script(
+          of: target, columns: columns,
+          change: "DELETE FROM decoy WHERE id LIKE '\(hidden.lowercased())%'"))
+    }
+    try queue.close()
+    let file = f.home.file("export.json")
+    let export = ["export", "--format", "json"]
+    let reads: [([String], Int32)] =
+      switch target {
+      case .listIndex:
+        [
+          (["list", "--json"], 12), (["trends"], 12), (export, 12),
+          (export + ["--output", file], 12), (["verify"], 5),
+        ]
+      case .table:
+        [
+          (export, 5), (export + ["--output", file], 5), (["search", "inward"], 12),
+          (["verify"], 12),
+        ]
+      }
+    for (arguments, status) in reads {
+      let refused = f.cli.run(arguments)
+      #expect(refused.status == status, "\(target) \(arguments) \(refused)")
+      #expect(refused.stdout.isEmpty, "\(target) \(arguments) \(refused)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
   /// 1. A session row deleted from the file: exit 12, the session named (this computer saw
   /// it), and the file left as it was; without this computer's record, said without a name.
   /// The record holds the sessions' entries from the last command that read every row (a

@@ -148,26 +148,33 @@ struct VaultTests {
   }
 
   /// Ciphertexts moved between rows or columns, or a status edited in the clear, make only
-  /// the rows touched unreadable, each reported by id; the others still open.
+  /// the rows touched unreadable, each reported by id; the others still open. A status
+  /// edited changes what the ledger holds: a read of every row refuses it as tampering.
   @Test func bindingAndIsolation() throws {
     // Given three sessions
     let f = try StoreFixture()
     let a = try f.session(seed: 1), b = try f.session(seed: 2), c = try f.session(seed: 3)
     for s in [a, b, c] { try f.store.upsert(s) }
     let queue = try DatabaseQueue(path: f.path)
-    // When a's summary is copied over b's, and c's status is edited
+    // When a's summary is copied over b's
     try queue.write { db in
       try db.execute(
         sql: "UPDATE session SET summary = (SELECT summary FROM session WHERE id = ?) WHERE id = ?",
         arguments: [a.id.hex, b.id.hex])
-      try db.execute(
-        sql: "UPDATE session SET status = 'needs_reflection' WHERE id = ?", arguments: [c.id.hex])
     }
     // Then
     let (sessions, damaged) = try f.store.summaries()
-    #expect(sessions.map(\.id) == [a.id])
-    #expect(Set(damaged) == [b.id, c.id])
+    #expect(Set(sessions.map(\.id)) == [a.id, c.id])
+    #expect(damaged == [b.id])
     #expect(throws: StoreError.damagedRecord(id: b.id.short)) { try f.store.session(b.id) }
+    // And c's status edited: c does not open, the listing is refused
+    try queue.write { db in
+      try db.execute(
+        sql: "UPDATE session SET status = 'needs_reflection' WHERE id = ?", arguments: [c.id.hex])
+    }
+    #expect(throws: StoreError.damagedRecord(id: c.id.short)) { try f.store.session(c.id) }
+    #expect(throws: StoreError.tampered(.rows)) { try f.store.summaries() }
+    #expect(try f.store.session(a.id).id == a.id)
     // And a body moved into the summary column fails too
     try queue.write { db in
       try db.execute(sql: "UPDATE session SET summary = body WHERE id = ?", arguments: [a.id.hex])
