@@ -295,6 +295,10 @@ struct Ledger {
     let tree = try LedgerTree.read(
       db, skippingSessions: view.undone, skippingTombstones: view.purged, keep: keep,
       into: &kept, listed: &entries)
+    if var sums = entries {
+      view.addUndone(to: &sums)
+      entries = sums
+    }
     let nodes = tree.nodes()
     let root = LedgerTree.root(nodes: nodes)
     try checkRoot(root, view: view, stamp: stamp)
@@ -892,6 +896,30 @@ struct Ledger {
       Self.append(UInt64(bitPattern: batch), to: &rows.trash)
       Self.append(UInt64(bitPattern: deletedAt), to: &rows.trash)
       Self.append(UInt64(bitPattern: purgeAfter), to: &rows.trash)
+    }
+
+    /// Adds to `entries` the session entry (`S`) of each session an undo restored since the
+    /// last keyed write, made from its trash row: the tag covers that row, and the session row
+    /// must agree with it (`inconsistent`). The tree leaves those sessions out, but a read of
+    /// many rows reads them with the rest, so it is bound to these.
+    func addUndone(to entries: inout ListedEntries) {
+      guard !undone.isEmpty else { return }
+      let size = LedgerRows.trashBytes
+      rows.trash.withUnsafeBytes { trash in
+        var start = 0
+        while start + size <= trash.count {
+          let entry = UnsafeRawBufferPointer(rebasing: trash[start..<start + 26])
+          start += size
+          guard let id = SessionID(exactly: entry[1..<17]), undone.contains(id) else {
+            continue
+          }
+          var made = Array(entry)
+          made[0] = 1
+          made.withUnsafeBytes {
+            entries.add($0, status: entry[17] == 2 ? .complete : .needsReflection)
+          }
+        }
+      }
     }
 
     /// Adds a tombstone's entry; tombstones come in order of id.

@@ -477,6 +477,9 @@ public final class SessionStore {
         ? found.listed
         : status == .needsReflection ? found.rest + found.listed : found.listed + found.rest
       checked = try ledger.verify(view, against: found.stamp)
+      var undone = ListedEntries(status: nil, key: entryKey)
+      found.view.addUndone(to: &undone)
+      guard found.undoneRead.same(as: undone) else { throw StoreError.tampered(.rows) }
       checkWhenListing = false
     } else if let whole {
       checked = whole
@@ -492,6 +495,9 @@ public final class SessionStore {
     /// The ledger entries of the sessions read, and of those of the other status.
     let listed: [UInt8]
     let rest: [UInt8]
+    /// The entries of the sessions read whose deletion was undone since the stamp: not in
+    /// the tag's, but each must be as its trash row says (`Ledger.View.addUndone`).
+    let undoneRead: ListedEntries
   }
 
   /// One pass over the summaries of `status` (all, when nil) in the list index, opened on
@@ -537,6 +543,7 @@ public final class SessionStore {
     let entries = view != nil
     var entry: [UInt8] = []
     let undone = view?.undone ?? []
+    var undoneRead = ListedEntries(status: status, key: entryKey)
     while try Self.step(handle, statement, db) {
       let digits = Self.text(handle, 0)
       let statusText = Self.text(handle, 1)
@@ -549,8 +556,18 @@ public final class SessionStore {
         continue
       }
       if summed != nil {
-        try summed?.add(id: id, digits: digits, status: statusText, revision: revision)
-      } else if entries, undone.isEmpty || !undone.contains(id) {
+        try summed?.add(digits: digits, status: statusText, revision: revision)
+      } else if entries, !undone.isEmpty, undone.contains(id) {
+        // Left out of the tag's entries; bound to its trash row instead (`LedgerFound`).
+        entry.removeAll(keepingCapacity: true)
+        guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
+          status == nil || status == rowStatus,
+          let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
+          Ledger.View.appendEntry(
+            to: &entry, digits: start, status: rowStatus, revision: revision)
+        else { throw StoreError.tampered(.rows) }
+        entry.withUnsafeBytes { undoneRead.add($0, status: rowStatus) }
+      } else if entries {
         entry.removeAll(keepingCapacity: true)
         guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
           let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -573,7 +590,10 @@ public final class SessionStore {
     let (items, damaged) = pipeline.finish()
     guard let stamp, let view else { return (items, damaged, nil, summed) }
     return (
-      items, damaged, LedgerFound(stamp: stamp, view: view, listed: listed, rest: rest), nil
+      items, damaged,
+      LedgerFound(
+        stamp: stamp, view: view, listed: listed, rest: rest, undoneRead: undoneRead),
+      nil
     )
   }
 
@@ -581,28 +601,26 @@ public final class SessionStore {
   /// to the ledger's (`bind`) in the same read transaction.
   struct Summed {
     let stamp: LedgerStamp
+    /// Every row read, sessions whose deletion was undone since the stamp included (the
+    /// ledger's sums add those from their trash rows, `Ledger.View.addUndone`).
     var read: ListedEntries
-    /// Sessions whose deletion was undone since the stamp: the ledger counts them in the
-    /// trash until the next keyed write settles it, so a read does not count them either.
-    let undone: Set<SessionID>
     private var entry: [UInt8] = []
 
-    init(stamp: LedgerStamp, read: ListedEntries, undone: Set<SessionID>) {
+    init(stamp: LedgerStamp, read: ListedEntries) {
       self.stamp = stamp
       self.read = read
-      self.undone = undone
       entry.reserveCapacity(32)
     }
 
     /// Adds the entry of a row read: its id's digits as stored, its status column and its
-    /// revision. A row the ledger could not hold is tampering.
+    /// revision. A row the ledger could not hold is tampering; so is one of another status
+    /// than the read asked for (an index's rows out of their order).
     mutating func add(
-      id: SessionID, digits: UnsafeRawBufferPointer, status statusText: UnsafeRawBufferPointer,
-      revision: Int64
+      digits: UnsafeRawBufferPointer, status statusText: UnsafeRawBufferPointer, revision: Int64
     ) throws {
-      guard undone.isEmpty || !undone.contains(id) else { return }
       entry.removeAll(keepingCapacity: true)
       guard let status = RecordCodec.status(named: statusText), digits.count == 32,
+        read.status == nil || read.status == status,
         let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
         Ledger.View.appendEntry(to: &entry, digits: start, status: status, revision: revision)
       else { throw StoreError.tampered(.rows) }
@@ -612,12 +630,16 @@ public final class SessionStore {
 
   /// In a read transaction, before a read of many rows of `status` (all, when nil): what it
   /// sums, or nil when the vault has no tree ledger to bind it to (one not yet protected, or
-  /// of an earlier format, checked whole at opening and not yet made anew).
+  /// of an earlier format, checked whole at opening and not yet made anew). A vault that had
+  /// a tree when this store checked it and has none now lost it behind the store's back.
   private func summing(_ db: Database, status: SessionStatus?) throws -> Summed? {
-    guard let stamp = try Ledger.stamp(db), stamp.construction >= 3 else { return nil }
-    return Summed(
-      stamp: stamp, read: ListedEntries(status: status, key: entryKey),
-      undone: try Ledger.View.readSkips(db).undone)
+    let stamp = try Ledger.stamp(db)
+    guard let stamp, stamp.construction >= 3 else {
+      let lost = try stamp == nil && Ledger.hasRevisions(db)
+      if lost || (checked?.construction ?? 0) >= 3 { throw StoreError.tampered(.ledger) }
+      return nil
+    }
+    return Summed(stamp: stamp, read: ListedEntries(status: status, key: entryKey))
   }
 
   /// In the read transaction that read the rows `summed` summed, before anything read is
@@ -649,7 +671,6 @@ public final class SessionStore {
   }
 
   /// Steps a statement read with SQLite's own calls: true for a row, false when done.
-  /// Steps a statement with SQLite's own call: true for a row, false when done.
   static func step(
     _ handle: SQLiteStatement, _ statement: Statement, _ db: Database
   ) throws -> Bool {
@@ -900,8 +921,7 @@ public final class SessionStore {
           continue
         }
         try summed?.add(
-          id: id, digits: digits, status: Self.text(handle, 3),
-          revision: sqlite3_column_int64(handle, 0))
+          digits: digits, status: Self.text(handle, 3), revision: sqlite3_column_int64(handle, 0))
         do {
           _ = try Self.openRow(opener, id: id, handle: handle)
           intact += 1
@@ -1055,7 +1075,8 @@ public final class SessionStore {
       if try Ledger.stamp(db).map({ $0.construction >= 3 }) ?? false {
         let (places, damagedFirst, bound): ([BoundPlace], _, _) = try self.places(
           db, status: status, order: order, total: total, newest: newest, include)
-        precondition(bound, "a tree ledger binds the places")
+        // The stamp changed within this transaction: the file was written behind SQLite.
+        guard bound else { throw StoreError.tampered(.ledger) }
         try begin(places.count, damagedFirst.sorted())
         var damaged = damagedFirst
         try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
@@ -1087,8 +1108,13 @@ public final class SessionStore {
     damaged: inout [SessionID], transform: @escaping @Sendable (Session) -> Made?,
     _ body: (Made) throws -> Void
   ) throws {
+    // The row found by its id in the table's own index, and its id read from the row (a
+    // plain `WHERE id = ?` takes the id from the index, which would only agree with itself).
     let statement = try db.makeStatement(
-      sql: "SELECT revision, summary, body, status FROM session WHERE id = ?")
+      sql: """
+        SELECT revision, summary, body, status, id FROM session
+        WHERE rowid = (SELECT rowid FROM session WHERE id = ?)
+        """)
     let handle = statement.sqliteStatement
     var start = 0
     while start < places.count {
@@ -1109,9 +1135,11 @@ public final class SessionStore {
           damaged.append(place.id)
           continue
         }
-        if let listed, sqlite3_column_int64(handle, 0) != listed {
-          throw StoreError.tampered(.rows)
-        }
+        // The table's id index pointing at another session's row, or that row at another
+        // revision than the list index gave.
+        guard SessionID(storedDigits: Self.text(handle, 4)) == place.id,
+          listed.map({ sqlite3_column_int64(handle, 0) == $0 }) ?? true
+        else { throw StoreError.tampered(.rows) }
         batch.append(id: place.id, handle, revision: 0, status: 3, summary: 1, body: 2)
       }
       // Each core opens its share of the batch with its own opener.
@@ -1187,7 +1215,7 @@ public final class SessionStore {
             continue
           }
           try summed?.add(
-            id: id, digits: digits, status: Self.text(handle, 3),
+            digits: digits, status: Self.text(handle, 3),
             revision: sqlite3_column_int64(handle, 0))
           batch.append(id: id, handle, revision: 0, status: 3, summary: 1, body: 2)
         }

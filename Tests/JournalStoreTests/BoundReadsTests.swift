@@ -19,8 +19,10 @@ struct BoundReadsTests {
   typealias Target = Decoy.Target
 
   /// Six sessions a day apart, the two newest waiting; then the fifth edited, so that an
-  /// older copy of it exists (returned: its columns before the edit).
-  func fixture() throws -> (StoreFixture, [Session], older: Row) {
+  /// older copy of it exists (returned: its columns before the edit). With `undone`, the
+  /// fifth is then deleted and the deletion undone: a session the tree counts in the trash
+  /// until the next keyed write, which every read shows all the same.
+  func fixture(undone: Bool = false) throws -> (StoreFixture, [Session], older: Row) {
     let f = try StoreFixture()
     var sessions: [Session] = []
     for seed in UInt8(1)...6 {
@@ -38,6 +40,10 @@ struct BoundReadsTests {
     }
     try queue.close()
     try f.store.update(sessions[4].id) { try $0.apply(.music("LATER"), now: t0 + 5) }
+    if undone {
+      _ = try f.store.trash([sessions[4].id], now: t0 + 6, purgeAfter: t0 + 86_400)
+      #expect(try f.vault.undo(nil, now: t0 + 7)?.ids == [sessions[4].id])
+    }
     return (f, sessions, older)
   }
 
@@ -51,9 +57,9 @@ struct BoundReadsTests {
     try queue.close()
   }
 
-  /// A decoy's change: the newest session left out, or the fifth as it was before its edit
-  /// (both waiting, both among the two newest).
-  enum Change: CaseIterable { case hidden, older }
+  /// A decoy's change: the newest session left out, the fifth as it was before its edit, or
+  /// the fifth twice (both waiting, both among the two newest).
+  enum Change: CaseIterable { case hidden, older, twice }
 
   /// The SQL of `change`, the older copy's columns written out as literals.
   func make(_ change: Change, _ db: Database, _ sessions: [Session], older: Row) throws -> String {
@@ -65,6 +71,8 @@ struct BoundReadsTests {
         db, sql: "SELECT quote(?) || ', body = ' || quote(?) || ', revision = ' || quote(?)",
         arguments: [older[0], older[1], older[2]])
       return "UPDATE decoy SET summary = \(literals ?? "NULL") WHERE id = '\(sessions[4].id.hex)'"
+    case .twice:
+      return "INSERT INTO decoy SELECT * FROM decoy WHERE id = '\(sessions[4].id.hex)'"
     }
   }
 
@@ -116,27 +124,106 @@ struct BoundReadsTests {
     }
   }
 
-  /// Refused, whichever check the store was opened with, before anything is handed over;
+  /// Refused, whichever check the store was opened with, and with the fifth session's
+  /// deletion undone or not, before anything is handed over;
   /// but a read of whole sessions reads the table a session at a time as it hands them over
   /// (oldest first here): it stops at the first whose row is not the list index's (an
   /// export's file is then removed, ExportTests).
   @Test(arguments: [Target.listIndex, .table], [LedgerCheck.whole, .listing, .point])
   func aDecoyIsRefused(target: Target, check: LedgerCheck) throws {
-    for change in Change.allCases {
+    for (change, undone) in Change.allCases.flatMap({ change in [(change, false), (change, true)] })
+    {
       for read in Read.allCases where read.reads(target) {
-        let (f, sessions, older) = try fixture()
+        let (f, sessions, older) = try fixture(undone: undone)
         try decoy(f.path, of: target) { try make(change, $0, sessions, older: older) }
         var handedOver = false
-        #expect(throws: StoreError.self, "\(target) \(change), \(read), \(check)") {
+        if target == .table, change == .twice,
+          read == .wholeSessions || read == .newestWholeSessions
+        {
+          // Found by id through the table's own index: the row the index knows, once.
+          let store = try Vault.open(at: f.path).sessions(
+            keys: f.keys, random: f.random, check: check)
+          var seen: [SessionID] = []
+          _ = try store.streamSessions(order: .oldestFirst) { seen.append($0.id) }
+          #expect(seen == sessions.map(\.id), "\(change) \(undone), \(read), \(check)")
+          continue
+        }
+        #expect(throws: StoreError.self, "\(target) \(change) \(undone), \(read), \(check)") {
           let store = try Vault.open(at: f.path).sessions(
             keys: f.keys, random: f.random, check: check)
           try read.run(store) { handedOver = true }
         }
         if target == .listIndex || read != .wholeSessions {
-          #expect(!handedOver, "\(target) \(change), \(read), \(check)")
+          #expect(!handedOver, "\(target) \(change) \(undone), \(read), \(check)")
         }
       }
     }
+  }
+
+  /// The table's own index of ids pointed at an index in which two sessions' ids are
+  /// swapped: a read that finds a row by its id finds the other's, and says so (the other's
+  /// columns would only fail to open under this id, as damage).
+  @Test func anIdIndexThatFindsAnotherRowIsRefused() throws {
+    let (f, sessions, _) = try fixture()
+    let (x, y) = (sessions[1].id.hex, sessions[2].id.hex)
+    let queue = try GRDBAccess.queue(f.path)
+    try queue.writeWithoutTransaction { db in
+      let index = try #require(
+        try String.fetchOne(
+          db,
+          sql:
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session' AND sql IS NULL"
+        ))
+      try db.execute(
+        sql: """
+          CREATE TABLE swapped (id TEXT);
+          INSERT INTO swapped (rowid, id) SELECT rowid,
+            CASE id WHEN '\(x)' THEN '\(y)' WHEN '\(y)' THEN '\(x)' ELSE id END FROM session;
+          CREATE INDEX swapped_id ON swapped (id);
+          PRAGMA writable_schema = ON;
+          UPDATE sqlite_schema SET rootpage =
+            (SELECT rootpage FROM sqlite_schema WHERE name = 'swapped_id') WHERE name = '\(index)';
+          PRAGMA writable_schema = OFF;
+          """)
+    }
+    try queue.close()
+    for read in [Read.wholeSessions, .search] {
+      #expect(throws: StoreError.tampered(.rows), "\(read)") {
+        try read.run(try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)) {}
+      }
+    }
+  }
+
+  /// The ledger row removed, or set back to an earlier construction, after the check at
+  /// opening: a read does not take the vault for one that has no tree to bind it to.
+  @Test func aLedgerLostAfterTheCheckIsRefused() throws {
+    for change in ["DELETE FROM ledger", "UPDATE ledger SET construction = 2"] {
+      let (f, _, _) = try fixture()
+      let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+      let queue = try GRDBAccess.queue(f.path)
+      try queue.write { try $0.execute(sql: change) }
+      try queue.close()
+      for read in Read.allCases where read != .summariesAtOnce {
+        #expect(throws: StoreError.self, "\(change), \(read)") { try read.run(store) {} }
+      }
+    }
+  }
+
+  /// A session whose deletion was undone (counted in the trash by the tree until the next
+  /// keyed write) is read by every read like the others, whichever check the store opened
+  /// with, and is not taken for tampering.
+  @Test(arguments: [LedgerCheck.whole, .listing, .point])
+  func anUndoneDeletionReads(check: LedgerCheck) throws {
+    let (f, sessions, _) = try fixture(undone: true)
+    for read in Read.allCases {
+      let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: check)
+      var handed = 0
+      try read.run(store) { handed += 1 }
+      #expect(handed > 0 || read == .summariesAtOnce || read == .verify, "\(read)")
+    }
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: check)
+    #expect(try store.summaries().sessions.count == sessions.count)
+    #expect(try store.openEvery().intact == sessions.count)
   }
 
   /// An untouched vault reads, and what another process writes between the check at
