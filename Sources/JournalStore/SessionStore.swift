@@ -42,8 +42,21 @@ public final class SessionStore {
   /// never stored, so that whoever wrote the rows cannot have made two sets that sum alike.
   private let entryKey: [UInt8]
   /// The ledger's session entries as the last whole check of this store summed them from
-  /// the ledger's own indexes, with the stamp it checked (`bind`).
-  private var ledgerEntries: (stamp: LedgerStamp, entries: ListedEntries)?
+  /// the ledger's own indexes, with the stamp it checked and the sessions an undo had
+  /// restored then (`bind`): an undo needs no key and leaves the stamp as it was.
+  private var ledgerEntries: LedgerEntries?
+  private struct LedgerEntries {
+    let stamp: LedgerStamp
+    let entries: ListedEntries
+    let undone: Set<SessionID>
+
+    /// In the read transaction of the check that summed `entries`.
+    init(_ stamp: LedgerStamp, _ entries: ListedEntries, _ db: Database) throws {
+      self.stamp = stamp
+      self.entries = entries
+      undone = try Ledger.View.readSkips(db).undone
+    }
+  }
 
   /// Where new ids come from (a session kept apart from the one whose id it claimed).
   let random: any RandomSource
@@ -125,7 +138,7 @@ public final class SessionStore {
         }
         var entries: ListedEntries? = ListedEntries(status: nil, key: entryKey)
         let checked = try ledger.verify(db, against: stamp, entries: &entries)
-        ledgerEntries = entries.map { (checked, $0) }
+        ledgerEntries = try entries.map { try LedgerEntries(checked, $0, db) }
         return checked
       } catch let error as StoreError {
         throw Ledger.explain(error, db)
@@ -463,7 +476,7 @@ public final class SessionStore {
           throw StoreError.tampered(.rows)
         }
         whole = checked
-        self.ledgerEntries = (checked, entries)
+        self.ledgerEntries = try LedgerEntries(checked, entries, db)
       } else {
         try self.bind(scanned.summed, db)
       }
@@ -569,7 +582,10 @@ public final class SessionStore {
         entry.withUnsafeBytes { undoneRead.add($0, status: rowStatus) }
       } else if entries {
         entry.removeAll(keepingCapacity: true)
+        // The tag covers which sessions there are, not which range of the index each was
+        // read from: a row of the other status in a filtered read is refused here.
         guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
+          status == nil || status == rowStatus,
           let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
           Ledger.View.appendEntry(
             to: &entry, digits: start, status: rowStatus, revision: revision)
@@ -644,15 +660,18 @@ public final class SessionStore {
 
   /// In the read transaction that read the rows `summed` summed, before anything read is
   /// handed over: they must be the sessions the ledger holds, as its own indexes give them.
-  /// A whole check of this store at the same stamp summed those already; otherwise (another
-  /// process wrote since, or this store checks at listing or by points) the whole check is
-  /// made here, in this transaction. So a read cannot be shown rows that the check did not
+  /// A whole check of this store at the same stamp, with the same sessions restored by an
+  /// undo, summed those already; otherwise (another process wrote or undid since, or this
+  /// store checks at listing or by points) the whole check is made here, in this
+  /// transaction. So a read cannot be shown rows that the check did not
   /// see: an index or table of the file pointed at a decoy's pages, or rows edited in one of
   /// them and not in the others.
   private func bind(_ summed: Summed?, _ db: Database) throws {
     guard let summed else { return }
     do {
-      if let known = ledgerEntries, known.stamp == summed.stamp {
+      if let known = ledgerEntries, known.stamp == summed.stamp,
+        try known.undone == Ledger.View.readSkips(db).undone
+      {
         guard summed.read.same(as: known.entries) else { throw StoreError.tampered(.rows) }
         return
       }
@@ -663,7 +682,7 @@ public final class SessionStore {
       var entries: ListedEntries? = ListedEntries(status: nil, key: entryKey)
       let checked = try ledger.verify(db, against: summed.stamp, entries: &entries)
       guard let entries else { throw StoreError.tampered(.ledger) }
-      ledgerEntries = (checked, entries)
+      ledgerEntries = try LedgerEntries(checked, entries, db)
       guard summed.read.same(as: entries) else { throw StoreError.tampered(.rows) }
     } catch let error as StoreError {
       throw Ledger.explain(error, db)

@@ -226,6 +226,28 @@ struct BoundReadsTests {
     #expect(try store.openEvery().intact == sessions.count)
   }
 
+  /// A deletion undone (by another process, without the key) after the store checked the
+  /// vault: the stamp is the same, the sessions are not; the read checks again, and shows
+  /// the restored session.
+  @Test(arguments: [LedgerCheck.whole, .listing, .point])
+  func anUndoAfterTheCheckIsCheckedAgain(check: LedgerCheck) throws {
+    let (f, sessions, _) = try fixture()
+    _ = try f.store.trash([sessions[4].id], now: t0 + 6, purgeAfter: t0 + 86_400)
+    for read in Read.allCases {
+      let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: check)
+      if check == .whole { #expect(try store.summaries().sessions.count == sessions.count - 1) }
+      _ = try Vault.open(at: f.path).undo(nil, now: t0 + 7)
+      var handed = 0
+      try read.run(store) { handed += 1 }
+      #expect(handed > 0 || read == .summariesAtOnce || read == .verify, "\(read)")
+      if read == .summariesHeld {
+        #expect(try store.summaries().sessions.count == sessions.count)
+      }
+      // Back in the trash for the next read.
+      _ = try f.store.trash([sessions[4].id], now: t0 + 8, purgeAfter: t0 + 86_400)
+    }
+  }
+
   /// An untouched vault reads, and what another process writes between the check at
   /// opening and the read is checked in the read's own transaction, not refused.
   @Test(arguments: [LedgerCheck.whole, .listing, .point])
