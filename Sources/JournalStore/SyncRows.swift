@@ -194,11 +194,14 @@ extension SessionStore {
   }
 
   /// The ids of every session agreed with the server (a read of many rows: the whole check
-  /// first, for a store of point checks).
+  /// first, for a store of point checks), from the index the ledger checks: SQLite would
+  /// read them from the table's own index of ids, where ids planted in the file would be
+  /// taken for sessions the server no longer holds, and removed by a keyed write.
   public func syncAgreed() throws -> [SessionID] {
     try checkIfListingDidNot()
     return try vault.read { db in
-      try String.fetchAll(db, sql: "SELECT id FROM sync_row").compactMap(SessionID.init)
+      try String.fetchAll(db, sql: "SELECT id FROM sync_row INDEXED BY sync_row_revision")
+        .compactMap(SessionID.init)
     }
   }
 

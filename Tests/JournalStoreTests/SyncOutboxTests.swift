@@ -178,6 +178,41 @@ struct SyncOutboxTests {
     }
   }
 
+  /// The table's own index of agreed ids pointed at one with an id planted in it: the ids a
+  /// sync takes for agreed (and removes when the server no longer holds them after a key
+  /// change) are read from the index the ledger checks, without the planted one.
+  @Test func agreedIdsComeFromTheCheckedIndex() throws {
+    let (f, a) = try Self.syncing()
+    let b = try f.session(seed: 2)
+    try f.store.upsert(b)
+    try Self.agree(f, [a.id, b.id])
+    let planted = try f.session(seed: 3).id.hex
+    let queue = try GRDBAccess.queue(f.path)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE decoy (id TEXT);
+          INSERT INTO decoy (rowid, id) SELECT rowid, id FROM sync_row;
+          INSERT INTO decoy (id) VALUES ('\(planted)');
+          CREATE INDEX decoy_id ON decoy (id);
+          PRAGMA writable_schema = ON;
+          UPDATE sqlite_schema SET rootpage =
+            (SELECT rootpage FROM sqlite_schema WHERE name = 'decoy_id')
+            WHERE name = 'sqlite_autoindex_sync_row_1';
+          PRAGMA writable_schema = OFF;
+          """)
+    }
+    try queue.close()
+    // What SQLite reads for the ids unless told which index.
+    let reopened = try GRDBAccess.queue(f.path)
+    #expect(
+      try reopened.read { try String.fetchAll($0, sql: "SELECT id FROM sync_row") }
+        .contains(planted))
+    try reopened.close()
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+    #expect(Set(try store.syncAgreed()) == [a.id, b.id])
+  }
+
   /// The migration from format 12 puts in exactly what the earlier formats would have sent:
   /// sessions never agreed, or agreed at another revision; nothing for a vault that does not
   /// sync.
