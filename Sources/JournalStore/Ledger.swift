@@ -236,16 +236,16 @@ struct Ledger {
 
   /// Checks the whole vault against its stamp; throws `tampered` when it does not add up.
   /// Returns the stamp with the rows it covers (when few enough to keep).
-  ///
-  /// With `entries` (a tree ledger), each session entry the ledger's own indexes hold is also
-  /// added to its sums, for a read of many rows to compare with what it handed over
-  /// (`SessionStore.bind`); any other ledger leaves it nil: it has no such indexes.
   @discardableResult
   func verify(_ db: Database, against stamp: Stamp) throws -> Stamp {
     var none: ListedEntries?
     return try verify(db, against: stamp, entries: &none)
   }
 
+  /// As `verify(_:against:)`; with `entries` (a tree ledger), each session entry the
+  /// ledger's own indexes hold, and each session an undo restored (from its trash row), is
+  /// also added to its sums, for a read of many rows to compare with what it handed over
+  /// (`SessionStore.bind`). Any other ledger leaves it nil: it has no such indexes.
   func verify(
     _ db: Database, against stamp: Stamp, entries: inout ListedEntries?
   ) throws -> Stamp {
@@ -908,7 +908,9 @@ struct Ledger {
       rows.trash.withUnsafeBytes { trash in
         var start = 0
         while start + size <= trash.count {
-          let entry = UnsafeRawBufferPointer(rebasing: trash[start..<start + 26])
+          // A trash entry begins as a session's does (kind ‖ id ‖ status ‖ revision).
+          let entry = UnsafeRawBufferPointer(
+            rebasing: trash[start..<start + LedgerRows.sessionBytes])
           start += size
           guard let id = SessionID(exactly: entry[1..<17]), undone.contains(id) else {
             continue

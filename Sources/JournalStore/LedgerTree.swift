@@ -25,12 +25,6 @@ struct ListedEntries {
     if status == .complete { complete.add(entry) } else { waiting.add(entry) }
   }
 
-  /// Adds what `other` holds (made under the same key).
-  mutating func add(_ other: ListedEntries) {
-    complete.add(other.complete)
-    waiting.add(other.waiting)
-  }
-
   /// Whether `ledger` holds the same entries of the status read.
   func same(as ledger: ListedEntries) -> Bool {
     (status == .complete || waiting == ledger.waiting)

@@ -663,9 +663,9 @@ public final class SessionStore {
   /// A whole check of this store at the same stamp, with the same sessions restored by an
   /// undo, summed those already; otherwise (another process wrote or undid since, or this
   /// store checks at listing or by points) the whole check is made here, in this
-  /// transaction. So a read cannot be shown rows that the check did not
-  /// see: an index or table of the file pointed at a decoy's pages, or rows edited in one of
-  /// them and not in the others.
+  /// transaction. So a read cannot be shown rows that the check did not see: an index or
+  /// table of the file pointed at a decoy's pages, or rows edited in one of them and not in
+  /// the others.
   private func bind(_ summed: Summed?, _ db: Database) throws {
     guard let summed else { return }
     do {

@@ -10,9 +10,9 @@ import Synchronization
 /// nothing waits for it but its last batch.
 ///
 /// Each opened summary is handed to `make` (with the revision it was opened at) on the thread
-/// that opened it, and what it returns
-/// (nil: left out) is kept: the summaries themselves for `list`, or only a session's place
-/// for a streamed read, which then holds 25 bytes a session instead of a summary's 120. What
+/// that opened it, and what it returns (nil: left out) is kept: the summaries themselves for
+/// `list`, or only a session's place for a streamed read, which then holds 24 or 32 bytes a
+/// session instead of a summary's 120. What
 /// the helper keeps goes to the reading thread a batch at a time, into the one array: two
 /// arrays joined at the end held every summary up to three times over (a million: ~250 MB).
 final class SummaryPipeline<Item: Sendable>: @unchecked Sendable {
