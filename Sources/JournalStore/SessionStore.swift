@@ -570,27 +570,17 @@ public final class SessionStore {
       }
       if summed != nil {
         try summed?.add(digits: digits, status: statusText, revision: revision)
-      } else if entries, !undone.isEmpty, undone.contains(id) {
-        // Left out of the tag's entries; bound to its trash row instead (`LedgerFound`).
-        entry.removeAll(keepingCapacity: true)
-        guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
-          status == nil || status == rowStatus,
-          let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
-          Ledger.View.appendEntry(
-            to: &entry, digits: start, status: rowStatus, revision: revision)
-        else { throw StoreError.tampered(.rows) }
-        entry.withUnsafeBytes { undoneRead.add($0, status: rowStatus) }
       } else if entries {
-        entry.removeAll(keepingCapacity: true)
         // The tag covers which sessions there are, not which range of the index each was
         // read from: a row of the other status in a filtered read is refused here.
-        guard let rowStatus = RecordCodec.status(named: statusText), digits.count == 32,
-          status == nil || status == rowStatus,
-          let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
-          Ledger.View.appendEntry(
-            to: &entry, digits: start, status: rowStatus, revision: revision)
-        else { throw StoreError.tampered(.rows) }
-        listed += entry
+        let rowStatus = try Self.makeEntry(
+          &entry, digits: digits, status: statusText, revision: revision, read: status)
+        if !undone.isEmpty, undone.contains(id) {
+          // Left out of the tag's entries; bound to its trash row instead (`LedgerFound`).
+          entry.withUnsafeBytes { undoneRead.add($0, status: rowStatus) }
+        } else {
+          listed += entry
+        }
       }
       batch.append(id: id, status: statusText, revision: revision, sealed: Self.blob(handle, 3))
       if batch.count == SummaryBatch.capacity { batch = pipeline.submit(batch) }
@@ -628,20 +618,31 @@ public final class SessionStore {
       entry.reserveCapacity(32)
     }
 
-    /// Adds the entry of a row read: its id's digits as stored, its status column and its
-    /// revision. A row the ledger could not hold is tampering; so is one of another status
-    /// than the read asked for (an index's rows out of their order).
+    /// Adds the entry of a row read (`makeEntry`).
     mutating func add(
       digits: UnsafeRawBufferPointer, status statusText: UnsafeRawBufferPointer, revision: Int64
     ) throws {
-      entry.removeAll(keepingCapacity: true)
-      guard let status = RecordCodec.status(named: statusText), digits.count == 32,
-        read.status == nil || read.status == status,
-        let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
-        Ledger.View.appendEntry(to: &entry, digits: start, status: status, revision: revision)
-      else { throw StoreError.tampered(.rows) }
+      let status = try SessionStore.makeEntry(
+        &entry, digits: digits, status: statusText, revision: revision, read: read.status)
       entry.withUnsafeBytes { read.add($0, status: status) }
     }
+  }
+
+  /// The ledger entry of a row read, made in `entry` (`Ledger.View.appendEntry`) from its
+  /// id's digits as stored, its status column and its revision; its status. A row the
+  /// ledger could not hold is tampering; so is one of another status than a filtered read
+  /// asked for (`read`: an index's rows out of their order).
+  static func makeEntry(
+    _ entry: inout [UInt8], digits: UnsafeRawBufferPointer,
+    status statusText: UnsafeRawBufferPointer, revision: Int64, read: SessionStatus?
+  ) throws -> SessionStatus {
+    entry.removeAll(keepingCapacity: true)
+    guard let status = RecordCodec.status(named: statusText), digits.count == 32,
+      read == nil || read == status,
+      let start = digits.baseAddress?.assumingMemoryBound(to: UInt8.self),
+      Ledger.View.appendEntry(to: &entry, digits: start, status: status, revision: revision)
+    else { throw StoreError.tampered(.rows) }
+    return status
   }
 
   /// In a read transaction, before a read of many rows of `status` (all, when nil): what it
