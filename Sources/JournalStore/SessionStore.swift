@@ -856,7 +856,7 @@ public final class SessionStore {
         return damaged.sorted()
       }
       // The chunks below read the same index in the same transaction: what this pass bound.
-      let (places, damagedFirst, _): ([Place], _, _) = try self.places(
+      let (places, damagedFirst): ([Place], _) = try self.places(
         db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
@@ -963,7 +963,7 @@ public final class SessionStore {
   private func places<P: Placed>(
     _ db: Database, status: SessionStatus?, order: ReadOrder, total: Int, newest: Int?,
     _ include: @escaping @Sendable (SessionSummary) -> Bool
-  ) throws -> (places: [P], damaged: [SessionID], bound: Bool) {
+  ) throws -> (places: [P], damaged: [SessionID]) {
     var (places, damaged, _, summed) = try scan(
       db, status: status, checking: false, threads: total > self.holdAll ? 1 : nil,
       reserve: total
@@ -985,7 +985,7 @@ public final class SessionStore {
       case .oldestFirst: places.removeFirst(places.count - newest)
       }
     }
-    return (places, damaged, summed != nil)
+    return (places, damaged)
   }
 
   /// SQLite copies a value bound with this before the call returns.
@@ -1090,19 +1090,9 @@ public final class SessionStore {
     let openers = try summaryOpeners()
     return try read { db in
       let total = try Self.count(db, status: status)
-      // With the revisions the list index gave (bound to the ledger here), to check each row
-      // read from the table against; without a tree ledger, none to check.
-      if try Ledger.stamp(db).map({ $0.construction >= 3 }) ?? false {
-        let (places, damagedFirst, bound): ([BoundPlace], _, _) = try self.places(
-          db, status: status, order: order, total: total, newest: newest, include)
-        // The stamp changed within this transaction: the file was written behind SQLite.
-        guard bound else { throw StoreError.tampered(.ledger) }
-        try begin(places.count, damagedFirst.sorted())
-        var damaged = damagedFirst
-        try self.open(places, db, openers, damaged: &damaged, transform: transform, body)
-        return damaged.sorted()
-      }
-      let (places, damagedFirst, _): ([Place], _, _) = try self.places(
+      // With the revisions the list index gave (bound to the ledger there), to check each row
+      // read from the table against.
+      let (places, damagedFirst): ([BoundPlace], _) = try self.places(
         db, status: status, order: order, total: total, newest: newest, include)
       try begin(places.count, damagedFirst.sorted())
       var damaged = damagedFirst
@@ -1120,9 +1110,10 @@ public final class SessionStore {
   /// to `transform` on every core, what it makes handed to `body` in the same order; the ids
   /// of rows missing or failing to open added to `damaged`.
   ///
-  /// A place with a revision came from the list index, bound to the ledger in this
-  /// transaction (`places`): its row in the table must be there, at that revision, or the
-  /// two disagree behind the ledger's back (the sealed columns open only at their revision).
+  /// A place with a revision came from the list index, read in this transaction (`places`,
+  /// which binds it to the ledger when there is a tree): its row in the table must be there,
+  /// at that revision, or the two disagree behind the ledger's back (the sealed columns
+  /// open only at their revision).
   private func open<P: Placed, Made: Sendable>(
     _ places: [P], _ db: Database, _ openers: [RecordCipher.Opener],
     damaged: inout [SessionID], transform: @escaping @Sendable (Session) -> Made?,
