@@ -1,14 +1,14 @@
 import CSodium
 
 /// An order-free digest of a multiset of byte strings: the sum, modulo 2^128, of each
-/// string's SipHash-2-4 (128-bit output) under a key drawn for this process, with the count
-/// beside it. Two reads of the same rows in different orders (a table in the order of its
-/// rows, an index in the order of its key) sum alike; a string left out, added, changed or
-/// counted twice changes the sum, except with chance 2^-128 for a maker of the rows who
-/// cannot know the key (it is never stored; SECURITY.md, "The ledger").
+/// string's SipHash-2-4 (128-bit output) under a secret key, with the count beside it. Two
+/// reads of the same rows in different orders (a table in the order of its rows, an index in
+/// the order of its key) sum alike; a string left out, added, changed or counted twice
+/// changes the sum, except with chance 2^-128 for a maker of the rows who cannot know the key
+/// (derived from the vault's key, never stored; SECURITY.md, "The ledger").
 ///
-/// Not a commitment to keep: the key lives as long as the process, and a sum is compared
-/// only with another made under the same key.
+/// A sum is compared only with another made under the same key; one kept between commands
+/// (`bytes`) is kept under a MAC.
 public struct MultisetSum: Equatable, Sendable {
   public static let keyBytes = Int(crypto_shorthash_siphashx24_KEYBYTES)
 
@@ -17,10 +17,34 @@ public struct MultisetSum: Equatable, Sendable {
   private var high: UInt64 = 0
   public private(set) var count = 0
 
-  /// An empty sum under `key` (`keyBytes` bytes, random).
+  /// The size of `bytes`.
+  public static let storedBytes = 24
+
+  /// An empty sum under `key` (`keyBytes` secret bytes).
   public init(key: [UInt8]) {
     precondition(key.count == Self.keyBytes, "a SipHash key is 16 bytes")
     self.key = key
+  }
+
+  /// A sum under `key` as `bytes` kept it; nil unless they are `storedBytes` long and their
+  /// count is one a sum can have.
+  public init?(key: [UInt8], bytes: [UInt8]) {
+    guard bytes.count == Self.storedBytes else { return nil }
+    func word(_ at: Int) -> UInt64 {
+      bytes[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+    guard let count = Int(exactly: word(16)) else { return nil }
+    self.init(key: key)
+    low = word(0)
+    high = word(8)
+    self.count = count
+  }
+
+  /// The sum and its count, little-endian (`storedBytes`): the key is not in them.
+  public var bytes: [UInt8] {
+    [low, high, UInt64(count)].flatMap { word in
+      (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
+    }
   }
 
   /// Adds one string.

@@ -27,6 +27,28 @@ public struct LedgerStamp: Equatable, Sendable {
   }
 }
 
+/// What a whole check of a vault with a tree ledger summed (`SessionStore.wholeCheck`), kept
+/// between commands under the ledger's key (never in the vault): the stamp it checked, the
+/// sessions an undo had restored then, and the order-free sums of the session entries of each
+/// status (`MultisetSum.bytes`, under a key derived from the ledger's). Ids and sums only.
+public struct WholeCheck: Equatable, Sendable {
+  public let generation: UInt64
+  public let tag: [UInt8]
+  public let undone: [SessionID]
+  public let complete: [UInt8]
+  public let waiting: [UInt8]
+
+  public init(
+    generation: UInt64, tag: [UInt8], undone: [SessionID], complete: [UInt8], waiting: [UInt8]
+  ) {
+    self.generation = generation
+    self.tag = tag
+    self.undone = undone
+    self.complete = complete
+    self.waiting = waiting
+  }
+}
+
 /// The entries a ledger tag covers (SECURITY.md, "The ledger"): fixed-size records of every
 /// session, trash row and tombstone, in the tag's order. Ids, statuses and revisions only.
 public struct LedgerRows: Equatable, Sendable {

@@ -38,9 +38,23 @@ public final class SessionStore {
   public private(set) var writes = 0
   /// The openers `summaries` spreads its rows over, made on first use.
   private var openers: [RecordCipher.Opener]?
-  /// The key of this store's sums of session entries (`ListedEntries`): drawn at opening,
-  /// never stored, so that whoever wrote the rows cannot have made two sets that sum alike.
-  private let entryKey: [UInt8]
+  /// The key of the sums of session entries (`ListedEntries`): derived from the ledger's key
+  /// at first use, never stored, so that whoever wrote the rows without the passphrase cannot
+  /// have made two sets that sum alike, and a whole check kept between commands
+  /// (`WholeCheck`) sums as this store does. Nil when it could not be derived: then a key
+  /// drawn for this store, and nothing kept is used.
+  private lazy var entryKey: [UInt8] = derivedEntryKey ?? random.bytes(MultisetSum.keyBytes)
+  private lazy var derivedEntryKey: [UInt8]? = try? Self.entryKey(ledger.key)
+
+  static func entryKey(_ ledgerKey: SecureBytes) throws -> [UInt8] {
+    let hash = try KeyedHash(key: ledgerKey)
+    hash.update(Array("JRNLSUMS entry key".utf8))
+    return Array(hash.finish().prefix(MultisetSum.keyBytes))
+  }
+
+  /// The last whole check of this vault another command made (`remember`), for a listing of
+  /// one status to bind its rows to, at the same stamp, instead of checking the whole vault.
+  private var remembered: LedgerEntries?
   /// The ledger's session entries as the last whole check of this store summed them from
   /// the ledger's own indexes, with the stamp it checked and the sessions an undo had
   /// restored then (`bind`): an undo needs no key and leaves the stamp as it was.
@@ -49,12 +63,27 @@ public final class SessionStore {
     let stamp: LedgerStamp
     let entries: ListedEntries
     let undone: Set<SessionID>
+    /// Handed over from an earlier command (`remember`), not made by this store.
+    var kept = false
 
     /// In the read transaction of the check that summed `entries`.
     init(_ stamp: LedgerStamp, _ entries: ListedEntries, _ db: Database) throws {
       self.stamp = stamp
       self.entries = entries
       undone = try Ledger.View.readSkips(db).undone
+    }
+
+    init(_ stamp: LedgerStamp, _ entries: ListedEntries, undone: Set<SessionID>) {
+      self.stamp = stamp
+      self.entries = entries
+      self.undone = undone
+    }
+
+    init(kept stamp: LedgerStamp, entries: ListedEntries, undone: Set<SessionID>) {
+      self.stamp = stamp
+      self.entries = entries
+      self.undone = undone
+      kept = true
     }
   }
 
@@ -70,7 +99,34 @@ public final class SessionStore {
     self.fingerprintKey = fingerprintKey
     self.ledger = ledger
     self.random = random
-    entryKey = random.bytes(MultisetSum.keyBytes)
+  }
+
+  /// The last whole check this store made (or was handed, `remember`), to keep for the next
+  /// command; nil when it made none or its sums' key could not be derived.
+  public var wholeCheck: WholeCheck? {
+    guard derivedEntryKey != nil, let known = ledgerEntries, known.stamp.construction >= 3
+    else { return nil }
+    return WholeCheck(
+      generation: known.stamp.generation, tag: known.stamp.tag,
+      undone: known.undone.sorted(), complete: known.entries.complete.bytes,
+      waiting: known.entries.waiting.bytes)
+  }
+
+  /// Hands this store a whole check an earlier command made (`wholeCheck`, kept under the
+  /// ledger's key by the caller): a listing of one status at its stamp, with the same
+  /// sessions restored by an undo, checks the tree's root and binds the rows it reads to these
+  /// sums, rather than reading every entry of the vault (`listed`).
+  public func remember(_ check: WholeCheck) {
+    guard let key = derivedEntryKey,
+      let complete = MultisetSum(key: key, bytes: check.complete),
+      let waiting = MultisetSum(key: key, bytes: check.waiting)
+    else { return }
+    var entries = ListedEntries(status: nil, key: key)
+    entries.complete = complete
+    entries.waiting = waiting
+    remembered = LedgerEntries(
+      kept: LedgerStamp(generation: check.generation, tag: check.tag),
+      entries: entries, undone: Set(check.undone))
   }
 
   /// An id no session has, had or holds in the trash.
@@ -453,7 +509,21 @@ public final class SessionStore {
       checkWhenListing = false
       try checkLedger()
     }
-    let checking = checkWhenListing
+    var checking = checkWhenListing
+    var bindingRemembered = false
+    // A listing of one status at the stamp of a whole check kept from an earlier command
+    // checks the root (the trash, the settings, the nodes) and binds the rows it reads to
+    // that check's sums (`bind`); this store then checks by points, as a command about one
+    // session does, and anything that reads every row checks the whole vault first.
+    if checking, status != nil, let remembered, try verifyRootIfTree(),
+      checked == remembered.stamp
+    {
+      ledgerEntries = remembered
+      bindingRemembered = true
+      checking = false
+      checkWhenListing = false
+      pointChecks = true
+    }
     var found: LedgerFound?
     var whole: LedgerStamp?
     let (items, damaged) = try read { db in
@@ -489,14 +559,31 @@ public final class SessionStore {
         found.rest.isEmpty
         ? found.listed
         : status == .needsReflection ? found.rest + found.listed : found.listed + found.rest
-      checked = try ledger.verify(view, against: found.stamp)
+      let stamp = try ledger.verify(view, against: found.stamp)
       var undone = ListedEntries(status: nil, key: entryKey)
       found.view.addUndone(to: &undone)
       guard found.undoneRead.same(as: undone) else { throw StoreError.tampered(.rows) }
+      checked = stamp
       checkWhenListing = false
+      // Summed as `Ledger.verify` sums them, for a listing of one status to bind to later
+      // (`wholeCheck`): every session's entry, and those an undo restored.
+      var entries = undone
+      view.rows.sessions.withUnsafeBytes { sessions in
+        let size = LedgerRows.sessionBytes
+        for start in stride(from: 0, to: sessions.count - size + 1, by: size) {
+          let entry = UnsafeRawBufferPointer(rebasing: sessions[start..<start + size])
+          entries.add(entry, status: entry[17] == 2 ? .complete : .needsReflection)
+        }
+      }
+      ledgerEntries = LedgerEntries(stamp, entries, undone: found.view.undone)
     } else if let whole {
       checked = whole
       checkWhenListing = false
+    } else if bindingRemembered, let stamp = ledgerEntries?.stamp, stamp != checked {
+      // Another process wrote between the root's check and the read: the read was bound to
+      // a whole check of the stamp it saw (`bind`), made then.
+      checked = stamp
+      checkedLeaves = []
     }
     return (items, damaged)
   }
@@ -673,8 +760,9 @@ public final class SessionStore {
       if let known = ledgerEntries, known.stamp == summed.stamp,
         try known.undone == Ledger.View.readSkips(db).undone
       {
-        guard summed.read.same(as: known.entries) else { throw StoreError.tampered(.rows) }
-        return
+        if summed.read.same(as: known.entries) { return }
+        // A kept check that does not agree is asked no further: the whole check decides.
+        guard known.kept else { throw StoreError.tampered(.rows) }
       }
       // A stamp older than one this store checked is the file put back behind its back.
       if let checked, summed.stamp.generation < checked.generation {

@@ -34,6 +34,12 @@ public final class VaultStorage: SessionStorage, SyncStorage {
     try store.restamp(after: generation)
   }
 
+  /// The last whole check this store made or was handed, to keep for the next command.
+  public var wholeCheck: WholeCheck? { store.wholeCheck }
+
+  /// Hands over a whole check an earlier command made and kept (`SessionStore.remember`).
+  public func remember(_ check: WholeCheck) { store.remember(check) }
+
   /// Called with each new stamp after a write.
   public var onStamp: ((LedgerStamp) -> Void)? {
     get { store.onStamp }

@@ -47,4 +47,22 @@ struct MultisetSumTests {
     for string in strings { string.withUnsafeBytes { withOther.add($0) } }
     #expect(withOther != sum(strings))
   }
+
+  /// Kept between commands as 24 bytes (the sum, then the count) and read back under the same
+  /// key; any other length is refused, and the key is not in them.
+  @Test func keptAndReadBack() throws {
+    let whole = sum(strings)
+    #expect(whole.bytes.count == MultisetSum.storedBytes)
+    #expect(MultisetSum(key: key, bytes: whole.bytes) == whole)
+    #expect(whole.bytes.suffix(8) == [40, 0, 0, 0, 0, 0, 0, 0])
+    #expect(MultisetSum(key: key, bytes: MultisetSum(key: key).bytes) == MultisetSum(key: key))
+    #expect(MultisetSum(key: key, bytes: Array(whole.bytes.dropLast())) == nil)
+    #expect(MultisetSum(key: key, bytes: whole.bytes + [0]) == nil)
+    let other = [UInt8](repeating: 10, count: MultisetSum.keyBytes)
+    #expect(MultisetSum(key: other, bytes: whole.bytes) != whole)
+    // A read back sum goes on adding as the one kept.
+    var readBack = try #require(MultisetSum(key: key, bytes: sum(Array(strings.prefix(9))).bytes))
+    for string in strings.dropFirst(9) { string.withUnsafeBytes { readBack.add($0) } }
+    #expect(readBack == whole)
+  }
 }

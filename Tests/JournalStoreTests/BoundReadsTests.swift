@@ -271,3 +271,90 @@ struct BoundReadsTests {
     #expect(found == sessions.map(\.id))
   }
 }
+
+/// A whole check kept from an earlier command (`SessionStore.wholeCheck`, kept by the app in
+/// its runtime directory): a listing of one status at the same stamp checks the root and binds
+/// the rows it reads to the kept sums instead of checking the whole vault, and refuses every
+/// decoy of those rows all the same.
+struct KeptCheckTests {
+  let bound = BoundReadsTests()
+
+  func check(_ f: StoreFixture) throws -> WholeCheck {
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: .listing)
+    _ = try store.summaries()
+    return try #require(store.wholeCheck)
+  }
+
+  func listing(_ f: StoreFixture, kept: WholeCheck?) throws -> SessionStore {
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: .listing)
+    if let kept { store.remember(kept) }
+    return store
+  }
+
+  /// A complete session's row removed behind the ledger's back: a listing of the waiting
+  /// sessions bound to the kept check shows them (it reads only those), and the store's next
+  /// read of every row refuses the vault; without the kept check the listing refuses it.
+  @Test func aWaitingListingReadsOnlyWhatItShows() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let kept = try check(f)
+    let queue = try GRDBAccess.queue(f.path)
+    try queue.write {
+      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[0].id.hex])
+    }
+    try queue.close()
+    let store = try listing(f, kept: kept)
+    let waiting = try store.summaries(status: .needsReflection).sessions.map(\.id)
+    #expect(waiting == [sessions[5].id, sessions[4].id])
+    #expect(throws: StoreError.self) { try store.summaries() }
+    #expect(throws: StoreError.self) {
+      try listing(f, kept: nil).summaries(status: .needsReflection)
+    }
+  }
+
+  /// The list index pointed at a decoy of the waiting sessions (one left out, an older copy,
+  /// one twice), with a deletion undone or not: refused, the kept check notwithstanding.
+  @Test func aDecoyIsRefused() throws {
+    for change in BoundReadsTests.Change.allCases {
+      for undone in [false, true] {
+        let (f, sessions, older) = try bound.fixture(undone: undone)
+        let kept = try check(f)
+        try bound.decoy(f.path, of: .listIndex) {
+          try bound.make(change, $0, sessions, older: older)
+        }
+        #expect(throws: StoreError.self, "\(change) \(undone)") {
+          try listing(f, kept: kept).summaries(status: .needsReflection)
+        }
+      }
+    }
+  }
+
+  /// A kept check that is not the vault's now (written since, an undo since, or sums that do
+  /// not agree) is not used: the listing checks the whole vault, shows every waiting session,
+  /// and makes a check of its own to keep.
+  @Test func aKeptCheckOfAnotherStateIsNotUsed() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let kept = try check(f)
+    let waiting = [sessions[5].id, sessions[4].id]
+
+    let wrong = WholeCheck(
+      generation: kept.generation, tag: kept.tag, undone: kept.undone,
+      complete: kept.complete, waiting: kept.complete)
+    let store = try listing(f, kept: wrong)
+    #expect(try store.summaries(status: .needsReflection).sessions.map(\.id) == waiting)
+    #expect(store.wholeCheck == kept)
+
+    _ = try f.store.trash([sessions[4].id], now: t0 + 6, purgeAfter: t0 + 86_400)
+    let afterTrash = try check(f)
+    _ = try Vault.open(at: f.path).undo(nil, now: t0 + 7)
+    let undone = try listing(f, kept: afterTrash)
+    #expect(try undone.summaries(status: .needsReflection).sessions.map(\.id) == waiting)
+    #expect(undone.wholeCheck?.undone == [sessions[4].id])
+
+    try f.store.update(sessions[3].id) { try $0.apply(.music("LATER"), now: t0 + 9) }
+    let written = try listing(f, kept: kept)
+    #expect(try written.summaries(status: .needsReflection).sessions.map(\.id) == waiting)
+    #expect(written.wholeCheck.map { $0.generation > kept.generation } == true)
+  }
+
+  let t0 = TestClock.reference
+}

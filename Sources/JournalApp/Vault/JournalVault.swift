@@ -64,6 +64,9 @@ public final class JournalVault {
       // put right and pinned only after a check, by the next command that makes one first:
       // a key planted where capture was off must not turn it on before the ledger is asked.
       witnessPending = true
+      checkRecord = WholeCheckRecord(environment: context.environment, keys: keys)
+      keptCheck = checkRecord?.read()
+      if let keptCheck { storage.remember(keptCheck) }
       return
     }
     try checkWitnesses(asking: asking, accepted: accepted)
@@ -134,6 +137,10 @@ public final class JournalVault {
   private let vaultStorage: VaultStorage
   /// Whether the witnesses are still to be asked (a vault opened for listing).
   private var witnessPending = false
+  /// Where the last whole check of this vault is kept between listings, and what was kept
+  /// there when this one began (a vault opened for listing).
+  private var checkRecord: WholeCheckRecord?
+  private var keptCheck: WholeCheck?
 
   /// The ledger's `rows` finding, session by session where this computer's record saw the
   /// rows the ledger stands for.
@@ -395,6 +402,11 @@ public final class JournalVault {
     if witnessPending {
       witnessPending = false
       try checkWitnesses(asking: nil, accepted: false)
+    }
+    // A whole check this listing made is kept for the next (the witnesses agreed with it).
+    if let checkRecord, let made = vaultStorage.wholeCheck, made != keptCheck {
+      checkRecord.record(made)
+      keptCheck = made
     }
     return listed
   }
