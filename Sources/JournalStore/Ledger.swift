@@ -30,22 +30,41 @@ public struct LedgerStamp: Equatable, Sendable {
 /// What a whole check of a vault with a tree ledger summed (`SessionStore.wholeCheck`), kept
 /// between commands under the ledger's key (never in the vault): the stamp it checked, the
 /// sessions an undo had restored then, and the order-free sums of the session entries of each
-/// status (`MultisetSum.bytes`, under a key derived from the ledger's). Ids and sums only.
+/// status (`MultisetSum.bytes`, under a key derived from the ledger's), and, from a `list`
+/// of every session, the newest sessions it showed (at most `newestAtMost`, newest first)
+/// with the revision the check saw of each.
 public struct WholeCheck: Equatable, Sendable {
   public let generation: UInt64
   public let tag: [UInt8]
   public let undone: [SessionID]
   public let complete: [UInt8]
   public let waiting: [UInt8]
+  public internal(set) var newest: [Newest]
+
+  /// A session of the newest, and the revision of it the check saw.
+  public struct Newest: Equatable, Sendable {
+    public let id: SessionID
+    public let revision: Int64
+
+    public init(id: SessionID, revision: Int64) {
+      self.id = id
+      self.revision = revision
+    }
+  }
+
+  /// How many of the newest sessions are kept: `list -n` up to this many is served from them.
+  public static let newestAtMost = 256
 
   public init(
-    generation: UInt64, tag: [UInt8], undone: [SessionID], complete: [UInt8], waiting: [UInt8]
+    generation: UInt64, tag: [UInt8], undone: [SessionID], complete: [UInt8], waiting: [UInt8],
+    newest: [Newest] = []
   ) {
     self.generation = generation
     self.tag = tag
     self.undone = undone
     self.complete = complete
     self.waiting = waiting
+    self.newest = newest
   }
 }
 

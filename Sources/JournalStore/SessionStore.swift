@@ -52,6 +52,9 @@ public final class SessionStore {
     return Array(hash.finish().prefix(MultisetSum.keyBytes))
   }
 
+  /// The session entries the last listing of every session checked (`listed`'s gathering
+  /// pass), until `listRows` has named the newest from them.
+  private var gathered: [UInt8]?
   /// The last whole check of this vault another command made (`remember`), for a listing of
   /// one status to bind its rows to, at the same stamp, instead of checking the whole vault.
   private var remembered: LedgerEntries?
@@ -65,6 +68,8 @@ public final class SessionStore {
     let undone: Set<SessionID>
     /// Handed over from an earlier command (`remember`), not made by this store.
     var kept = false
+    /// The newest sessions (`WholeCheck.newest`), when the check was a listing of every one.
+    var newest: [WholeCheck.Newest] = []
 
     /// In the read transaction of the check that summed `entries`.
     init(_ stamp: LedgerStamp, _ entries: ListedEntries, _ db: Database) throws {
@@ -109,7 +114,7 @@ public final class SessionStore {
     return WholeCheck(
       generation: known.stamp.generation, tag: known.stamp.tag,
       undone: known.undone.sorted(), complete: known.entries.complete.bytes,
-      waiting: known.entries.waiting.bytes)
+      waiting: known.entries.waiting.bytes, newest: known.newest)
   }
 
   /// Hands this store a whole check an earlier command made (`wholeCheck`, kept under the
@@ -127,6 +132,53 @@ public final class SessionStore {
     remembered = LedgerEntries(
       kept: LedgerStamp(generation: check.generation, tag: check.tag),
       entries: entries, undone: Set(check.undone))
+    remembered?.newest = Array(check.newest.prefix(WholeCheck.newestAtMost))
+  }
+
+  /// The `count` newest sessions' list rows (all, when the vault has fewer), from the newest
+  /// a kept whole check names (`remember`), for `list -n` of a store opened for listing: the
+  /// root checked as a command about one session checks it, then each of those sessions read
+  /// by its id and opened at the revision the check saw (its column keys are bound to it), so
+  /// what is shown is what the check saw, and nothing else is read. Nil, having read nothing
+  /// it shows, when they cannot serve: no such check kept, the stamp or the sessions an undo
+  /// restored changed since, fewer kept than asked, or any of them not as the check saw it;
+  /// the caller then lists the ordinary way, which checks the whole vault.
+  public func keptNewest(_ count: Int) throws -> ListRows? {
+    guard checkWhenListing, count > 0, let remembered, !remembered.newest.isEmpty,
+      count <= remembered.newest.count
+        || remembered.newest.count == remembered.entries.complete.count
+          + remembered.entries.waiting.count
+    else { return nil }
+    guard try verifyRootIfTree(), checked == remembered.stamp else { return nil }
+    let opener = try cipher.makeOpener()
+    let names = TreatmentNames()
+    let rows = try read { db -> [ListRow]? in
+      guard try Ledger.stamp(db) == remembered.stamp,
+        try Ledger.View.readSkips(db).undone == remembered.undone
+      else { return nil }
+      let statement = try db.cachedStatement(
+        sql: "SELECT revision, status, summary FROM session WHERE id = ?")
+      var rows: [ListRow] = []
+      for kept in remembered.newest.prefix(count) {
+        try statement.setArguments([kept.id.hex])
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        guard try Self.step(handle, statement, db),
+          sqlite3_column_int64(handle, 0) == kept.revision,
+          let status = RecordCodec.status(named: Self.text(handle, 1)),
+          let summary = try? Self.openSummary(
+            opener, id: kept.id, revision: kept.revision, stored: status,
+            sealed: Self.blob(handle, 2))
+        else { return nil }
+        rows.append(ListRow(summary, treatment: names.index(of: summary.treatment)))
+      }
+      return rows
+    }
+    guard let rows else { return nil }
+    // Checked by points from here on, as after a listing of one status bound to the check.
+    checkWhenListing = false
+    pointChecks = true
+    return ListRows(rows: rows, treatments: names.all)
   }
 
   /// An id no session has, had or holds in the trash.
@@ -486,9 +538,57 @@ public final class SessionStore {
       }
       // In place: Swift's own sort keeps a buffer of half the array (16 MB at a million).
       sortInPlace(&rows, by: ListRow.newestFirst)
+      if let gathered, damaged.isEmpty, rows.count == gathered.count / LedgerRows.sessionBytes {
+        // Every session listed and none damaged: the newest, for a later `list -n`.
+        ledgerEntries?.newest = Self.newest(of: rows, entries: gathered)
+      }
+      gathered = nil
       return (ListRows(rows: rows, treatments: names.all), damaged.sorted())
     } catch let error as StoreError {
       throw (try? read { db in Ledger.explain(error, db) }) ?? error
+    }
+  }
+
+  /// The first `WholeCheck.newestAtMost` of `rows` (newest first) with the revision each has
+  /// in `entries` (the ledger's session entries, complete then waiting, each by id); empty
+  /// when one is not there.
+  static func newest(of rows: [ListRow], entries: [UInt8]) -> [WholeCheck.Newest] {
+    let size = LedgerRows.sessionBytes
+    let count = entries.count / size
+    return entries.withUnsafeBytes { entries -> [WholeCheck.Newest] in
+      func entry(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: entries[index * size..<(index + 1) * size])
+      }
+      // Where the waiting sessions begin (status byte 1 after the complete ones' 2).
+      var low = 0
+      var high = count
+      while low < high {
+        let middle = (low + high) / 2
+        if entry(middle)[17] == 2 { low = middle + 1 } else { high = middle }
+      }
+      let segments = [0..<low, low..<count]
+      var newest: [WholeCheck.Newest] = []
+      for row in rows.prefix(WholeCheck.newestAtMost) {
+        let found = row.id.withBytes { id -> Int64? in
+          for segment in segments {
+            var low = segment.lowerBound
+            var high = segment.upperBound
+            while low < high {
+              let middle = (low + high) / 2
+              let candidate = entry(middle)[1..<17]
+              if candidate.elementsEqual(id) {
+                return Int64(
+                  littleEndian: entry(middle).loadUnaligned(fromByteOffset: 18, as: Int64.self))
+              }
+              if candidate.lexicographicallyPrecedes(id) { low = middle + 1 } else { high = middle }
+            }
+          }
+          return nil
+        }
+        guard let found else { return [] }
+        newest.append(WholeCheck.Newest(id: row.id, revision: found))
+      }
+      return newest
     }
   }
 
@@ -576,6 +676,8 @@ public final class SessionStore {
         }
       }
       ledgerEntries = LedgerEntries(stamp, entries, undone: found.view.undone)
+      // A listing of every session can name the newest with the revisions checked.
+      gathered = status == nil ? view.rows.sessions : nil
     } else if let whole {
       checked = whole
       checkWhenListing = false

@@ -40,6 +40,10 @@ public final class VaultStorage: SessionStorage, SyncStorage {
   /// Hands over a whole check an earlier command made and kept (`SessionStore.remember`).
   public func remember(_ check: WholeCheck) { store.remember(check) }
 
+  /// The `count` newest sessions' list rows from the kept check's newest, when they serve
+  /// (`SessionStore.keptNewest`); nil otherwise.
+  public func keptNewest(_ count: Int) throws -> ListRows? { try store.keptNewest(count) }
+
   /// Called with each new stamp after a write.
   public var onStamp: ((LedgerStamp) -> Void)? {
     get { store.onStamp }

@@ -52,20 +52,56 @@ struct WholeCheckRecordTests {
 
   @Test func aListingKeepsItsCheckAndTheNextUsesIt() throws {
     let (path, keys) = try vault()
-    let record = try #require(WholeCheckRecord(environment: context.environment, keys: keys))
+    let record = try #require(
+      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
     #expect(record.read() == nil)
     #expect(try waiting(path) == 3)
     var info = stat()
     #expect(lstat(record.path, &info) == 0)
     #expect(info.st_mode & 0o777 == 0o600)
-    #expect(info.st_size == WholeCheckRecord.fixedBytes)
     let kept = try #require(record.read())
-    #expect(kept.undone.isEmpty)
-    // Written back byte for byte, and read back the same.
-    let bytes = try #require(FileManager.default.contents(atPath: record.path))
-    #expect(record.parse(Array(bytes)) == kept)
+    #expect(kept.undone.isEmpty && kept.newest.isEmpty)
+    // Sealed: no id of a session is in it as it is.
+    let bytes = Array(try #require(FileManager.default.contents(atPath: record.path)))
+    #expect(bytes.count == 25 + SecretBox.overhead + WholeCheckRecord.fixedBody)
     #expect(try waiting(path) == 3)
     #expect(record.read() == kept)
+    // Written again as the next check finds it, and read back the same.
+    var newest = kept
+    newest.newest = [
+      WholeCheck.Newest(id: SessionID(randomBytes: [UInt8](repeating: 7, count: 16)), revision: 9)
+    ]
+    record.record(newest)
+    #expect(record.read() == newest)
+    let sealed = Array(try #require(FileManager.default.contents(atPath: record.path)))
+    #expect(sealed.count == bytes.count + 24)
+    #expect(!String(decoding: sealed, as: UTF8.self).contains("\u{07}\u{07}\u{07}\u{07}"))
+  }
+
+  /// `list -n` after a `list`: the newest the check kept, read at the revisions it saw, the
+  /// same rows as the whole listing shows.
+  @Test func theNewestKeptServeAListOfTheNewest() throws {
+    let (path, keys) = try vault()
+    let record = try #require(
+      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+    func list(_ limit: Int?) throws -> [SessionID] {
+      let journal = try JournalVault.open(at: path, context: context, check: .listing) {
+        try AppFixture.secret(AppFixture.passphrase)
+      }
+      var filter = SessionFilter(now: clock.read())
+      filter.limit = limit
+      return try journal.list(filter).rows.rows.map(\.id)
+    }
+    let all = try list(nil)
+    #expect(all.count == 3)
+    #expect(record.read()?.newest.map(\.id) == all)
+    #expect(try list(2) == Array(all.prefix(2)))
+    #expect(try list(5) == all)
+    // Served from the record as it names them (here, in an order only the key could write).
+    var kept = try #require(record.read())
+    kept.newest.reverse()
+    record.record(kept)
+    #expect(try list(2) == [all[2], all[1]])
   }
 
   /// Every byte changed in turn, the record cut short or grown, another vault's key, a
@@ -73,7 +109,8 @@ struct WholeCheckRecordTests {
   /// whole vault and keeps its own check again.
   @Test func aRecordNotThisKeysIsNotUsed() throws {
     let (path, keys) = try vault()
-    let record = try #require(WholeCheckRecord(environment: context.environment, keys: keys))
+    let record = try #require(
+      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
     #expect(try waiting(path) == 3)
     let good = Array(try #require(FileManager.default.contents(atPath: record.path)))
     for index in good.indices {
@@ -84,7 +121,10 @@ struct WholeCheckRecordTests {
     #expect(record.parse(Array(good.dropLast())) == nil)
     #expect(record.parse(good + [0]) == nil)
     let other = try VaultKeys.fresh(vaultID: keys.vaultID, random: SeededRandom(seed: 3))
-    #expect(WholeCheckRecord(environment: context.environment, keys: other)?.parse(good) == nil)
+    #expect(
+      WholeCheckRecord(
+        environment: context.environment, keys: other, random: SeededRandom(seed: 4))?.parse(good)
+        == nil)
 
     try Data(good).write(to: URL(fileURLWithPath: record.path + ".elsewhere"))
     unlink(record.path)

@@ -6,13 +6,18 @@ import JournalTestSupport
 /// Vaults are made with --kdf interactive, the lowest a user can choose.
 final class CLIFixture {
   let home = TemporaryDirectory()
+  /// Its own runtime directory (the agent's socket, the editor's buffer, the last whole
+  /// check), removed with the fixture; a test may name another with `extra`.
+  let runtime = TestRuntimeDirectory()
   let cli: CLI
   let passphraseFile: String
   static let passphrase = "a calm and private passphrase"
 
   init(extra: [String: String] = [:]) {
     passphraseFile = home.write("passphrase", Self.passphrase + "\n")
-    var environment = ["JOURNAL_PASSPHRASE_FILE": passphraseFile]
+    var environment = [
+      "JOURNAL_PASSPHRASE_FILE": passphraseFile, "XDG_RUNTIME_DIR": runtime.path,
+    ]
     environment.merge(extra) { $1 }
     cli = CLI(home: home.path, extra: environment)
   }

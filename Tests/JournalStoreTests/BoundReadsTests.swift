@@ -356,5 +356,82 @@ struct KeptCheckTests {
     #expect(written.wholeCheck.map { $0.generation > kept.generation } == true)
   }
 
+  /// A listing of every session keeps the newest with their revisions; `list -n` of a store
+  /// opened for listing reads just those, at those revisions, and shows what the check saw.
+  @Test func theNewestAreReadFromTheKeptCheck() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let first = try listing(f, kept: nil)
+    _ = try first.listRows(include: { _ in true })
+    let kept = try #require(first.wholeCheck)
+    let newest = sessions.reversed().map(\.id)
+    #expect(kept.newest.map(\.id) == newest)
+    #expect(kept.newest[1].revision > kept.newest[0].revision)
+
+    let store = try listing(f, kept: kept)
+    #expect(try store.keptNewest(3)?.rows.map(\.id) == Array(newest.prefix(3)))
+    // All of them when asked for more than there are, and nil when fewer are kept than asked.
+    #expect(try listing(f, kept: kept).keptNewest(10)?.rows.count == sessions.count)
+    var fewer = kept
+    fewer.newest = Array(kept.newest.prefix(2))
+    #expect(try listing(f, kept: fewer).keptNewest(3) == nil)
+
+    // The oldest session removed behind the ledger's back: not among those shown.
+    let queue = try GRDBAccess.queue(f.path)
+    try queue.write {
+      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[0].id.hex])
+    }
+    try queue.close()
+    let bound = try listing(f, kept: kept)
+    #expect(try bound.keptNewest(2)?.rows.map(\.id) == Array(newest.prefix(2)))
+    #expect(throws: StoreError.self) { try bound.listRows(include: { _ in true }) }
+  }
+
+  /// A newest session put back as it was before its edit, or its summary put back under its
+  /// new revision, a write since, or an undo since: the kept newest do not serve, and the
+  /// listing that follows checks the whole vault (and names the summary as damaged).
+  @Test func theKeptNewestServeOnlyTheStateTheyName() throws {
+    for change in ["older", "revision", "write", "undo"] {
+      let (f, sessions, older) = try bound.fixture()
+      if change == "undo" {
+        _ = try f.store.trash([sessions[2].id], now: t0 + 6, purgeAfter: t0 + 86_400)
+      }
+      let first = try listing(f, kept: nil)
+      _ = try first.listRows(include: { _ in true })
+      let kept = try #require(first.wholeCheck)
+      let queue = try GRDBAccess.queue(f.path)
+      switch change {
+      case "older":
+        try queue.write {
+          try $0.execute(
+            sql: "UPDATE session SET summary = ?, body = ?, revision = ? WHERE id = ?",
+            arguments: [older[0], older[1], older[2], sessions[4].id.hex])
+        }
+      case "revision":
+        try queue.write {
+          try $0.execute(
+            sql: "UPDATE session SET summary = ? WHERE id = ?",
+            arguments: [older[0], sessions[4].id.hex])
+        }
+      case "write":
+        try f.store.update(sessions[5].id) { try $0.apply(.music("AGAIN"), now: t0 + 9) }
+      default:
+        #expect(try f.vault.undo(nil, now: t0 + 7)?.ids == [sessions[2].id])
+      }
+      try queue.close()
+      let store = try listing(f, kept: kept)
+      #expect(try store.keptNewest(3) == nil, "\(change)")
+      if change == "older" {
+        #expect(throws: StoreError.self, "\(change)") {
+          try store.listRows(include: { _ in true })
+        }
+      } else if change == "revision" {
+        // Its summary does not open at the revision its row gives: damaged, and named.
+        #expect(try store.listRows(include: { _ in true }).damaged == [sessions[4].id])
+      } else {
+        #expect(try store.listRows(include: { _ in true }).rows.rows.count == sessions.count)
+      }
+    }
+  }
+
   let t0 = TestClock.reference
 }

@@ -41,6 +41,12 @@ public struct SessionFilter: Sendable {
     self.treatment = treatment
   }
 
+  /// Whether it takes every session (it may still keep only the newest `limit`).
+  public var takesEvery: Bool {
+    since == nil && until == nil && standing == nil && treatment == nil && treatmentName == nil
+      && tags.isEmpty
+  }
+
   /// Whether only sessions stored as waiting can match (so only those need reading).
   public var waitingOnly: Bool { standing == .planned || standing == .status(.needsReflection) }
 

@@ -64,7 +64,8 @@ public final class JournalVault {
       // put right and pinned only after a check, by the next command that makes one first:
       // a key planted where capture was off must not turn it on before the ledger is asked.
       witnessPending = true
-      checkRecord = WholeCheckRecord(environment: context.environment, keys: keys)
+      checkRecord = WholeCheckRecord(
+        environment: context.environment, keys: keys, random: context.random)
       keptCheck = checkRecord?.read()
       if let keptCheck { storage.remember(keptCheck) }
       return
@@ -373,6 +374,13 @@ public final class JournalVault {
   /// What `list` shows of the sessions the filter takes, newest first (only its `limit`
   /// newest), and the ids of rows that could not be opened.
   public func list(_ filter: SessionFilter) throws -> (rows: ListRows, damaged: [SessionID]) {
+    // `list -n` of every session: the newest the last whole check kept, when they serve.
+    if filter.takesEvery, let limit = filter.limit, keptCheck?.newest.isEmpty == false,
+      let rows = try naming({ try vaultStorage.keptNewest(limit) })
+    {
+      try afterListing()
+      return (rows, [])
+    }
     var listed = try listing {
       try store.listRows(needsReflection: filter.waitingOnly, include: filter.includes)
     }
@@ -393,12 +401,22 @@ public final class JournalVault {
   /// A read of every summary (the whole ledger check): rows that do not add up named with
   /// the witnesses' record, and the witnesses checked once the ledger has been.
   private func listing<Listed>(_ read: () throws -> Listed) throws -> Listed {
-    let listed: Listed
+    let listed = try naming(read)
+    try afterListing()
+    return listed
+  }
+
+  /// `read`, with rows that do not add up named with the witnesses' record.
+  private func naming<Read>(_ read: () throws -> Read) throws -> Read {
     do {
-      listed = try read()
+      return try read()
     } catch StoreError.tampered(.rows) {
       throw Self.naming(.rows, vault: vault, witness: witnesses.record)
     }
+  }
+
+  /// After a listing's check: the witnesses asked, and a whole check it made kept.
+  private func afterListing() throws {
     if witnessPending {
       witnessPending = false
       try checkWitnesses(asking: nil, accepted: false)
@@ -408,7 +426,6 @@ public final class JournalVault {
       checkRecord.record(made)
       keptCheck = made
     }
-    return listed
   }
 
   /// Checks that the session is waiting for reflection before asking for any.

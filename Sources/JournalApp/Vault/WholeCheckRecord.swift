@@ -5,49 +5,52 @@ import JournalStore
 import JournalSystem
 
 /// The last whole check of a vault (`WholeCheck`: the stamp checked, the sessions an undo had
-/// restored, the sums of each status's session entries), kept between commands in journal's
-/// private runtime directory (memory, never a disk) under a MAC with the ledger's key. A
-/// listing of one status at the same stamp (`list --needs-reflection`) checks the tree's root
-/// and binds the rows it reads to these sums, rather than reading every session's entry
-/// (SECURITY.md, "The ledger"; DESIGN.md).
+/// restored, the sums of each status's session entries, the newest sessions with their
+/// revisions), kept between commands in journal's private runtime directory (memory, never a
+/// disk), sealed under a key derived from the ledger's. A listing of one status at the same
+/// stamp (`list --needs-reflection`) checks the tree's root and binds the rows it reads to
+/// these sums, and `list -n` reads the newest it names, rather than reading every session
+/// (SECURITY.md, "The last whole check, kept in memory"; DESIGN.md).
 ///
 /// Only ever a shortcut: a record missing, damaged, planted, of another stamp or of another
-/// vault is not used, and the listing checks the whole vault as before. It says nothing the
-/// vault does not (ids, a count of each status, the stamp) but sums under a secret key.
+/// vault is not used, and the listing checks the whole vault as before.
 ///
-/// Layout: "JRNLSUMS" ‖ 1 ‖ vault id (16) ‖ generation (8, little-endian) ‖ tag (32) ‖
-/// the sessions' entries complete (24) ‖ waiting (24) ‖ undone count (4) ‖ undone ids (16
-/// each) ‖ BLAKE2b-256 keyed with the ledger key over all before it (32).
+/// Layout: "JRNLSUMS" ‖ 1 ‖ vault id (16) ‖ SecretBox(the body), the body: vault id (16) ‖
+/// generation (8, little-endian) ‖ tag (32) ‖ the sessions' entries complete (24) ‖ waiting
+/// (24) ‖ undone count (4) ‖ undone ids (16 each) ‖ newest count (4) ‖ newest (id 16 ‖
+/// revision 8, little-endian, each).
 struct WholeCheckRecord {
   static let magic = Array("JRNLSUMS".utf8) + [1]
   /// Past this many sessions restored by an undo since the stamp, nothing is kept.
   static let undoneAtMost = 4096
-  static let fixedBytes = 9 + 16 + 8 + 32 + 2 * MultisetSum.storedBytes + 4 + KeyedHash.bytes
-  static let largestBytes = fixedBytes + undoneAtMost * 16
+  static let fixedBody = 16 + 8 + 32 + 2 * MultisetSum.storedBytes + 4 + 4
+  static let largestBytes =
+    25 + SecretBox.overhead + fixedBody + undoneAtMost * 16 + WholeCheck.newestAtMost * 24
 
   let path: String
   let vaultID: [UInt8]
-  let key: SecureBytes
+  let ledgerKey: SecureBytes
+  let random: any RandomSource
 
   /// The record of the vault with `keys`; nil where there is no private runtime directory.
-  init?(environment: [String: String], keys: VaultKeys) {
+  init?(environment: [String: String], keys: VaultKeys, random: any RandomSource) {
     guard let directory = try? RuntimeDirectory.resolve(environment: environment) else {
       return nil
     }
     path = directory + "/checked-" + VaultWitness.hex(keys.vaultID)
     vaultID = keys.vaultID
-    key = keys.ledgerKey
+    ledgerKey = keys.ledgerKey
+    self.random = random
   }
 
-  /// The check kept; nil when there is none this vault's key made.
+  /// The check kept; nil when there is none this vault's key sealed.
   func read() -> WholeCheck? {
     let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
-      info.st_mode & 0o077 == 0, info.st_size >= Self.fixedBytes,
-      info.st_size <= Self.largestBytes
+      info.st_mode & 0o077 == 0, info.st_size <= Self.largestBytes
     else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
     let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -56,45 +59,94 @@ struct WholeCheckRecord {
   }
 
   func parse(_ bytes: [UInt8]) -> WholeCheck? {
-    let body = bytes.count - KeyedHash.bytes
-    guard bytes.count >= Self.fixedBytes, Array(bytes[0..<9]) == Self.magic,
-      Array(bytes[9..<25]) == vaultID, let made = try? mac(Array(bytes[0..<body])),
-      KeyedHash.same(made, Array(bytes[body...])),
-      let generation = VaultWitness.number(UInt64.self, in: bytes, at: 25),
-      let undone = VaultWitness.number(UInt32.self, in: bytes, at: Self.fixedBytes - 36),
-      Int(undone) <= Self.undoneAtMost,
-      bytes.count == Self.fixedBytes + Int(undone) * 16
+    guard bytes.count <= Self.largestBytes, bytes.count >= 25, Array(bytes[0..<9]) == Self.magic,
+      Array(bytes[9..<25]) == vaultID,
+      let size = SecretBox.plaintextCount(of: bytes[25...]), size >= Self.fixedBody,
+      let key = try? key()
     else { return nil }
-    let sums = 65
-    var ids: [SessionID] = []
-    for index in 0..<Int(undone) {
-      let at = Self.fixedBytes - KeyedHash.bytes + index * 16
-      guard let id = SessionID(exactly: bytes[at..<at + 16]) else { return nil }
-      ids.append(id)
+    var body = [UInt8](repeating: 0, count: size)
+    do {
+      try bytes[25...].withUnsafeBytes { sealed in
+        try body.withUnsafeMutableBytes { try SecretBox.open(sealed, key: key, into: $0) }
+      }
+    } catch {
+      return nil
     }
+    var reader = Reader(bytes: body)
+    guard reader.take(16) == vaultID, let generation = reader.number(UInt64.self),
+      let tag = reader.take(32), let complete = reader.take(MultisetSum.storedBytes),
+      let waiting = reader.take(MultisetSum.storedBytes),
+      let undoneCount = reader.number(UInt32.self), Int(undoneCount) <= Self.undoneAtMost
+    else { return nil }
+    var undone: [SessionID] = []
+    for _ in 0..<Int(undoneCount) {
+      guard let id = reader.take(16).flatMap({ SessionID(exactly: $0) }) else { return nil }
+      undone.append(id)
+    }
+    guard let newestCount = reader.number(UInt32.self),
+      Int(newestCount) <= WholeCheck.newestAtMost
+    else { return nil }
+    var newest: [WholeCheck.Newest] = []
+    for _ in 0..<Int(newestCount) {
+      guard let id = reader.take(16).flatMap({ SessionID(exactly: $0) }),
+        let revision = reader.number(UInt64.self), let revision = Int64(exactly: revision)
+      else { return nil }
+      newest.append(WholeCheck.Newest(id: id, revision: revision))
+    }
+    guard reader.atEnd else { return nil }
     return WholeCheck(
-      generation: generation, tag: Array(bytes[33..<65]), undone: ids,
-      complete: Array(bytes[sums..<sums + MultisetSum.storedBytes]),
-      waiting: Array(
-        bytes[sums + MultisetSum.storedBytes..<sums + 2 * MultisetSum.storedBytes]))
+      generation: generation, tag: tag, undone: undone, complete: complete, waiting: waiting,
+      newest: newest)
   }
 
   /// Keeps `check` (atomically: a new file renamed over the old one); best effort, as a
   /// record not kept only costs the next listing a whole check.
   func record(_ check: WholeCheck) {
-    guard check.undone.count <= Self.undoneAtMost, check.tag.count == 32 else { return }
-    var bytes = Self.magic + vaultID
-    bytes.append(littleEndian: check.generation)
-    bytes += check.tag + check.complete + check.waiting
-    bytes.append(littleEndian: UInt32(check.undone.count))
-    for id in check.undone { bytes += id.bytes }
-    guard let made = try? mac(bytes) else { return }
-    try? VaultWitness.replace(path, with: bytes + made)
+    guard check.undone.count <= Self.undoneAtMost, check.tag.count == 32,
+      check.newest.count <= WholeCheck.newestAtMost, let key = try? key()
+    else { return }
+    var body = vaultID
+    body.append(littleEndian: check.generation)
+    body += check.tag + check.complete + check.waiting
+    body.append(littleEndian: UInt32(check.undone.count))
+    for id in check.undone { body += id.bytes }
+    body.append(littleEndian: UInt32(check.newest.count))
+    for newest in check.newest {
+      body += newest.id.bytes
+      body.append(littleEndian: UInt64(bitPattern: newest.revision))
+    }
+    let sealed = body.withUnsafeBytes { SecretBox.seal($0, key: key, random: random) }
+    try? VaultWitness.replace(path, with: Self.magic + vaultID + sealed)
   }
 
-  private func mac(_ bytes: [UInt8]) throws -> [UInt8] {
-    let hash = try KeyedHash(key: key)
-    hash.update(bytes)
-    return hash.finish()
+  /// The record's own key: BLAKE2b-256 keyed with the ledger key over "JRNLSUMS record key".
+  private func key() throws -> SecureBytes {
+    let hash = try KeyedHash(key: ledgerKey)
+    hash.update(Array("JRNLSUMS record key".utf8))
+    var digest = hash.finish()
+    defer { for index in digest.indices { digest[index] = 0 } }
+    return try SecureBytes(copying: digest)
+  }
+
+  /// Reads a body front to back.
+  private struct Reader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func take(_ count: Int) -> [UInt8]? {
+      guard offset + count <= bytes.count else { return nil }
+      defer { offset += count }
+      return Array(bytes[offset..<offset + count])
+    }
+
+    mutating func number<T: FixedWidthInteger>(_: T.Type) -> T? {
+      take(MemoryLayout<T>.size).map { taken in
+        taken.reversed().reduce(T.zero) { $0 << 8 | T($1) }
+      }
+    }
   }
 }
