@@ -33,7 +33,9 @@ public struct MultisetSum: Equatable, Sendable {
     func word(_ at: Int) -> UInt64 {
       bytes[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
-    guard let count = Int(exactly: word(16)) else { return nil }
+    // No journal holds 2^32 sessions.
+    guard word(16) <= UInt64(UInt32.max) else { return nil }
+    let count = Int(word(16))
     self.init(key: key)
     low = word(0)
     high = word(8)

@@ -52,8 +52,10 @@ public final class SessionStore {
     return Array(hash.finish().prefix(MultisetSum.keyBytes))
   }
 
-  /// The session entries the last listing of every session checked (`listed`'s gathering
-  /// pass), until `listRows` has named the newest from them.
+  /// Whether the listing under way (`listRows` of every status) wants the entries it checks
+  /// kept, to name the newest from; and those entries (`listed`'s gathering pass, with no
+  /// session restored by an undo since the stamp), until it has.
+  private var gathering = false
   private var gathered: [UInt8]?
   /// The last whole check of this vault another command made (`remember`), for a listing of
   /// one status to bind its rows to, at the same stamp, instead of checking the whole vault.
@@ -147,7 +149,7 @@ public final class SessionStore {
     guard checkWhenListing, count > 0, let remembered, !remembered.newest.isEmpty,
       count <= remembered.newest.count
         || remembered.newest.count == remembered.entries.complete.count
-          + remembered.entries.waiting.count
+          &+ remembered.entries.waiting.count
     else { return nil }
     guard try verifyRootIfTree(), checked == remembered.stamp else { return nil }
     let opener = try cipher.makeOpener()
@@ -524,6 +526,11 @@ public final class SessionStore {
   public func listRows(
     status: SessionStatus? = nil, include: @escaping @Sendable (SessionSummary) -> Bool
   ) throws -> (rows: ListRows, damaged: [SessionID]) {
+    gathering = status == nil
+    defer {
+      gathering = false
+      gathered = nil
+    }
     do {
       let names = TreatmentNames()
       var (rows, damaged) = try listed(
@@ -539,10 +546,10 @@ public final class SessionStore {
       // In place: Swift's own sort keeps a buffer of half the array (16 MB at a million).
       sortInPlace(&rows, by: ListRow.newestFirst)
       if let gathered, damaged.isEmpty, rows.count == gathered.count / LedgerRows.sessionBytes {
-        // Every session listed and none damaged: the newest, for a later `list -n`.
+        // Every session the check covers listed (none left out by the filter, none damaged,
+        // none restored by an undo): the newest, for a later `list -n`.
         ledgerEntries?.newest = Self.newest(of: rows, entries: gathered)
       }
-      gathered = nil
       return (ListRows(rows: rows, treatments: names.all), damaged.sorted())
     } catch let error as StoreError {
       throw (try? read { db in Ledger.explain(error, db) }) ?? error
@@ -677,7 +684,7 @@ public final class SessionStore {
       }
       ledgerEntries = LedgerEntries(stamp, entries, undone: found.view.undone)
       // A listing of every session can name the newest with the revisions checked.
-      gathered = status == nil ? view.rows.sessions : nil
+      gathered = gathering && status == nil && found.view.undone.isEmpty ? view.rows.sessions : nil
     } else if let whole {
       checked = whole
       checkWhenListing = false

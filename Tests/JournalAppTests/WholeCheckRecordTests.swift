@@ -95,6 +95,12 @@ struct WholeCheckRecordTests {
     let all = try list(nil)
     #expect(all.count == 3)
     #expect(record.read()?.newest.map(\.id) == all)
+    // A whole check of the same state that names no newest (as `tags` makes) keeps them.
+    let summaries = try JournalVault.open(at: path, context: context, check: .listing) {
+      try AppFixture.secret(AppFixture.passphrase)
+    }
+    #expect(try summaries.list(needsReflection: false).sessions.count == 3)
+    #expect(record.read()?.newest.map(\.id) == all)
     #expect(try list(2) == Array(all.prefix(2)))
     #expect(try list(5) == all)
     // Served from the record as it names them (here, in an order only the key could write).

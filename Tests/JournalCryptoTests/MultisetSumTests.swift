@@ -58,6 +58,9 @@ struct MultisetSumTests {
     #expect(MultisetSum(key: key, bytes: MultisetSum(key: key).bytes) == MultisetSum(key: key))
     #expect(MultisetSum(key: key, bytes: Array(whole.bytes.dropLast())) == nil)
     #expect(MultisetSum(key: key, bytes: whole.bytes + [0]) == nil)
+    // A count no journal reaches (2^32) is not read.
+    #expect(
+      MultisetSum(key: key, bytes: Array(whole.bytes.prefix(16)) + [0, 0, 0, 0, 1, 0, 0, 0]) == nil)
     let other = [UInt8](repeating: 10, count: MultisetSum.keyBytes)
     #expect(MultisetSum(key: other, bytes: whole.bytes) != whole)
     // A read back sum goes on adding as the one kept.

@@ -386,6 +386,28 @@ struct KeptCheckTests {
     #expect(throws: StoreError.self) { try bound.listRows(include: { _ in true }) }
   }
 
+  /// Only a listing of every session the check covers names the newest: not one a filter
+  /// narrowed (whatever it left out), nor one with a deletion undone since the stamp (the
+  /// check leaves it out of its entries), nor `summaries`.
+  @Test func onlyAListingOfEverySessionNamesTheNewest() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let filtered = try listing(f, kept: nil)
+    _ = try filtered.listRows(include: { $0.status == .complete })
+    #expect(try #require(filtered.wholeCheck).newest.isEmpty)
+    // As many left out by the filter as there are undone sessions: still none named.
+    _ = try f.store.trash([sessions[0].id], now: t0 + 6, purgeAfter: t0 + 86_400)
+    #expect(try f.vault.undo(nil, now: t0 + 7)?.ids == [sessions[0].id])
+    let undone = try listing(f, kept: nil)
+    _ = try undone.listRows(include: { $0.id != sessions[5].id })
+    #expect(try #require(undone.wholeCheck).newest.isEmpty)
+    let every = try listing(f, kept: nil)
+    _ = try every.listRows(include: { _ in true })
+    #expect(try #require(every.wholeCheck).newest.isEmpty)
+    let summaries = try listing(f, kept: nil)
+    _ = try summaries.summaries()
+    #expect(try #require(summaries.wholeCheck).newest.isEmpty)
+  }
+
   /// A newest session put back as it was before its edit, or its summary put back under its
   /// new revision, a write since, or an undo since: the kept newest do not serve, and the
   /// listing that follows checks the whole vault (and names the summary as damaged).

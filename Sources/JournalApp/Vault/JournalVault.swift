@@ -422,8 +422,17 @@ public final class JournalVault {
       try checkWitnesses(asking: nil, accepted: false)
     }
     // A whole check this listing made is kept for the next (the witnesses agreed with it).
-    if let checkRecord, let made = vaultStorage.wholeCheck, made != keptCheck {
-      checkRecord.record(made)
+    if let checkRecord, var made = vaultStorage.wholeCheck, made != keptCheck {
+      // A check of the same state that names no newest (`tags`, completion, a filtered
+      // `list`) leaves those kept.
+      if made.newest.isEmpty, let kept = keptCheck, !kept.newest.isEmpty,
+        WholeCheck(
+          generation: kept.generation, tag: kept.tag, undone: kept.undone,
+          complete: kept.complete, waiting: kept.waiting) == made
+      {
+        made = kept
+      }
+      if made != keptCheck { checkRecord.record(made) }
       keptCheck = made
     }
   }
