@@ -177,6 +177,31 @@ struct RollbackTests {
     #expect(f.run("list").status == 12)
   }
 
+  /// A session's summary damaged after a `list` kept its check (the stamp is the same: the
+  /// ledger holds ids, statuses and revisions): the next `list` names it, and so does every
+  /// `list -n` after it, although the newest it shows are not the damaged one.
+  @Test func listOfTheNewestNamesDamageAListingFound() throws {
+    let f = CLIFixture().initialise()
+    for _ in 0..<3 { _ = f.new() }
+    let listed = f.run("list")
+    #expect(listed.status == 0)
+    let ids = listed.stdout.split(separator: "\n").map { String($0.prefix(8)) }
+    #expect(ids.count == 3)
+    #expect(f.run("list", "-n", "1").stdout.hasPrefix(ids[0]))
+    try f.tamper(
+      "UPDATE session SET summary = (SELECT summary FROM session WHERE id LIKE ?) WHERE id LIKE ?",
+      [ids[1] + "%", ids[2] + "%"])
+    let whole = f.run("list")
+    #expect(whole.status == 5, "\(whole)")
+    #expect(whole.stderr.contains(ids[2]), "\(whole)")
+    for _ in 0..<2 {
+      let newest = f.run("list", "-n", "1")
+      #expect(newest.status == 5, "\(newest)")
+      #expect(newest.stdout.hasPrefix(ids[0]), "\(newest)")
+      #expect(newest.stderr.contains(ids[2]), "\(newest)")
+    }
+  }
+
   /// 2. An older version of a session's body put back after an edit: the session is named.
   @Test func olderBodyPutBack() throws {
     let f = CLIFixture().initialise()

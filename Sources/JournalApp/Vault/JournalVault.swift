@@ -378,10 +378,10 @@ public final class JournalVault {
     if filter.takesEvery, let limit = filter.limit, keptCheck?.newest.isEmpty == false,
       let rows = try naming({ try vaultStorage.keptNewest(limit) })
     {
-      try afterListing()
+      try afterListing(sawDamage: false)
       return (rows, [])
     }
-    var listed = try listing {
+    var listed = try listing(sawDamage: { !$0.damaged.isEmpty }) {
       try store.listRows(needsReflection: filter.waitingOnly, include: filter.includes)
     }
     if let limit = filter.limit, listed.rows.rows.count > limit {
@@ -395,14 +395,18 @@ public final class JournalVault {
   public func list(
     needsReflection: Bool
   ) throws -> (sessions: [SessionSummary], damaged: [SessionID]) {
-    try listing { try store.summaries(needsReflection: needsReflection) }
+    try listing(sawDamage: { !$0.damaged.isEmpty }) {
+      try store.summaries(needsReflection: needsReflection)
+    }
   }
 
   /// A read of every summary (the whole ledger check): rows that do not add up named with
   /// the witnesses' record, and the witnesses checked once the ledger has been.
-  private func listing<Listed>(_ read: () throws -> Listed) throws -> Listed {
+  private func listing<Listed>(
+    sawDamage: (Listed) -> Bool, _ read: () throws -> Listed
+  ) throws -> Listed {
     let listed = try naming(read)
-    try afterListing()
+    try afterListing(sawDamage: sawDamage(listed))
     return listed
   }
 
@@ -416,7 +420,8 @@ public final class JournalVault {
   }
 
   /// After a listing's check: the witnesses asked, and a whole check it made kept.
-  private func afterListing() throws {
+  /// `sawDamage`: whether the listing found a row that did not open.
+  private func afterListing(sawDamage: Bool) throws {
     if witnessPending {
       witnessPending = false
       try checkWitnesses(asking: nil, accepted: false)
@@ -424,8 +429,9 @@ public final class JournalVault {
     // A whole check this listing made is kept for the next (the witnesses agreed with it).
     if let checkRecord, var made = vaultStorage.wholeCheck, made != keptCheck {
       // A check of the same state that names no newest (`tags`, completion, a filtered
-      // `list`) leaves those kept.
-      if made.newest.isEmpty, let kept = keptCheck, !kept.newest.isEmpty,
+      // `list`) leaves those kept; not one that found a row damaged, so that the next
+      // `list -n` lists every session and names it again.
+      if !sawDamage, made.newest.isEmpty, let kept = keptCheck, !kept.newest.isEmpty,
         WholeCheck(
           generation: kept.generation, tag: kept.tag, undone: kept.undone,
           complete: kept.complete, waiting: kept.waiting) == made
