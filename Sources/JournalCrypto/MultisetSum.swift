@@ -8,7 +8,7 @@ import CSodium
 /// (derived from the vault's key, never stored; SECURITY.md, "The ledger").
 ///
 /// A sum is compared only with another made under the same key; one kept between commands
-/// (`bytes`) is kept under a MAC.
+/// (`bytes`) is kept sealed under the vault's key.
 public struct MultisetSum: Equatable, Sendable {
   public static let keyBytes = Int(crypto_shorthash_siphashx24_KEYBYTES)
 
