@@ -8,6 +8,8 @@ import JournalTestSupport
 /// an injected clock and random source.
 struct AppFixture {
   let directory = TemporaryDirectory()
+  /// Its own runtime directory (what a listing keeps there goes with the fixture).
+  let runtime = TestRuntimeDirectory()
   let clock = TestClock(TestClock.reference)
   let context: AppContext
   let path: String
@@ -17,7 +19,7 @@ struct AppFixture {
   init() throws {
     context = AppContext(
       now: clock.now, timeZone: TimeZone.gmt, random: SeededRandom(seed: 9),
-      kdfPolicy: TestKDF.policy, environment: [:])
+      kdfPolicy: TestKDF.policy, environment: ["XDG_RUNTIME_DIR": runtime.path])
     path = directory.file("journal/vault.db")
     journal = try JournalVault.create(
       at: path, passphrase: try Self.secret(Self.passphrase), limits: TestKDF.limits,
