@@ -55,6 +55,13 @@ public struct WholeCheck: Equatable, Sendable {
   /// How many of the newest sessions are kept: `list -n` up to this many is served from them.
   public static let newestAtMost = 256
 
+  /// Whether `other` is a check of the same state (stamp, undone sessions, sums), whatever
+  /// newest either names.
+  public func sameState(as other: WholeCheck) -> Bool {
+    generation == other.generation && tag == other.tag && undone == other.undone
+      && complete == other.complete && waiting == other.waiting
+  }
+
   public init(
     generation: UInt64, tag: [UInt8], undone: [SessionID], complete: [UInt8], waiting: [UInt8],
     newest: [Newest] = []

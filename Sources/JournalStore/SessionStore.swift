@@ -80,17 +80,13 @@ public final class SessionStore {
       undone = try Ledger.View.readSkips(db).undone
     }
 
-    init(_ stamp: LedgerStamp, _ entries: ListedEntries, undone: Set<SessionID>) {
+    init(
+      _ stamp: LedgerStamp, _ entries: ListedEntries, undone: Set<SessionID>, kept: Bool = false
+    ) {
       self.stamp = stamp
       self.entries = entries
       self.undone = undone
-    }
-
-    init(kept stamp: LedgerStamp, entries: ListedEntries, undone: Set<SessionID>) {
-      self.stamp = stamp
-      self.entries = entries
-      self.undone = undone
-      kept = true
+      self.kept = kept
     }
   }
 
@@ -132,8 +128,8 @@ public final class SessionStore {
     entries.complete = complete
     entries.waiting = waiting
     remembered = LedgerEntries(
-      kept: LedgerStamp(generation: check.generation, tag: check.tag),
-      entries: entries, undone: Set(check.undone))
+      LedgerStamp(generation: check.generation, tag: check.tag), entries,
+      undone: Set(check.undone), kept: true)
     remembered?.newest = Array(check.newest.prefix(WholeCheck.newestAtMost))
   }
 

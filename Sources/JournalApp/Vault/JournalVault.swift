@@ -432,9 +432,7 @@ public final class JournalVault {
       // `list`) leaves those kept; not one that found a row damaged, so that the next
       // `list -n` lists every session and names it again.
       if !sawDamage, made.newest.isEmpty, let kept = keptCheck, !kept.newest.isEmpty,
-        WholeCheck(
-          generation: kept.generation, tag: kept.tag, undone: kept.undone,
-          complete: kept.complete, waiting: kept.waiting) == made
+        kept.sameState(as: made)
       {
         made = kept
       }

@@ -29,17 +29,19 @@ struct WholeCheckRecord {
 
   let path: String
   let vaultID: [UInt8]
-  let ledgerKey: SecureBytes
+  /// The record's own key: BLAKE2b-256 keyed with the ledger key over "JRNLSUMS record key".
+  let key: SecureBytes
   let random: any RandomSource
 
-  /// The record of the vault with `keys`; nil where there is no private runtime directory.
+  /// The record of the vault with `keys`; nil where there is no private runtime directory
+  /// (or its key could not be made).
   init?(environment: [String: String], keys: VaultKeys, random: any RandomSource) {
-    guard let directory = try? RuntimeDirectory.resolve(environment: environment) else {
-      return nil
-    }
+    guard let directory = try? RuntimeDirectory.resolve(environment: environment),
+      let key = try? Self.key(keys.ledgerKey)
+    else { return nil }
     path = directory + "/checked-" + VaultWitness.hex(keys.vaultID)
     vaultID = keys.vaultID
-    ledgerKey = keys.ledgerKey
+    self.key = key
     self.random = random
   }
 
@@ -61,8 +63,7 @@ struct WholeCheckRecord {
   func parse(_ bytes: [UInt8]) -> WholeCheck? {
     guard bytes.count <= Self.largestBytes, bytes.count >= 25, Array(bytes[0..<9]) == Self.magic,
       Array(bytes[9..<25]) == vaultID,
-      let size = SecretBox.plaintextCount(of: bytes[25...]), size >= Self.fixedBody,
-      let key = try? key()
+      let size = SecretBox.plaintextCount(of: bytes[25...]), size >= Self.fixedBody
     else { return nil }
     var body = [UInt8](repeating: 0, count: size)
     do {
@@ -72,38 +73,45 @@ struct WholeCheckRecord {
     } catch {
       return nil
     }
-    var reader = Reader(bytes: body)
-    guard reader.take(16) == vaultID, let generation = reader.number(UInt64.self),
-      let tag = reader.take(32), let complete = reader.take(MultisetSum.storedBytes),
-      let waiting = reader.take(MultisetSum.storedBytes),
-      let undoneCount = reader.number(UInt32.self), Int(undoneCount) <= Self.undoneAtMost
-    else { return nil }
-    var undone: [SessionID] = []
-    for _ in 0..<Int(undoneCount) {
-      guard let id = reader.take(16).flatMap({ SessionID(exactly: $0) }) else { return nil }
-      undone.append(id)
+    return body.withUnsafeBytes { raw -> WholeCheck? in
+      var reader = ByteReader(raw)
+      func id() throws -> SessionID {
+        guard let id = SessionID(exactly: try reader.bytes(16)) else { throw ByteReader.Short() }
+        return id
+      }
+      do {
+        guard Array(try reader.bytes(16)) == vaultID else { return nil }
+        let generation = try reader.littleEndian(UInt64.self)
+        let tag = Array(try reader.bytes(32))
+        let complete = Array(try reader.bytes(MultisetSum.storedBytes))
+        let waiting = Array(try reader.bytes(MultisetSum.storedBytes))
+        let undoneCount = Int(try reader.littleEndian(UInt32.self))
+        guard undoneCount <= Self.undoneAtMost else { return nil }
+        let undone = try (0..<undoneCount).map { _ in try id() }
+        let newestCount = Int(try reader.littleEndian(UInt32.self))
+        guard newestCount <= WholeCheck.newestAtMost else { return nil }
+        let newest = try (0..<newestCount).map { _ in
+          let id = try id()
+          guard let revision = Int64(exactly: try reader.littleEndian(UInt64.self)) else {
+            throw ByteReader.Short()
+          }
+          return WholeCheck.Newest(id: id, revision: revision)
+        }
+        guard reader.isAtEnd else { return nil }
+        return WholeCheck(
+          generation: generation, tag: tag, undone: undone, complete: complete,
+          waiting: waiting, newest: newest)
+      } catch {
+        return nil
+      }
     }
-    guard let newestCount = reader.number(UInt32.self),
-      Int(newestCount) <= WholeCheck.newestAtMost
-    else { return nil }
-    var newest: [WholeCheck.Newest] = []
-    for _ in 0..<Int(newestCount) {
-      guard let id = reader.take(16).flatMap({ SessionID(exactly: $0) }),
-        let revision = reader.number(UInt64.self), let revision = Int64(exactly: revision)
-      else { return nil }
-      newest.append(WholeCheck.Newest(id: id, revision: revision))
-    }
-    guard reader.atEnd else { return nil }
-    return WholeCheck(
-      generation: generation, tag: tag, undone: undone, complete: complete, waiting: waiting,
-      newest: newest)
   }
 
   /// Keeps `check` (atomically: a new file renamed over the old one); best effort, as a
   /// record not kept only costs the next listing a whole check.
   func record(_ check: WholeCheck) {
     guard check.undone.count <= Self.undoneAtMost, check.tag.count == 32,
-      check.newest.count <= WholeCheck.newestAtMost, let key = try? key()
+      check.newest.count <= WholeCheck.newestAtMost
     else { return }
     var body = vaultID
     body.append(littleEndian: check.generation)
@@ -119,34 +127,11 @@ struct WholeCheckRecord {
     try? VaultWitness.replace(path, with: Self.magic + vaultID + sealed)
   }
 
-  /// The record's own key: BLAKE2b-256 keyed with the ledger key over "JRNLSUMS record key".
-  private func key() throws -> SecureBytes {
+  private static func key(_ ledgerKey: SecureBytes) throws -> SecureBytes {
     let hash = try KeyedHash(key: ledgerKey)
     hash.update(Array("JRNLSUMS record key".utf8))
     var digest = hash.finish()
     defer { for index in digest.indices { digest[index] = 0 } }
     return try SecureBytes(copying: digest)
-  }
-
-  /// Reads a body front to back.
-  private struct Reader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    var atEnd: Bool { offset == bytes.count }
-
-    mutating func take(_ count: Int) -> [UInt8]? {
-      guard offset + count <= bytes.count else { return nil }
-      defer { offset += count }
-      return Array(bytes[offset..<offset + count])
-    }
-
-    mutating func number<T: FixedWidthInteger>(_: T.Type) -> T? {
-      take(MemoryLayout<T>.size).map { taken in
-        taken.reversed().reduce(T.zero) { $0 << 8 | T($1) }
-      }
-    }
   }
 }
