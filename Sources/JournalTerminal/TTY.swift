@@ -221,102 +221,18 @@ public final class TTY: Terminal {
     beforeFirstQuestion()
     let noted = noteUnlessSet()
     defer { if noted { clearDefaultNote() } }
-    /// Hands `keep` the text with signals held: one that comes while the text is written
-    /// away (a sealed, fsynced draft) must not end the process halfway, with the note of the
-    /// text before; it is met once `keep` is done, and everything typed is kept then.
-    func keepHoldingSignals(_ kept: String) throws {
-      let holding = TerminalRestore.catching
-      TerminalRestore.catching = true
-      keep(kept)
-      TerminalRestore.catching = holding
-      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
-    }
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
     do {
+      // Signals are held from the first key to the last, not only while a key is awaited:
+      // one that comes while a key is used (its echo, which waits on a terminal that is slow
+      // to show it; the sealed, fsynced draft) must not end the process before what was
+      // read is kept. It is met before the next key, and everything typed is kept then.
       try withMode(keys: true) {
-        write(prompt)
-        if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
-        reading: while true {
-          guard let key = try nextKey() else { continue }
-          switch key {
-          case .endOfInput:
-            break reading
-          case .interrupt:
-            throw Interrupted(signal: SIGINT)
-          case .enter:
-            if String(validating: text[lineStart...], as: UTF8.self) == nil {
-              // A typed line that is not UTF-8 text is refused, never kept as U+FFFD.
-              text.removeLast(text.count - lineStart)
-              write("\r\n  (that line was not text journal can keep, not UTF-8: left out)\r\n")
-              continue
-            }
-            // Enter before any text skips the field (an optional one stays empty), as the
-            // forms say; a pasted empty first line on a plain terminal is text.
-            if text.isEmpty, pasteMarked || !hasMoreWaiting {
-              echo("\r\n")
-              break reading
-            }
-            if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
-              if (!pasteMarked && hasMoreWaiting) || inBurst {
-                // Without bracketed paste, a pasted "." line looks typed; with more pasted
-                // text behind it, it is part of the paste, and the field goes on. So too on a
-                // terminal said to mark pastes that did not mark this one (the Linux console,
-                // some serial and web terminals): more text behind it in the same read.
-                write("\r\n  (a line holding only \".\" inside pasted text was kept as text)\r\n")
-              } else {
-                text.removeLast()
-                echo("\r\n")
-                break reading
-              }
-            }
-            text.append(0x0A)
-            lineStart = text.count
-            echo("\r\n")
-            // Kept after every typed line. Where a paste is not marked (plain terminals, and
-            // terminals that do not do what they were asked), its lines arrive as typed ones:
-            // those are kept at the last line ending of what was read, not line by line (a
-            // 20,000-line paste would be 20,000 sealed, fsynced draft writes); an
-            // interruption hands over everything anyway.
-            let pasted = inBurst || (!pasteMarked && hasMoreWaiting)
-            if !pasted || !keys.contains(.enter) {
-              try keepHoldingSignals(String(decoding: text, as: UTF8.self))
-            }
-          case .paste(let bytes):
-            let clean = Self.printable(bytes)
-            guard String(validating: clean, as: UTF8.self) != nil else {
-              // Refused as on standard input: never kept as U+FFFD.
-              write("\r\n  (that paste was not text journal can keep, not UTF-8: left out)\r\n")
-              continue
-            }
-            text += clean
-            if let last = clean.lastIndex(of: 0x0A) {
-              lineStart = text.count - (clean.count - last - 1)
-            }
-            echo(
-              String(decoding: clean, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n"))
-            try keepHoldingSignals(String(decoding: text, as: UTF8.self))
-          case .text(let bytes):
-            text += bytes
-            echo(String(decoding: bytes, as: UTF8.self))
-          case .tab:
-            text.append(0x09)
-            echo("\t")
-          case .backspace:
-            if removeLastCharacter(&text, from: lineStart) { echo("\u{08} \u{08}") }
-          case .eraseWord:
-            eraseWord(&text, from: lineStart)
-          case .clearLine:
-            let removed = text.count - lineStart
-            text.removeLast(removed)
-            // Plain mode moves no cursor: the cleared line stays on screen, marked, and
-            // typing goes on below it.
-            if removed > 0 {
-              if presentation.plain { echo(" ^U\r\n") } else { echoClear() }
-            }
-          case .escape, .up, .down, .left, .right, .other:
-            continue
-          }
+        try TerminalRestore.holdingSignals {
+          write(prompt)
+          if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
+          try readTextKeys(&text, lineStart: &lineStart, keep: keep)
         }
       }
     } catch let interrupted as Interrupted {
@@ -329,6 +245,93 @@ public final class TTY: Terminal {
     }
     write("\n")
     return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The keys of `readText`, up to the one that ends the text, with signals held: one that
+  /// came is thrown as `Interrupted` before the next key is used.
+  private func readTextKeys(
+    _ text: inout [UInt8], lineStart: inout Int, keep: (String) -> Void
+  ) throws {
+    reading: while true {
+      if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
+      guard let key = try nextKey() else { continue }
+      switch key {
+      case .endOfInput:
+        break reading
+      case .interrupt:
+        throw Interrupted(signal: SIGINT)
+      case .enter:
+        if String(validating: text[lineStart...], as: UTF8.self) == nil {
+          // A typed line that is not UTF-8 text is refused, never kept as U+FFFD.
+          text.removeLast(text.count - lineStart)
+          write("\r\n  (that line was not text journal can keep, not UTF-8: left out)\r\n")
+          continue
+        }
+        // Enter before any text skips the field (an optional one stays empty), as the
+        // forms say; a pasted empty first line on a plain terminal is text.
+        if text.isEmpty, pasteMarked || !hasMoreWaiting {
+          echo("\r\n")
+          break reading
+        }
+        if text.count - lineStart == 1, text.last == 0x2E {  // a line holding only "."
+          if (!pasteMarked && hasMoreWaiting) || inBurst {
+            // Without bracketed paste, a pasted "." line looks typed; with more pasted
+            // text behind it, it is part of the paste, and the field goes on. So too on a
+            // terminal said to mark pastes that did not mark this one (the Linux console,
+            // some serial and web terminals): more text behind it in the same read.
+            write("\r\n  (a line holding only \".\" inside pasted text was kept as text)\r\n")
+          } else {
+            text.removeLast()
+            echo("\r\n")
+            break reading
+          }
+        }
+        text.append(0x0A)
+        lineStart = text.count
+        echo("\r\n")
+        // Kept after every typed line. Where a paste is not marked (plain terminals, and
+        // terminals that do not do what they were asked), its lines arrive as typed ones:
+        // those are kept at the last line ending of what was read, not line by line (a
+        // 20,000-line paste would be 20,000 sealed, fsynced draft writes); an
+        // interruption hands over everything anyway.
+        let pasted = inBurst || (!pasteMarked && hasMoreWaiting)
+        if !pasted || !keys.contains(.enter) { keep(String(decoding: text, as: UTF8.self)) }
+      case .paste(let bytes):
+        let clean = Self.printable(bytes)
+        guard String(validating: clean, as: UTF8.self) != nil else {
+          // Refused as on standard input: never kept as U+FFFD.
+          write("\r\n  (that paste was not text journal can keep, not UTF-8: left out)\r\n")
+          continue
+        }
+        text += clean
+        if let last = clean.lastIndex(of: 0x0A) {
+          lineStart = text.count - (clean.count - last - 1)
+        }
+        echo(
+          String(decoding: clean, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n"))
+        keep(String(decoding: text, as: UTF8.self))
+      case .text(let bytes):
+        text += bytes
+        echo(String(decoding: bytes, as: UTF8.self))
+      case .tab:
+        text.append(0x09)
+        echo("\t")
+      case .backspace:
+        if removeLastCharacter(&text, from: lineStart) { echo("\u{08} \u{08}") }
+      case .eraseWord:
+        eraseWord(&text, from: lineStart)
+      case .clearLine:
+        let removed = text.count - lineStart
+        text.removeLast(removed)
+        // Plain mode moves no cursor: the cleared line stays on screen, marked, and
+        // typing goes on below it.
+        if removed > 0 {
+          if presentation.plain { echo(" ^U\r\n") } else { echoClear() }
+        }
+      case .escape, .up, .down, .left, .right, .other:
+        continue
+      }
+    }
   }
 
   /// The slider: ← → (or h l, ↑ ↓) move, a digit jumps (0 is 10), Enter or Tab chooses,
@@ -553,8 +556,9 @@ public final class TTY: Terminal {
   /// Waits until the terminal has input (true) or `timeout` runs out (false). A signal that
   /// ends journal (SIGINT, SIGHUP, SIGTERM) wakes it and is thrown as `Interrupted`.
   private func ready(timeout: Double?) throws -> Bool {
+    let holding = TerminalRestore.catching
     TerminalRestore.catching = true
-    defer { TerminalRestore.catching = false }
+    defer { TerminalRestore.catching = holding }
     let milliseconds = timeout.map { Int32(max(0, min($0, 3600)) * 1000) } ?? -1
     while true {
       if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
@@ -731,14 +735,15 @@ private func setMinimumRead(_ state: inout termios) {
 /// is discarded (so none of it reaches the shell), and the interrupt note is written; then
 /// the signal ends the process as it would have.
 ///
-/// While a key is awaited (`catching`), the handler only records the signal and wakes the
-/// waiting `poll` through a pipe; the reader keeps what was typed, then calls `reraise`.
+/// While a key is awaited, and while `readText` uses one (`catching`), the handler only
+/// records the signal and wakes the waiting `poll` through a pipe; the reader keeps what was
+/// typed, then calls `reraise`.
 enum TerminalRestore {
   nonisolated(unsafe) private static var fd: Int32 = -1
   nonisolated(unsafe) private static var state = termios()
   nonisolated(unsafe) private static var armed = false
   nonisolated(unsafe) private static var installed = false
-  /// Set while a reader waits for a key.
+  /// Set while a reader waits for a key, or holds signals while it uses one.
   nonisolated(unsafe) static var catching = false
   nonisolated(unsafe) private static var caught: sig_atomic_t = 0
   nonisolated(unsafe) private static var wakeRead: Int32 = -1
@@ -761,6 +766,17 @@ enum TerminalRestore {
   }
 
   static func disarm() { armed = false }
+
+  /// Runs `body` with the signals that end journal only recorded, as while a key is
+  /// awaited; one that came is thrown as `Interrupted` once `body` is done.
+  static func holdingSignals<R>(_ body: () throws -> R) throws -> R {
+    let holding = catching
+    catching = true
+    defer { catching = holding }
+    let result = try body()
+    if let caught = takeCaught() { throw TTY.Interrupted(signal: caught) }
+    return result
+  }
 
   /// The signal caught while a reader waited, if any (and forgets it).
   static func takeCaught() -> Int32? {

@@ -93,6 +93,8 @@ public final class Spawned: @unchecked Sendable {
   private let group = DispatchGroup()
   /// Set to end the reading of the terminal's screen, so that its master side can close.
   private var closingScreen = false
+  /// Set while the screen is not read (`pauseScreen`).
+  private var screenPaused = false
   private let screenClosed = DispatchSemaphore(value: 0)
 
   public init(
@@ -170,8 +172,13 @@ public final class Spawned: @unchecked Sendable {
       while true {
         lock.lock()
         let closing = self.closingScreen
+        let paused = self.screenPaused
         lock.unlock()
         if closing { break }
+        if paused {
+          usleep(2_000)
+          continue
+        }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 20) > 0 else { continue }
         let count = read(fd, &buffer, buffer.count)
@@ -197,6 +204,28 @@ public final class Spawned: @unchecked Sendable {
     lock.unlock()
     screenClosed.wait()
     closeInput()
+  }
+
+  /// Stops reading the screen, as a terminal that is slow to show what it is sent does:
+  /// once the terminal's buffer is full, the process's writes to it wait until
+  /// `resumeScreen`.
+  public func pauseScreen() {
+    lock.lock()
+    screenPaused = true
+    lock.unlock()
+  }
+
+  public func resumeScreen() {
+    lock.lock()
+    screenPaused = false
+    lock.unlock()
+  }
+
+  /// Whether the process writes to its terminal within `timeout` seconds, while the screen
+  /// is paused (what it writes stays unread until `resumeScreen`).
+  public func writesToThePausedScreen(timeout: Double = 60) -> Bool {
+    var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, Int32(timeout * 1000)) > 0
   }
 
   private func drain(_ fd: Int32, _ append: @escaping @Sendable (Data) -> Void) {

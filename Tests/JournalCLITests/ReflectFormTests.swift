@@ -184,4 +184,45 @@ import Testing
     #expect(f.show(id)["reflection"] as? String == "EMBERLIGHT stayed\nand the wall")
     #expect(f.run("drafts").stderr == "journal: no unfinished drafts\n")
   }
+
+  /// Ctrl-C while a long paste is still being shown (a terminal slow to show it: over ssh,
+  /// or this one, not read for a while) keeps the paste: journal has read it, so it is the
+  /// reflection's, even though the signal came before its echo was done. (A signal was held
+  /// only while a key was awaited; one that came while a key was used ended journal with
+  /// the paste not kept.)
+  @Test func stopWhileAPasteIsShownKeepsIt() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(process.expect("Mood after"))
+    process.write("\r")
+    #expect(process.expect("Reflection — what stays with you"))
+    // 300 KB, more than a terminal holds unread: its echo waits for the screen.
+    let paste = String(repeating: "the sea was wide and the light stayed\n", count: 8_000)
+    process.pauseScreen()
+    process.write("\u{1B}[200~" + paste + "\u{1B}[201~")
+    // The whole paste has been read once journal starts showing it.
+    #expect(process.writesToThePausedScreen())
+    process.write("\u{03}")
+    process.resumeScreen()
+    #expect(process.wait().status == 130)
+    #expect(
+      process.screenWords.hasSuffix(
+        #"journal: stopped; the reflection so far is kept; "journal reflect \#(id)" takes it up again"#
+      ), "\(process.screenText.suffix(300))")
+    let again = f.cli.interactive(["reflect", id], extra: Self.terminal)
+    #expect(again.expect("is kept (8000 lines)."))
+    #expect(again.expect("Go on with it? [Y/n] "))
+    again.write("\r")
+    #expect(again.expect("Mood after"))
+    again.write("\r")
+    #expect(again.expect("the light stayed", occurrence: 8_000))
+    again.write("\u{04}")
+    #expect(again.expect("Environment — where, and with whom "))
+    again.write("\r")
+    #expect(again.expect("Music notes "))
+    again.write("\r")
+    #expect(again.wait().status == 0)
+    #expect(f.show(id)["reflection"] as? String == String(paste.dropLast()))
+  }
 }
