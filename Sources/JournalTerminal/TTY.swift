@@ -102,6 +102,29 @@ public final class TTY: Terminal {
       fd: fd)
   }
 
+  /// Runs `body`, a save and the note that says it, with the signals that end journal held:
+  /// one that comes meanwhile (Ctrl-C while the save is written) ends journal once `body` is
+  /// done, with the note it left, so a stop never says less than was saved.
+  public func holdingSignals<R>(_ body: () throws -> R) throws -> R {
+    TerminalRestore.installHandlers()
+    let holding = TerminalRestore.catching
+    TerminalRestore.catching = true
+    func meet() {
+      TerminalRestore.catching = holding
+      // Inside a reader that holds them too, the reader meets it.
+      if !holding, let caught = TerminalRestore.takeCaught() { TerminalRestore.reraise(caught) }
+    }
+    let result: R
+    do {
+      result = try body()
+    } catch {
+      meet()
+      throw error
+    }
+    meet()
+    return result
+  }
+
   public func write(_ text: String) {
     var bytes = Array(text.utf8)
     writeAll(&bytes)

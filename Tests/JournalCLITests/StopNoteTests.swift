@@ -106,6 +106,31 @@ import Testing
     #expect(laterWords.hasSuffix("adds the later fields"), "\(atLater.screenText)")
   }
 
+  /// Ctrl-C while `new` writes the session is met once it is saved, and the note says so:
+  /// the stop came after its draft was gone and before any note named the session, and
+  /// ended journal saying nothing (a stop in the save's commit said the draft was kept).
+  @Test func stopWhileSavingSaysItIsSaved() {
+    let f = CLIFixture().initialise()
+    let pause = f.home.file("pause")
+    let process = f.cli.interactive(
+      ["new"],
+      extra: Self.colourTerminal.merging([
+        "JOURNAL_DEBUG_PAUSE_AT": "new-saved", "JOURNAL_DEBUG_PAUSE_FILE": pause,
+      ]) { $1 })
+    saveANewSession(process)
+    #expect(eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause + ".paused") })
+    // Pending once `kill` returns: journal meets it before it goes on from the pause.
+    process.signal(SIGINT)
+    _ = f.home.write("pause", "")
+    let result = process.wait()
+    #expect(result.status == 130, "\(result)")
+    let id = f.sessionPrefix()
+    #expect(
+      process.screenWords.hasSuffix("journal: stopped; session \(id) is saved"),
+      "\(process.screenText)")
+    #expect(f.run("drafts").stderr == "journal: no unfinished drafts\n")
+  }
+
   /// In `reflect`: at "Go on with it?" the kept reflection is named; at "Leave it here for
   /// now?" what was answered is saved and the session still waits.
   @Test func stopInReflectSaysWhatIsKept() {

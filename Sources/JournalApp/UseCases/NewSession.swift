@@ -1,6 +1,7 @@
 import Foundation
 import JournalCore
 import JournalDiagnostics
+import JournalSystem
 import JournalTerminal
 
 /// `journal new`: a session from flags and, in a terminal, the guided form with its draft
@@ -76,16 +77,28 @@ public enum NewSession {
       }
       draftFile = file
     }
-    var session: Session
-    do {
-      session = try place.save(draft, later: later, tags: tags, now: now())
-    } catch {
-      throw draftFile?.unsaved(error) ?? error
+    // A stop while the session is saved is met once the note says it is saved.
+    func saving<R>(_ body: () throws -> R) throws -> R {
+      guard let terminal else { return try body() }
+      return try terminal.holdingSignals(body)
     }
-    // Only once the session is in the vault: a crash before this leaves the draft, which
-    // the next run sees is saved already and removes.
-    draftFile?.finish()
-    let shown = try place.displayID(session.id)
+    let saved = try saving {
+      let session: Session
+      do {
+        session = try place.save(draft, later: later, tags: tags, now: now())
+      } catch {
+        throw draftFile?.unsaved(error) ?? error
+      }
+      // Only once the session is in the vault: a crash before this leaves the draft, which
+      // the next run sees is saved already and removes.
+      draftFile?.finish()
+      CrashPoint.reached("new-saved", environment: runtime.context.environment)
+      let shown = try place.displayID(session.id)
+      terminal?.setInterruptNote("\njournal: stopped; session \(shown) is saved\n")
+      return (session, shown)
+    }
+    var session = saved.0
+    let shown = saved.1
     let planned = session.isPlanned(at: now())
     if let reminder, session.status == .needsReflection, !planned {
       try reminders.set(session.id, reminder)

@@ -54,7 +54,12 @@ public enum ReviseSession {
           "No reflection for now. You can leave this session here: it counts as complete, "
             + "without a reflection, and no reminder comes for it.")
         if try forms.confirm("Leave it here for now?", default: false) {
-          session = try journal.apply(.close, to: id)
+          session = try terminal.holdingSignals {
+            let closed = try journal.apply(.close, to: id)
+            terminal.setInterruptNote(
+              "\njournal: stopped; session \(shown) is left here, complete without a reflection\n")
+            return closed
+          }
         }
       }
     } else {
@@ -149,11 +154,14 @@ public enum ReviseSession {
         note()
       }
     ) { change in
-      let session = try save(change)
-      if change.field == .reflection { try? draft?.discard() }
-      if !saved.contains(change.field) { saved.append(change.field) }
-      note()
-      return session
+      // A stop while the answer is saved is met once the note says it is.
+      try terminal.holdingSignals {
+        let session = try save(change)
+        if change.field == .reflection { try? draft?.discard() }
+        if !saved.contains(change.field) { saved.append(change.field) }
+        note()
+        return session
+      }
     }
     // Done: a reflection skipped leaves nothing kept.
     try? draft?.discard()
@@ -231,12 +239,15 @@ public enum ReviseSession {
       session = try Forms(terminal: terminal, context: runtime.context).edit(
         try journal.session(id)
       ) { change in
-        let session = try journal.apply(change, to: id)
-        if !saved.contains(change.field) { saved.append(change.field) }
-        terminal.setInterruptNote(
-          "\njournal: stopped; " + Prose.list(saved.map { "the " + $0.label })
-            + (saved.count == 1 ? " is" : " are") + " saved; the other fields are as they were\n")
-        return session
+        try terminal.holdingSignals {
+          let session = try journal.apply(change, to: id)
+          if !saved.contains(change.field) { saved.append(change.field) }
+          terminal.setInterruptNote(
+            "\njournal: stopped; " + Prose.list(saved.map { "the " + $0.label })
+              + (saved.count == 1 ? " is" : " are")
+              + " saved; the other fields are as they were\n")
+          return session
+        }
       }
     } else {
       session = try journal.apply(changes, to: id)
