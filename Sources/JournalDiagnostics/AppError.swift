@@ -27,6 +27,8 @@ public enum AppError: Error, Equatable, Sendable {
   case missingFlags([String])
   /// `edit` was given nothing to change and there is no terminal to ask.
   case nothingToChange
+  /// `edit --editor` (with or without tags) and there is no terminal for the editor.
+  case editorNeedsTerminal
   /// More than one field asked to read standard input ("-").
   case stdinUsedTwice
   /// Standard input could not be read, or was not UTF-8.

@@ -787,6 +787,11 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "nothing to change",
         hint: #"give a field flag, such as --dose "2 g", or run in a terminal"#, exitCode: .usage)
+    case .editorNeedsTerminal:
+      return Diagnosis(
+        message: "the editor needs a terminal; nothing was changed",
+        hint: "run it in a terminal, or give the text with its flag, such as --reflection -",
+        exitCode: .usage)
     case .stdinUsedTwice:
       return Diagnosis(
         message: #"only one field can read standard input ("-")"#, exitCode: .usage)

@@ -274,6 +274,15 @@ import Testing
     let bad = f.run("edit", id, "--mood-before", "12")
     #expect(bad.status == 2)
     #expect(f.show(id)["mood_before"] as? Int == 5)
+    // The editor asked for with no terminal: refused before the tags given with it are saved
+    for arguments in [["--editor"], ["--tag", "sea", "--editor"]] {
+      let noEditor = f.cli.run(["edit", id] + arguments, stdin: "", extra: [:])
+      #expect(noEditor.status == 2, "\(arguments)")
+      #expect(
+        noEditor.stderr.hasPrefix(
+          "journal: error: the editor needs a terminal; nothing was changed\n"), "\(noEditor)")
+    }
+    #expect((f.show(id)["tags"] as? [String] ?? []).isEmpty)
   }
 
   /// passwd: afterwards the old passphrase fails with its own code and the new one works.

@@ -81,7 +81,7 @@ struct DiagnosisTests {
     AppError.emptyPassphrase, AppError.passphraseTooLong(maximum: 1024),
     AppError.passphraseTooShort(minimum: 8), AppError.passphraseMismatch,
     AppError.noNewPassphraseSource, AppError.missingFlags(["--intention"]),
-    AppError.nothingToChange,
+    AppError.nothingToChange, AppError.editorNeedsTerminal,
     AppError.stdinUsedTwice, AppError.stdinUnreadable, AppError.noHome,
     AppError.lifecycle(.alreadyComplete, id: "3f2a"),
     AppError.laterFieldFilled(.reflection, id: "3f2a"), AppError.editorTextUnreadable,
@@ -185,7 +185,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 3)
-    #expect(names["AppError"]?.count == 72)
+    #expect(names["AppError"]?.count == 73)
     #expect(names["SyncError"]?.count == 18)
   }
 
@@ -319,7 +319,7 @@ struct DiagnosisTests {
       .passphraseUnavailable
     case .passphraseFileUnsafe, .configUnsafe: .unsafeFiles
     case .passphraseTooShort, .passphraseMismatch, .passphraseNotUTF8, .missingFlags,
-      .nothingToChange,
+      .nothingToChange, .editorNeedsTerminal,
       .stdinUsedTwice, .stdinUnreadable, .noHome, .editorTextUnreadable, .confirmationNeeded,
       .importRefused, .importJrnlJournal, .badSetting, .configLine:
       .usage

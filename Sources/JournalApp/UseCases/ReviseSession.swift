@@ -198,6 +198,9 @@ public enum ReviseSession {
     // Tags are checked before the vault is opened; given alone, they are the whole edit.
     let adding = try tags.adding.map(Tag.normalise)
     let removing = try tags.removing.map(Tag.normalise)
+    // The editor asked for, with no field given, needs a terminal: said before anything (the
+    // tags too) is saved, not dropped after them.
+    if editor, changes.isEmpty, runtime.terminal == nil { throw AppError.editorNeedsTerminal }
     if !adding.isEmpty || !removing.isEmpty {
       // `--editor` asked for as well, with no field: the editor is found before anything is
       // saved, then the long texts are edited after the tags.
