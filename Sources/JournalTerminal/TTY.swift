@@ -246,16 +246,24 @@ public final class TTY: Terminal {
     defer { if noted { clearDefaultNote() } }
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
+    var keptAtTheStop = false
     do {
       // Signals are held from the first key to the last, not only while a key is awaited:
       // one that comes while a key is used (its echo, which waits on a terminal that is slow
       // to show it; the sealed, fsynced draft) must not end the process before what was
-      // read is kept. It is met before the next key, and everything typed is kept then.
+      // read is kept. It is met before the next key, and everything typed is kept then,
+      // still held, before the terminal's mode is given back (a write that can wait too).
       try withMode(keys: true) {
-        try TerminalRestore.holdingSignals {
-          write(prompt)
-          if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
-          try readTextKeys(&text, lineStart: &lineStart, keep: keep)
+        try TerminalRestore.catchingSignals {
+          do {
+            write(prompt)
+            if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
+            try readTextKeys(&text, lineStart: &lineStart, keep: keep)
+          } catch let interrupted as Interrupted {
+            keep(String(decoding: text, as: UTF8.self))
+            keptAtTheStop = true
+            throw interrupted
+          }
         }
       }
     } catch let interrupted as Interrupted {
@@ -263,7 +271,7 @@ public final class TTY: Terminal {
       // and, as it ends, to us, just after our reads fail) only waits its turn: it must not
       // end the process halfway through keeping what was typed.
       TerminalRestore.catching = true
-      keep(String(decoding: text, as: UTF8.self))
+      if !keptAtTheStop { keep(String(decoding: text, as: UTF8.self)) }
       TerminalRestore.reraise(interrupted.signal)
     }
     write("\n")
@@ -552,7 +560,15 @@ public final class TTY: Terminal {
   /// Whether more input is already here behind the key just used: typed ahead, or the rest
   /// of a paste.
   private var hasMoreWaiting: Bool {
-    !keys.isEmpty || decoder.isMidway || (try? ready(timeout: 0)) == true
+    !keys.isEmpty || decoder.isMidway || inputWaiting
+  }
+
+  /// Whether the terminal has input now. Unlike `ready`, it leaves a signal caught meanwhile
+  /// for the reader to meet.
+  private var inputWaiting: Bool {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, 0) > 0
+      && descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
   }
 
   /// Reads what the terminal has (waiting up to `timeout`, nil: for ever) and decodes it.
@@ -792,11 +808,17 @@ enum TerminalRestore {
 
   /// Runs `body` with the signals that end journal only recorded, as while a key is
   /// awaited; one that came is thrown as `Interrupted` once `body` is done.
-  static func holdingSignals<R>(_ body: () throws -> R) throws -> R {
+  static func catchingSignals<R>(_ body: () throws -> R) throws -> R {
     let holding = catching
     catching = true
-    defer { catching = holding }
-    let result = try body()
+    let result: R
+    do {
+      result = try body()
+    } catch {
+      catching = holding
+      throw error
+    }
+    catching = holding
     if let caught = takeCaught() { throw TTY.Interrupted(signal: caught) }
     return result
   }

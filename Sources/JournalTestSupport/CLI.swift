@@ -84,6 +84,8 @@ public struct CLI {
 /// drained on background threads.
 public final class Spawned: @unchecked Sendable {
   public let pid: pid_t
+  /// Whether its stdin is a pseudo-terminal (`input` its master side).
+  private let terminal: Bool
   private var input: Int32
   private let lock = NSLock()
   private var out = Data()
@@ -93,8 +95,10 @@ public final class Spawned: @unchecked Sendable {
   private let group = DispatchGroup()
   /// Set to end the reading of the terminal's screen, so that its master side can close.
   private var closingScreen = false
-  /// Set while the screen is not read (`pauseScreen`).
+  /// Set while the screen is not read (`pauseScreen`); `screenReaderPaused` once the
+  /// reading thread has seen it.
   private var screenPaused = false
+  private var screenReaderPaused = false
   private let screenClosed = DispatchSemaphore(value: 0)
 
   public init(
@@ -156,6 +160,7 @@ public final class Spawned: @unchecked Sendable {
     posix_spawn_file_actions_destroy(&actions)
     posix_spawnattr_destroy(&attributes)
     self.pid = pid
+    self.terminal = terminal
     close(childInput)
     close(stdoutPipe[1])
     close(stderrPipe[1])
@@ -173,6 +178,7 @@ public final class Spawned: @unchecked Sendable {
         lock.lock()
         let closing = self.closingScreen
         let paused = self.screenPaused
+        self.screenReaderPaused = paused
         lock.unlock()
         if closing { break }
         if paused {
@@ -209,10 +215,17 @@ public final class Spawned: @unchecked Sendable {
   /// Stops reading the screen, as a terminal that is slow to show what it is sent does:
   /// once the terminal's buffer is full, the process's writes to it wait until
   /// `resumeScreen`.
+  /// Returns once the screen is no longer read (the reading thread has seen the pause).
   public func pauseScreen() {
+    precondition(terminal, "only a terminal's screen can be paused")
     lock.lock()
     screenPaused = true
     lock.unlock()
+    _ = eventually(timeout: 10) {
+      lock.lock()
+      defer { lock.unlock() }
+      return screenReaderPaused
+    }
   }
 
   public func resumeScreen() {
@@ -224,6 +237,7 @@ public final class Spawned: @unchecked Sendable {
   /// Whether the process writes to its terminal within `timeout` seconds, while the screen
   /// is paused (what it writes stays unread until `resumeScreen`).
   public func writesToThePausedScreen(timeout: Double = 60) -> Bool {
+    precondition(terminal, "only a terminal's screen can be paused")
     var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
     return poll(&descriptor, 1, Int32(timeout * 1000)) > 0
   }

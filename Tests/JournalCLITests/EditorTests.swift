@@ -58,8 +58,12 @@ import Testing
     let f = CLIFixture(extra: ["XDG_RUNTIME_DIR": ""]).initialise()
     let id = f.new()
     let directory = "/dev/shm/journal-\(getuid())/edit"
+    let parent = (directory as NSString).deletingLastPathComponent
+    // What this test made is taken away after it, where empty (rmdir: nothing else's).
+    let made = [parent, directory].filter { !FileManager.default.fileExists(atPath: $0) }
+    defer { for path in made.reversed() { rmdir(path) } }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    chmod((directory as NSString).deletingLastPathComponent, 0o700)
+    chmod(parent, 0o700)
     chmod(directory, 0o700)
     let leftover = directory + "/2147483646-1.txt"
     #expect(FileManager.default.createFile(atPath: leftover, contents: Data("LEFTOVER".utf8)))

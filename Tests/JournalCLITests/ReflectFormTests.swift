@@ -196,7 +196,8 @@ import Testing
     let process = f.cli.interactive(["reflect", id], extra: Self.terminal)
     #expect(process.expect("Mood after"))
     process.write("\r")
-    #expect(process.expect("Reflection — what stays with you"))
+    // The prompt's last line: nothing more is written until a key comes.
+    #expect(process.expect(#"a line holding only ".")"# + "\r\n"))
     // 300 KB, more than a terminal holds unread: its echo waits for the screen.
     let paste = String(repeating: "the sea was wide and the light stayed\n", count: 8_000)
     process.pauseScreen()

@@ -94,15 +94,22 @@ public enum NewSession {
       draftFile?.finish()
       CrashPoint.reached("new-saved", environment: runtime.context.environment)
       let shown = try place.displayID(session.id)
-      terminal?.setInterruptNote("\njournal: stopped; session \(shown) is saved\n")
+      // The reminder asked for with --remind too: no stop comes between the two.
+      var reminded = ""
+      if let reminder, session.status == .needsReflection, !session.isPlanned(at: now()),
+        let due = try reminders.set(session.id, reminder)
+      {
+        reminded =
+          "; a reminder comes "
+          + DisplayFormat(timeZone: runtime.context.timeZone)
+          .dateTime(due)
+      }
+      terminal?.setInterruptNote("\njournal: stopped; session \(shown) is saved\(reminded)\n")
       return (session, shown)
     }
     var session = saved.0
     let shown = saved.1
     let planned = session.isPlanned(at: now())
-    if let reminder, session.status == .needsReflection, !planned {
-      try reminders.set(session.id, reminder)
-    }
     if let terminal, let forms {
       // Read aloud (plain mode asked for), the id is spelled and the date said in words.
       let spoken = terminal.presentation.spoken

@@ -57,7 +57,8 @@ public enum ReviseSession {
           session = try terminal.holdingSignals {
             let closed = try journal.apply(.close, to: id)
             terminal.setInterruptNote(
-              "\njournal: stopped; session \(shown) is left here, complete without a reflection\n")
+              "\njournal: stopped; what you answered is saved; session \(shown) is left here, "
+                + "complete without a reflection\n")
             return closed
           }
         }
@@ -301,7 +302,12 @@ public enum ReviseSession {
       terminal.writeLine("Nothing changed.")
       return session
     }
-    let saved = try save(changes)
+    // A stop while they are saved is met once the note says they are.
+    let saved = try terminal.holdingSignals {
+      let saved = try save(changes)
+      terminal.setInterruptNote("\njournal: stopped; what you changed is saved\n")
+      return saved
+    }
     let written = changes.map(\.field).filter { !cleared.contains($0) }
     var done: [String] = []
     if !written.isEmpty { done.append("Saved: " + Prose.list(written.map { "the " + $0.label })) }
