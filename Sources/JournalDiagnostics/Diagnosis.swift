@@ -540,6 +540,10 @@ public struct Diagnosis: Equatable, Sendable {
         message: #""\#(path)" is not a journal vault, or its header is damaged"#,
         hint: "check --vault; restore the vault from a backup if it is damaged",
         exitCode: .damaged)
+    case .damagedFile(let path):
+      return Diagnosis(
+        message: #"part of the vault "\#(path)" is damaged: a page of the file does not read"#,
+        hint: "nothing was changed; restore the vault from a backup", exitCode: .damaged)
     case .damagedStructure(let path):
       return Diagnosis(
         message: #"the structure of the vault "\#(path)" was changed outside journal: a table, "#

@@ -8,6 +8,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case vaultExists(path: String)
   /// The file is not a journal vault, or its header is damaged.
   case notAVault(path: String)
+  /// SQLite found a page of the vault damaged (`SQLITE_CORRUPT`) in a file it opened as a
+  /// vault: part of it does not read.
+  case damagedFile(path: String)
   /// A vault written by a newer version of journal.
   case newerFormat(found: Int, supported: Int)
   /// The vault's schema was changed outside journal: a table, index or trigger missing, a

@@ -698,7 +698,8 @@ public final class Vault {
     guard let error = error as? DatabaseError else { return error }
     switch error.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.busy
-    case .SQLITE_NOTADB, .SQLITE_CORRUPT: return StoreError.notAVault(path: path)
+    case .SQLITE_NOTADB: return StoreError.notAVault(path: path)
+    case .SQLITE_CORRUPT: return StoreError.damagedFile(path: path)
     case .SQLITE_FULL: return StoreError.diskFull(path: path)
     case .SQLITE_READONLY:
       let reason = ReadOnlyReason.of(vault: path, directory: FileSafety.parentDirectory(of: path))

@@ -42,7 +42,8 @@ struct DiagnosisTests {
     CryptoError.integrity,
     CryptoError.malformedPlaintext,
     StoreError.vaultMissing(path: "/v"), StoreError.vaultExists(path: "/v"),
-    StoreError.notAVault(path: "/v"), StoreError.newerFormat(found: 9, supported: 4),
+    StoreError.notAVault(path: "/v"), StoreError.damagedFile(path: "/v"),
+    StoreError.newerFormat(found: 9, supported: 4),
     StoreError.damagedRecord(id: "3f2a"), StoreError.damagedReminder(id: "3f2a"),
     StoreError.damagedStructure(path: "/v"), StoreError.tampered(.settings),
     StoreError.noMatch(prefix: "ab"),
@@ -180,7 +181,7 @@ struct DiagnosisTests {
     #expect(names["NoteError"]?.count == 5)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 17)
+    #expect(names["StoreError"]?.count == 18)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
@@ -271,7 +272,7 @@ struct DiagnosisTests {
     switch error {
     case .vaultMissing: .noVault
     case .vaultExists, .keyChanged, .syncAlreadySetUp: .notAllowed
-    case .notAVault, .damagedRecord, .damagedReminder, .damagedStructure: .damaged
+    case .notAVault, .damagedFile, .damagedRecord, .damagedReminder, .damagedStructure: .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy, .diskFull, .readOnly: .ioError

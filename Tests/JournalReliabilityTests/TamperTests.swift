@@ -303,7 +303,8 @@ import Testing
         }
       } catch let error as StoreError {
         #expect(
-          [.notAVault(path: v.path), .vaultMissing(path: v.path)].contains(error)
+          [.notAVault(path: v.path), .damagedFile(path: v.path), .vaultMissing(path: v.path)]
+            .contains(error)
             || {
               switch error {
               // A flip in the schema's own text: a table or index it names is gone.

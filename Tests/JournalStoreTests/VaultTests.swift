@@ -118,6 +118,33 @@ struct VaultTests {
     #expect(throws: StoreError.notAVault(path: other)) { try Vault.open(at: other) }
   }
 
+  /// A page found damaged mid-read (SQLITE_CORRUPT) is said as damage of the vault, not as a
+  /// file that is no vault: it was found, and opened as one.
+  @Test func damagedPageIsDamageOfTheVault() throws {
+    let f = try StoreFixture()
+    for seed in 1...60 { try f.store.upsert(try f.session(seed: UInt8(seed))) }
+    let queue = try DatabaseQueue(path: f.path)
+    let (root, pageSize) = try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+      return (
+        try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_schema WHERE name = 'session_list'"),
+        try Int.fetchOne(db, sql: "PRAGMA page_size")
+      )
+    }
+    try queue.close()
+    let page = try #require(root)
+    let size = try #require(pageSize)
+    #expect(page > 1)
+    // The root page of the index a listing reads given a page type no page has
+    let file = try #require(FileHandle(forUpdatingAtPath: f.path))
+    try file.seek(toOffset: UInt64((page - 1) * size))
+    try file.write(contentsOf: Data([0xFF]))
+    try file.close()
+    #expect(throws: StoreError.damagedFile(path: f.path)) {
+      _ = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random).summaries()
+    }
+  }
+
   /// Values of the wrong type in an edited file are refused as damage, never a crash: a
   /// reminder's is damage of that reminder alone (left out and named), a header's the vault's.
   @Test func wrongTypes() throws {
