@@ -246,32 +246,32 @@ public final class TTY: Terminal {
     defer { if noted { clearDefaultNote() } }
     var text = Array(initial.utf8)
     var lineStart = (text.lastIndex(of: 0x0A) ?? -1) + 1
-    var keptAtTheStop = false
     do {
       // Signals are held from the first key to the last, not only while a key is awaited:
       // one that comes while a key is used (its echo, which waits on a terminal that is slow
       // to show it; the sealed, fsynced draft) must not end the process before what was
-      // read is kept. It is met before the next key, and everything typed is kept then,
-      // still held, before the terminal's mode is given back (a write that can wait too).
+      // read is kept. It is met before the next key, or after the last, and everything
+      // typed is kept then, still held; the signal then ends journal from here (`reraise`
+      // gives the terminal its mode back), not after a write that can wait.
       try withMode(keys: true) {
         try TerminalRestore.catchingSignals {
           do {
             write(prompt)
             if !text.isEmpty { echo(initial.replacingOccurrences(of: "\n", with: "\r\n")) }
             try readTextKeys(&text, lineStart: &lineStart, keep: keep)
+            if let caught = TerminalRestore.takeCaught() { throw Interrupted(signal: caught) }
           } catch let interrupted as Interrupted {
+            // A second signal while the text is kept (a closed window sends SIGHUP to the
+            // shell and, as it ends, to us, just after our reads fail) only waits its turn.
             keep(String(decoding: text, as: UTF8.self))
-            keptAtTheStop = true
-            throw interrupted
+            TerminalRestore.reraise(interrupted.signal)
           }
         }
       }
     } catch let interrupted as Interrupted {
-      // A second signal while the text is kept (a closed window sends SIGHUP to the shell
-      // and, as it ends, to us, just after our reads fail) only waits its turn: it must not
-      // end the process halfway through keeping what was typed.
+      // One that came as the mode was given back: what was typed is kept, then it ends us.
       TerminalRestore.catching = true
-      if !keptAtTheStop { keep(String(decoding: text, as: UTF8.self)) }
+      keep(String(decoding: text, as: UTF8.self))
       TerminalRestore.reraise(interrupted.signal)
     }
     write("\n")

@@ -221,11 +221,12 @@ public final class Spawned: @unchecked Sendable {
     lock.lock()
     screenPaused = true
     lock.unlock()
-    _ = eventually(timeout: 10) {
+    let paused = eventually(timeout: 10) {
       lock.lock()
       defer { lock.unlock() }
       return screenReaderPaused
     }
+    precondition(paused, "the screen is no longer read: the process has ended")
   }
 
   public func resumeScreen() {

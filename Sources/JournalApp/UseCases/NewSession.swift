@@ -94,22 +94,23 @@ public enum NewSession {
       draftFile?.finish()
       CrashPoint.reached("new-saved", environment: runtime.context.environment)
       let shown = try place.displayID(session.id)
-      // The reminder asked for with --remind too: no stop comes between the two.
-      var reminded = ""
-      if let reminder, session.status == .needsReflection, !session.isPlanned(at: now()),
-        let due = try reminders.set(session.id, reminder)
-      {
-        reminded =
-          "; a reminder comes "
-          + DisplayFormat(timeZone: runtime.context.timeZone)
-          .dateTime(due)
+      let stopped = "\njournal: stopped; session \(shown) is saved"
+      terminal?.setInterruptNote(stopped + "\n")
+      // The reminder asked for with --remind too: a stop then names it.
+      let planned = session.isPlanned(at: now())
+      var due: Date?
+      if let reminder, session.status == .needsReflection, !planned {
+        due = try reminders.set(session.id, reminder)
       }
-      terminal?.setInterruptNote("\njournal: stopped; session \(shown) is saved\(reminded)\n")
-      return (session, shown)
+      if let due {
+        let when = DisplayFormat(timeZone: runtime.context.timeZone).dateTime(due)
+        terminal?.setInterruptNote(stopped + "; a reminder comes \(when)\n")
+      }
+      return (session: session, shown: shown, planned: planned, due: due)
     }
-    var session = saved.0
-    let shown = saved.1
-    let planned = session.isPlanned(at: now())
+    var session = saved.session
+    let shown = saved.shown
+    let planned = saved.planned
     if let terminal, let forms {
       // Read aloud (plain mode asked for), the id is spelled and the date said in words.
       let spoken = terminal.presentation.spoken
@@ -144,7 +145,7 @@ public enum NewSession {
         terminal.setInterruptNote(
           "\njournal: stopped; session \(shown) is saved\(reminded)\(next)\n")
       }
-      stopNote(reminder: nil)
+      stopNote(reminder: saved.due)
       defer { terminal.setInterruptNote(nil) }
       if reminder == nil, session.status == .needsReflection,
         let choice = try askReminder(terminal), choice != ReminderChoice.none,
