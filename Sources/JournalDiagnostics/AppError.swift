@@ -27,7 +27,7 @@ public enum AppError: Error, Equatable, Sendable {
   case missingFlags([String])
   /// `edit` was given nothing to change and there is no terminal to ask.
   case nothingToChange
-  /// `edit --editor` (with or without tags) and there is no terminal for the editor.
+  /// `--editor` (`edit`, with or without tags; `note`) and there is no terminal for it.
   case editorNeedsTerminal
   /// More than one field asked to read standard input ("-").
   case stdinUsedTwice

@@ -543,7 +543,7 @@ public struct Diagnosis: Equatable, Sendable {
     case .damagedFile(let path):
       return Diagnosis(
         message: #"part of the vault "\#(path)" is damaged: a page of the file does not read"#,
-        hint: "nothing was changed; restore the vault from a backup", exitCode: .damaged)
+        hint: "nothing was half-saved; restore the vault from a backup", exitCode: .damaged)
     case .damagedStructure(let path):
       return Diagnosis(
         message: #"the structure of the vault "\#(path)" was changed outside journal: a table, "#
@@ -794,7 +794,7 @@ public struct Diagnosis: Equatable, Sendable {
     case .editorNeedsTerminal:
       return Diagnosis(
         message: "the editor needs a terminal; nothing was changed",
-        hint: "run it in a terminal, or give the text with its flag, such as --reflection -",
+        hint: "run it in a terminal, or give the text without --editor",
         exitCode: .usage)
     case .stdinUsedTwice:
       return Diagnosis(

@@ -109,9 +109,12 @@ public final class Vault {
     guard try FileSafety.privateFile(path) else { throw StoreError.vaultMissing(path: path) }
     try checkCompanionFiles(path)
     let readOnly = ReadOnlyReason.of(vault: path, directory: FileSafety.parentDirectory(of: path))
+    // Until its header has been read, a damaged SQLite file is not known to be a vault.
+    var isVault = false
     do {
       let database = try openDatabase(path, readOnly: readOnly)
       let header = try database.read { db in try readHeader(db, path: path) }
+      isVault = true
       let pending = try database.read { db in try !migrator.hasCompletedMigrations(db) }
       if pending {
         if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
@@ -127,7 +130,9 @@ public final class Vault {
       }
       return Vault(path: path, database: database, header: header, readOnly: readOnly)
     } catch {
-      throw map(error, path: path)
+      let mapped = map(error, path: path)
+      if !isVault, case StoreError.damagedFile = mapped { throw StoreError.notAVault(path: path) }
+      throw mapped
     }
   }
 

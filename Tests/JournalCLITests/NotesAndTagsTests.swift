@@ -96,6 +96,13 @@ import Testing
     let tooLong = f.run("note", id, "-", stdin: String(repeating: "a", count: 1_048_577))
     #expect(
       tooLong.status == 2 && tooLong.stderr.contains("longer than 1 MiB"), "\(tooLong.stderr)")
+    // The editor asked for with no terminal: standard input is not taken instead
+    let noEditor = f.run("note", id, "--editor", stdin: "piped words\n")
+    #expect(noEditor.status == 2, "\(noEditor)")
+    #expect(
+      noEditor.stderr.hasPrefix("journal: error: the editor needs a terminal; nothing was changed"),
+      "\(noEditor)")
+    #expect(notes(f, id).count == 1)
   }
 
   /// A deletion has the session's undo window: `--undo` brings the note back within it; at

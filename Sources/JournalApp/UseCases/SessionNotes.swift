@@ -145,6 +145,8 @@ public enum SessionNotes {
       return (try Note.normalise(try Runtime.readStandardInput(for: .reflection)), nil)
     case .nothing:
       guard let tty = runtime.terminal else {
+        // The editor asked for is not replaced by standard input without a word.
+        if editor { throw AppError.editorNeedsTerminal }
         return (try Note.normalise(try Runtime.readStandardInput(for: .reflection)), nil)
       }
       let terminal = try runtime.formTerminal(tty, editor: editor)
