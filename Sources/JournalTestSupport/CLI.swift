@@ -214,8 +214,7 @@ public final class Spawned: @unchecked Sendable {
 
   /// Stops reading the screen, as a terminal that is slow to show what it is sent does:
   /// once the terminal's buffer is full, the process's writes to it wait until
-  /// `resumeScreen`.
-  /// Returns once the screen is no longer read (the reading thread has seen the pause).
+  /// `resumeScreen`. Returns once the reading thread has seen the pause.
   public func pauseScreen() {
     precondition(terminal, "only a terminal's screen can be paused")
     lock.lock()
