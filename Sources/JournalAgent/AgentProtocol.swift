@@ -88,7 +88,7 @@ public enum AgentProtocol {
 
   /// `agent-<vault id in hex>.sock`.
   public static func socketName(vaultID: [UInt8]) -> String {
-    "agent-" + vaultID.map { String(format: "%02x", $0) }.joined() + ".sock"
+    "agent-" + Hex.lowercase(vaultID) + ".sock"
   }
 
   /// Every agent socket in the runtime directory: each unlocked vault's, and the single

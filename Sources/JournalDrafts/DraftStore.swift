@@ -46,7 +46,7 @@ public final class DraftStore {
     self.cipher = try RecordCipher(key: keys.draftKey, random: random)
     self.keys = keys
     self.sealingKey = nil
-    self.prefix = keys.vaultID.map { String(format: "%02x", $0) }.joined() + "-"
+    self.prefix = Hex.lowercase(keys.vaultID) + "-"
   }
 
   /// The drafts of the vault `vaultID` without its key: new drafts are sealed to
@@ -58,7 +58,7 @@ public final class DraftStore {
     self.cipher = nil
     self.keys = nil
     self.sealingKey = sealingKey
-    self.prefix = vaultID.map { String(format: "%02x", $0) }.joined() + "-"
+    self.prefix = Hex.lowercase(vaultID) + "-"
   }
 
   /// Whether a draft file of this id is there (read or not).

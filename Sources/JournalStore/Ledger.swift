@@ -189,7 +189,7 @@ public struct LedgerRows: Equatable, Sendable {
       var out: [SessionID: ArraySlice<UInt8>] = [:]
       for start in stride(from: 0, to: bytes.count, by: size) {
         let entry = bytes[start..<start + size]
-        let hex = entry.dropFirst().prefix(16).map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.lowercase(entry.dropFirst().prefix(16))
         if let id = SessionID(hex) { out[id] = entry }
       }
       return out

@@ -45,7 +45,7 @@ public enum Fixtures {
       let fields = try JSONSerialization.jsonObject(with: data) as? [String: Any]
     else { throw CryptoError.integrity }
     func number(_ key: String) -> UInt64 { (fields[key] as? NSNumber)?.uint64Value ?? 0 }
-    func hex(_ key: String) -> [UInt8] { decodeHex(fields[key] as? String ?? "") }
+    func hex(_ key: String) -> [UInt8] { Hex.bytes(fields[key] as? String ?? "") ?? [] }
     return KeyHeader(
       vaultID: hex("vault_id"),
       limits: KDFLimits(opsLimit: number("ops_limit"), memLimit: number("mem_limit")),
@@ -72,9 +72,9 @@ public enum Fixtures {
       {
         "mem_limit": \(header.limits.memLimit),
         "ops_limit": \(header.limits.opsLimit),
-        "salt": "\(hex(header.salt))",
-        "vault_id": "\(hex(header.vaultID))",
-        "wrapped_key": "\(hex(header.wrappedKey))"
+        "salt": "\(Hex.lowercase(header.salt))",
+        "vault_id": "\(Hex.lowercase(header.vaultID))",
+        "wrapped_key": "\(Hex.lowercase(header.wrappedKey))"
       }
 
       """
@@ -120,19 +120,4 @@ public enum Fixtures {
             time: 1_795_265_000_000, counter: 2, device: [UInt8](repeating: 0x66, count: 16)))
       ]),
   ]
-
-  public static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-  }
-
-  public static func decodeHex(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex)
-    {
-      out.append(UInt8(text[index..<next], radix: 16) ?? 0)
-      index = next
-    }
-    return out
-  }
 }

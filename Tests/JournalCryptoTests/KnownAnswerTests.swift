@@ -1,4 +1,5 @@
 import Foundation
+import JournalCore
 import JournalCrypto
 import JournalTestSupport
 import Testing
@@ -10,7 +11,7 @@ struct KnownAnswerTests {
     let name: String
     let fields: [String: Any]
     var expect: String { fields["expect"] as? String ?? "" }
-    func hex(_ key: String) -> [UInt8] { Hex.decode(fields[key] as? String ?? "") }
+    func hex(_ key: String) -> [UInt8] { Hex.bytes(fields[key] as? String ?? "") ?? [] }
     func number(_ key: String) -> UInt64 { (fields[key] as? NSNumber)?.uint64Value ?? 0 }
   }
 
@@ -181,18 +182,5 @@ struct KnownAnswerTests {
         v.hex("plaintext"), id: v.hex("session_id"), column: column, revision: revision)
       #expect(sealed == v.hex("sealed"))
     }
-  }
-}
-
-enum Hex {
-  static func decode(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex)
-    {
-      out.append(UInt8(text[index..<next], radix: 16) ?? 0)
-      index = next
-    }
-    return out
   }
 }

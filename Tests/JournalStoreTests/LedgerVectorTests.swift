@@ -26,9 +26,9 @@ struct LedgerVectorTests {
     // Given the vector's rows, in the order SECURITY.md gives
     let data = try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name))
     let v = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    let key = try SecureBytes(copying: Hex.decode(v["ledger_key"] as? String ?? ""))
-    let dataKey = try SecureBytes(copying: Hex.decode(v["data_key"] as? String ?? ""))
-    let vaultID = Hex.decode(v["vault_id"] as? String ?? "")
+    let key = try SecureBytes(copying: Hex.bytes(v["ledger_key"] as? String ?? "") ?? [])
+    let dataKey = try SecureBytes(copying: Hex.bytes(v["data_key"] as? String ?? "") ?? [])
+    let vaultID = Hex.bytes(v["vault_id"] as? String ?? "") ?? []
     let keys = try VaultKeys.restore(vaultID: vaultID, dataKey: dataKey)
     #expect(keys.ledgerKey.withUnsafeBytes { Array($0) } == key.withUnsafeBytes { Array($0) })
     var view = Ledger.View()
@@ -59,20 +59,7 @@ struct LedgerVectorTests {
       vaultID: vaultID, generation: (v["generation"] as? NSNumber)?.uint64Value ?? 0,
       key: keys.ledgerKey)
     // Then
-    let matches = tag == Hex.decode(v["tag"] as? String ?? "")
+    let matches = tag == Hex.bytes(v["tag"] as? String ?? "")
     #expect(matches == (v["expect"] as? String == "match"), "\(name)")
-  }
-}
-
-enum Hex {
-  static func decode(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex)
-    {
-      out.append(UInt8(text[index..<next], radix: 16) ?? 0)
-      index = next
-    }
-    return out
   }
 }

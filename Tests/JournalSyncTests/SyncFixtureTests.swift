@@ -136,7 +136,7 @@ struct SyncFixtureTests {
 
   /// The chain as the fixture file holds it: JSON, bytes in hex.
   static func json(_ chain: Chain) throws -> [UInt8] {
-    let hex = Fixtures.hex
+    let hex: ([UInt8]) -> String = Hex.lowercase
     let object: [String: Any] = [
       "counter": chain.state.counter, "header": hex(chain.state.header),
       "links": chain.state.links.map {
@@ -152,7 +152,7 @@ struct SyncFixtureTests {
     let bytes = try #require(Fixtures.bytes(name), "no fixture \(name)")
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-    func hex(_ value: Any?) -> [UInt8] { Fixtures.decodeHex(value as? String ?? "") }
+    func hex(_ value: Any?) -> [UInt8] { Hex.bytes(value as? String ?? "") ?? [] }
     func number(_ value: Any?) -> Int64 { (value as? NSNumber)?.int64Value ?? -1 }
     let links = (object["links"] as? [[String: Any]] ?? []).map {
       ServerLink(

@@ -1,4 +1,5 @@
 import Foundation
+import JournalCore
 import JournalSystem
 
 /// When the line before every command about sessions waiting for reflection was last shown
@@ -14,7 +15,7 @@ struct ReminderNote {
   /// The record of vault `vaultID`; nil where there is no home to keep it in.
   init?(vaultID: [UInt8], environment: [String: String]) {
     guard let directory = VaultWitness.directory(environment: environment) else { return nil }
-    self.path = directory + "/" + VaultWitness.hex(vaultID) + "-reminder-note"
+    self.path = directory + "/" + Hex.lowercase(vaultID) + "-reminder-note"
   }
 
   /// `date`'s day in `timeZone`, as the record keeps it.

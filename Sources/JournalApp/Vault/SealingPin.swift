@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JournalCore
 import JournalDiagnostics
 import JournalSystem
 
@@ -23,7 +24,7 @@ struct SealingPin {
   /// The pin of vault `vaultID`; nil where there is no home to keep it in.
   init?(vaultID: [UInt8], environment: [String: String]) {
     guard let directory = VaultWitness.directory(environment: environment) else { return nil }
-    self.path = directory + "/" + VaultWitness.hex(vaultID) + "-sealing"
+    self.path = directory + "/" + Hex.lowercase(vaultID) + "-sealing"
     self.vaultID = vaultID
   }
 

@@ -48,8 +48,8 @@ struct VaultWitness {
       defer { free(pointer) }
       return String(cString: pointer)
     }
-    let place = Self.hex(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16)
-    return directory + "/" + Self.hex(vaultID) + "-" + place
+    let place = Hex.lowercase(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16)
+    return directory + "/" + Hex.lowercase(vaultID) + "-" + place
   }
 
   /// The BLAKE2b-256 of the sync server's address as this computer last saw it in the vault
@@ -237,10 +237,6 @@ struct VaultWitness {
     let hash = try KeyedHash(key: key)
     hash.update(bytes)
     return hash.finish()
-  }
-
-  static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
   }
 }
 

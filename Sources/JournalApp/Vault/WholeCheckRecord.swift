@@ -39,7 +39,7 @@ struct WholeCheckRecord {
     guard let directory = try? RuntimeDirectory.resolve(environment: environment),
       let key = try? Self.key(keys.ledgerKey)
     else { return nil }
-    path = directory + "/checked-" + VaultWitness.hex(keys.vaultID)
+    path = directory + "/checked-" + Hex.lowercase(keys.vaultID)
     vaultID = keys.vaultID
     self.key = key
     self.random = random
