@@ -46,10 +46,13 @@ let package = Package(
     .target(
       name: "JournalStorage", dependencies: ["JournalCore", "JournalCrypto"],
       swiftSettings: strict),
+    // SQLite's pre-update hook, which <sqlite3.h> declares only where SQLITE_ENABLE_PREUPDATE_HOOK
+    // is defined (Debian's libsqlite3 is built with it; GRDB's module of the header hides it).
+    .target(name: "CSQLiteHooks", linkerSettings: [.linkedLibrary("sqlite3")]),
     .target(
       name: "JournalStore",
       dependencies: [
-        "JournalCore", "JournalCrypto", "JournalSystem", "JournalStorage",
+        "JournalCore", "JournalCrypto", "JournalSystem", "JournalStorage", "CSQLiteHooks",
         .product(name: "GRDB", package: "GRDB.swift"),
         // SQLite's own calls, for reading many rows without GRDB's per-row copies.
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,3 +1,4 @@
+import CSQLiteHooks
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -613,9 +614,8 @@ struct LedgerTree: Equatable {
 
   // MARK: - What a write changed
 
-  /// What the rows a keyed write touched held before it (kept by temporary triggers, in
-  /// memory, for this connection only): so that the leaves it changes are checked as they
-  /// were before they are stamped as they are.
+  /// What the rows a keyed write touched held before it (kept in memory by `Tracking`): so
+  /// that the leaves it changes are checked as they were before they are stamped as they are.
   struct Before {
     enum Kind: Int { case session = 1, tombstone = 3, syncRow = 5 }
     struct Row {
@@ -640,81 +640,104 @@ struct LedgerTree: Equatable {
       }
     }
 
-    /// Installs the triggers on this connection, once (they do nothing while `tracking` is
-    /// empty).
-    static func install(_ db: Database) throws {
-      let installed = try Bool.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT count(*) = 9 FROM sqlite_temp_master
-            WHERE type = 'trigger' AND name LIKE 'ledger_%'
-            """))
-      if installed == true { return }
-      try db.execute(
-        sql: """
-          CREATE TEMP TABLE IF NOT EXISTS ledger_tracking (on_ INTEGER);
-          CREATE TEMP TABLE IF NOT EXISTS ledger_before (
-            kind INTEGER NOT NULL, id TEXT NOT NULL, status TEXT, revision INTEGER,
-            generation INTEGER, present INTEGER NOT NULL, PRIMARY KEY (kind, id));
-          """)
-      let capture = [
-        (
-          "session", 1,
-          "(SELECT status FROM main.session WHERE id = ?ID), (SELECT revision FROM main.session WHERE id = ?ID), NULL, EXISTS (SELECT 1 FROM main.session WHERE id = ?ID)"
-        ),
-        ("tombstone", 3, "NULL, NULL, NULL, EXISTS (SELECT 1 FROM main.tombstone WHERE id = ?ID)"),
-        (
-          "sync_row", 5,
-          "NULL, (SELECT revision FROM main.sync_row WHERE id = ?ID), (SELECT generation FROM main.sync_row WHERE id = ?ID), EXISTS (SELECT 1 FROM main.sync_row WHERE id = ?ID)"
-        ),
-      ]
-      for (table, kind, values) in capture {
-        func keep(_ id: String) -> String {
-          """
-          INSERT INTO ledger_before (kind, id, status, revision, generation, present)
-            SELECT \(kind), \(id), \(values.replacingOccurrences(of: "?ID", with: id))
-            WHERE EXISTS (SELECT 1 FROM temp.ledger_tracking) AND NOT EXISTS
-              (SELECT 1 FROM temp.ledger_before WHERE kind = \(kind) AND id = \(id));
-          """
+    /// Starts keeping what the rows a write touches held before it, until the tracking's
+    /// `finish` (or `stop`, when the write fails).
+    static func start(_ db: Database) throws -> Tracking {
+      try Tracking(db)
+    }
+  }
+
+  /// What a keyed write's rows held before it, kept through SQLite's pre-update hook: SQLite
+  /// calls it before each row of the connection is inserted, updated or deleted (by any
+  /// statement, a trigger's included), with the row as it was. The first time a (kind, id)
+  /// comes is the time before the write; later ones are the write's own.
+  ///
+  /// Temporary triggers kept this before (formats 12 and 13): made on every connection that
+  /// wrote, they were an eighth of the instructions of `edit`, and every statement that wrote
+  /// a session compiled them again. The hook costs nothing until a row changes.
+  ///
+  /// A `DELETE` with no `WHERE` prepared while no hook is registered empties a table without
+  /// a row at a time (SQLite's truncation): a tracked write never deletes so (only the bulk
+  /// `leaveSync` does, untracked); were one to, the rows would go unseen and the write's
+  /// leaves would not check, failing the write, never passing it.
+  final class Tracking {
+    private struct Key: Hashable {
+      let kind: Before.Kind
+      let id: String
+    }
+    /// A row as it was: nil when there was none; its status (session) and its two numbers
+    /// (session: revision; sync row: revision, generation), nil where not an integer.
+    private struct Kept {
+      let present: Bool
+      let status: String?
+      let first: Int64?
+      let second: Int64?
+    }
+    private let connection: OpaquePointer
+    private var kept: [Key: Kept] = [:]
+    private var order: [Key] = []
+    /// An id that was not text: nothing journal writes (the tables' checks refuse it).
+    private var malformed = false
+    private var tracking = true
+    /// The columns read, by table: the id, and the session's status and revision, the sync
+    /// row's revision and generation (their places in the table as this vault made it).
+    private let session: (id: Int32, status: Int32, revision: Int32)
+    private let tombstone: Int32
+    private let syncRow: (id: Int32, revision: Int32, generation: Int32)
+
+    fileprivate init(_ db: Database) throws {
+      guard let connection = db.sqliteConnection else { throw StoreError.tampered(.rows) }
+      self.connection = connection
+      func places(_ table: String, _ names: [String]) throws -> [Int32] {
+        let columns = try String.fetchAll(
+          db.cachedStatement(sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid"),
+          arguments: [table])
+        return try names.map { name in
+          guard let place = columns.firstIndex(of: name) else { throw StoreError.tampered(.rows) }
+          return Int32(place)
         }
-        try db.execute(
-          sql: """
-            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_insert BEFORE INSERT ON main.\(table)
-            BEGIN \(keep("NEW.id")) END;
-            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_update BEFORE UPDATE ON main.\(table)
-            BEGIN \(keep("OLD.id")) \(keep("NEW.id")) END;
-            CREATE TEMP TRIGGER IF NOT EXISTS ledger_\(table)_delete BEFORE DELETE ON main.\(table)
-            BEGIN \(keep("OLD.id")) END;
-            """)
       }
+      let session = try places("session", ["id", "status", "revision"])
+      self.session = (session[0], session[1], session[2])
+      tombstone = try places("tombstone", ["id"])[0]
+      let syncRow = try places("sync_row", ["id", "revision", "generation"])
+      self.syncRow = (syncRow[0], syncRow[1], syncRow[2])
+      journal_preupdate_hook(
+        connection,
+        { context, connection, operation, database, table, _, _ in
+          guard let context, let connection, let database, let table else { return }
+          Unmanaged<Tracking>.fromOpaque(context).takeUnretainedValue().changing(
+            connection, operation, database, table)
+        },
+        Unmanaged.passRetained(self).toOpaque())
     }
 
-    /// Starts keeping what rows held, from now until `stop`.
-    static func start(_ db: Database) throws {
-      try db.execute(
-        sql: "DELETE FROM temp.ledger_before; DELETE FROM temp.ledger_tracking; "
-          + "INSERT INTO temp.ledger_tracking VALUES (1)")
+    /// Stops keeping (the hook removed); what was kept is dropped. Safe to call again.
+    func stop() {
+      guard tracking else { return }
+      tracking = false
+      journal_preupdate_hook(connection, nil, nil)
+      Unmanaged.passUnretained(self).release()
     }
 
     /// What was kept since `start`; keeping stops.
-    static func stop(_ db: Database) throws -> Before {
+    func finish() throws -> Before {
+      stop()
+      guard !malformed else { throw StoreError.tampered(.rows) }
       var before = Before()
-      for row in try GRDB.Row.fetchAll(
-        db, sql: "SELECT kind, id, status, revision, generation, present FROM temp.ledger_before")
-      {
-        guard let kind = (try? row.decode(Int.self, atIndex: 0)).flatMap(Kind.init(rawValue:)),
-          let text = try? row.decode(String.self, atIndex: 1), let id = SessionID(text),
-          let present = try? row.decode(Int64.self, atIndex: 5)
-        else { throw StoreError.tampered(.rows) }
+      for key in order {
+        guard let row = kept[key], let id = SessionID(key.id) else {
+          throw StoreError.tampered(.rows)
+        }
         var entry: [UInt8]?
-        if present == 1 {
-          switch kind {
+        if row.present {
+          switch key.kind {
           case .session:
             // A status of neither kind was in no range of the ledger: it counted as no row.
-            if let text = try? row.decode(String.self, atIndex: 2),
-              let status = SessionStatus(rawValue: text), Ledger.View.statusByte(text) != nil
+            if let text = row.status, let status = SessionStatus(rawValue: text),
+              Ledger.View.statusByte(text) != nil
             {
-              guard let revision = try? row.decode(Int64.self, atIndex: 3), revision >= 0 else {
+              guard let revision = row.first, revision >= 0 else {
                 throw StoreError.tampered(.rows)
               }
               entry = sessionEntry(id: id, status: status, revision: UInt64(revision))
@@ -722,16 +745,85 @@ struct LedgerTree: Equatable {
           case .tombstone:
             entry = tombstoneEntry(id: id)
           case .syncRow:
-            guard let revision = try? row.decode(Int64.self, atIndex: 3),
-              let generation = try? row.decode(Int64.self, atIndex: 4)
-            else { throw StoreError.tampered(.rows) }
+            guard let revision = row.first, let generation = row.second else {
+              throw StoreError.tampered(.rows)
+            }
             entry = syncEntry(id: id, revision: revision, generation: generation)
           }
         }
-        before.add(Row(kind: kind, id: id, entry: entry))
+        before.add(Before.Row(kind: key.kind, id: id, entry: entry))
       }
-      try db.execute(sql: "DELETE FROM temp.ledger_before; DELETE FROM temp.ledger_tracking")
       return before
+    }
+
+    /// The hook: a row of `table` is about to change.
+    private func changing(
+      _ connection: OpaquePointer, _ operation: Int32, _ database: UnsafePointer<CChar>,
+      _ table: UnsafePointer<CChar>
+    ) {
+      guard strcmp(database, "main") == 0 else { return }
+      let kind: Before.Kind
+      let columns: (id: Int32, status: Int32?, first: Int32?, second: Int32?)
+      if strcmp(table, "session") == 0 {
+        kind = .session
+        columns = (session.id, session.status, session.revision, nil)
+      } else if strcmp(table, "tombstone") == 0 {
+        kind = .tombstone
+        columns = (tombstone, nil, nil, nil)
+      } else if strcmp(table, "sync_row") == 0 {
+        kind = .syncRow
+        columns = (syncRow.id, nil, syncRow.revision, syncRow.generation)
+      } else {
+        return
+      }
+      // The row as it was (update, delete), kept with what it held; the row as it will be
+      // (insert, update: its id may be new), kept as none if not seen before. A row a
+      // `REPLACE` removes comes first, as a delete of its own.
+      if operation == SQLITE_DELETE || operation == SQLITE_UPDATE {
+        keep(kind, columns, present: true, read: journal_preupdate_old)
+      }
+      if operation == SQLITE_INSERT || operation == SQLITE_UPDATE {
+        keep(kind, columns, present: false, read: journal_preupdate_new)
+      }
+    }
+
+    private func keep(
+      _ kind: Before.Kind, _ columns: (id: Int32, status: Int32?, first: Int32?, second: Int32?),
+      present: Bool,
+      read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    ) {
+      func value(_ column: Int32) -> OpaquePointer? {
+        var value: OpaquePointer?
+        guard read(connection, column, &value) == SQLITE_OK else { return nil }
+        return value
+      }
+      guard let id = value(columns.id).flatMap(Self.text) else {
+        malformed = true
+        return
+      }
+      let key = Key(kind: kind, id: id)
+      guard kept[key] == nil else { return }
+      order.append(key)
+      guard present else {
+        kept[key] = Kept(present: false, status: nil, first: nil, second: nil)
+        return
+      }
+      kept[key] = Kept(
+        present: true, status: columns.status.flatMap(value).flatMap(Self.text),
+        first: columns.first.flatMap(value).flatMap(Self.integer),
+        second: columns.second.flatMap(value).flatMap(Self.integer))
+    }
+
+    private static func text(_ value: OpaquePointer) -> String? {
+      guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else {
+        return nil
+      }
+      let count = Int(sqlite3_value_bytes(value))
+      return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    private static func integer(_ value: OpaquePointer) -> Int64? {
+      sqlite3_value_type(value) == SQLITE_INTEGER ? sqlite3_value_int64(value) : nil
     }
   }
 }

@@ -1746,11 +1746,11 @@ public final class SessionStore {
         return result
       }
       let startView = try start ?? Ledger.View.readSkips(db)
-      try LedgerTree.Before.install(db)
-      try LedgerTree.Before.start(db)
+      let tracking = try LedgerTree.Before.start(db)
+      defer { tracking.stop() }
       try Ledger.settle(db)
       let result = try body(db)
-      let touched = try LedgerTree.Before.stop(db)
+      let touched = try tracking.finish()
       stamp = try ledger.commitTracked(db, after: current, start: startView, before: touched)
       return result
     }

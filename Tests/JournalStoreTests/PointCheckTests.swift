@@ -191,4 +191,82 @@ struct PointCheckTests {
     #expect(made.nodes() == stored.nodes)
     #expect(rows.tombstones.count == LedgerRows.tombstoneBytes)
   }
+
+  /// What a keyed write's rows held before it, as SQLite's pre-update hook keeps it: the row
+  /// an update changed, one deleted, one a `REPLACE` removed and one an id was moved from, as
+  /// they were; a row that was not there, as none; a second change of a row leaves the first
+  /// kept. Other tables and the temporary database are not kept.
+  @Test func theHookKeepsEachRowAsItWas() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2), c = try session(f, 3, 3, 3)
+    for s in [a, b, c] { try f.store.upsert(s) }
+    let moved = SessionID(randomBytes: [4, 4] + Array(repeating: 4, count: 14))
+    let fresh = SessionID(randomBytes: [5, 5] + Array(repeating: 5, count: 14))
+    let synced = SessionID(randomBytes: [6, 6] + Array(repeating: 6, count: 14))
+    try tamper(
+      f, "INSERT INTO sync_row (id, revision, generation, base) VALUES (?, 7, 3, x'00')",
+      [synced.hex])
+    try tamper(f, "INSERT INTO tombstone (id) VALUES (?)", [fresh.hex])
+    let before = try GRDBAccess.queue(f.path).write { db -> LedgerTree.Before in
+      let tracking = try LedgerTree.Before.start(db)
+      defer { tracking.stop() }
+      try db.execute(sql: "UPDATE session SET revision = 9 WHERE id = ?", arguments: [a.id.hex])
+      try db.execute(sql: "UPDATE session SET revision = 10 WHERE id = ?", arguments: [a.id.hex])
+      try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [b.id.hex])
+      try db.execute(
+        sql: "UPDATE session SET id = ? WHERE id = ?", arguments: [moved.hex, c.id.hex])
+      try db.execute(sql: "DELETE FROM tombstone WHERE id = ?", arguments: [fresh.hex])
+      try db.execute(sql: "INSERT INTO tombstone (id) VALUES (?)", arguments: [b.id.hex])
+      try db.execute(
+        sql:
+          "INSERT OR REPLACE INTO sync_row (id, revision, generation, base) VALUES (?, 8, 4, x'01')",
+        arguments: [synced.hex])
+      try db.execute(sql: "CREATE TEMP TABLE session (id TEXT)")
+      try db.execute(sql: "INSERT INTO temp.session VALUES (?)", arguments: [fresh.hex])
+      try db.execute(
+        sql: "INSERT INTO reminder (id, due, repeat_seconds) VALUES (?, 1, 60)",
+        arguments: [a.id.hex])
+      return try tracking.finish()
+    }
+    // Each row kept: its entry before, in hex, or "none".
+    var kept: [String: String] = [:]
+    for rows in before.rows.values {
+      for row in rows { kept["\(row.kind)-\(row.id.hex)"] = row.entry.map(Hex.lowercase) ?? "none" }
+    }
+    func entry(_ s: Session) -> String {
+      Hex.lowercase(LedgerTree.sessionEntry(id: s.id, status: s.status.stored, revision: 1))
+    }
+    #expect(
+      kept == [
+        "session-\(a.id.hex)": entry(a), "session-\(b.id.hex)": entry(b),
+        "session-\(c.id.hex)": entry(c), "session-\(moved.hex)": "none",
+        "tombstone-\(fresh.hex)": Hex.lowercase(LedgerTree.tombstoneEntry(id: fresh)),
+        "tombstone-\(b.id.hex)": "none",
+        "syncRow-\(synced.hex)": Hex.lowercase(
+          LedgerTree.syncEntry(id: synced, revision: 7, generation: 3)),
+      ])
+  }
+
+  /// A write that fails leaves no hook behind: the next write on the same connection keeps
+  /// only its own rows, and the tree both leave is the one the whole check makes.
+  @Test func aFailedWriteLeavesNoHook() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let store = try pointStore(f)
+    struct Stop: Error {}
+    #expect(throws: Stop.self) {
+      try store.update(a.id) { _ in throw Stop() }
+    }
+    #expect(throws: Stop.self) {
+      try store.write { db in
+        try db.execute(sql: "UPDATE session SET revision = 5 WHERE id = ?", arguments: [b.id.hex])
+        throw Stop()
+      }
+    }
+    try store.update(b.id) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    #expect(try wholeStore(f).count() == 2)
+    #expect(try pointStore(f).session(b.id).music == "OTHER")
+  }
 }
