@@ -3,9 +3,9 @@
 
 #include "CSQLiteHooks.h"
 
-void journal_preupdate_hook(sqlite3 *connection, journal_preupdate_callback callback,
-                            void *context) {
-  sqlite3_preupdate_hook(connection, callback, context);
+void *journal_preupdate_hook(sqlite3 *connection, journal_preupdate_callback callback,
+                             void *context) {
+  return sqlite3_preupdate_hook(connection, callback, context);
 }
 
 int journal_preupdate_old(sqlite3 *connection, int column, sqlite3_value **value) {

@@ -649,17 +649,17 @@ struct LedgerTree: Equatable {
 
   /// What a keyed write's rows held before it, kept through SQLite's pre-update hook: SQLite
   /// calls it before each row of the connection is inserted, updated or deleted (by any
-  /// statement, a trigger's included), with the row as it was. The first time a (kind, id)
-  /// comes is the time before the write; later ones are the write's own.
+  /// statement, a trigger's and a `REPLACE`'s included), with the row as it was. The first
+  /// time a (kind, id) comes is the time before the write; later ones are the write's own.
   ///
   /// Temporary triggers kept this before (formats 12 and 13): made on every connection that
   /// wrote, they were an eighth of the instructions of `edit`, and every statement that wrote
-  /// a session compiled them again. The hook costs nothing until a row changes.
+  /// a session compiled them again. The hook costs a call per row changed.
   ///
-  /// A `DELETE` with no `WHERE` prepared while no hook is registered empties a table without
-  /// a row at a time (SQLite's truncation): a tracked write never deletes so (only the bulk
-  /// `leaveSync` does, untracked); were one to, the rows would go unseen and the write's
-  /// leaves would not check, failing the write, never passing it.
+  /// The hook is registered, doing nothing, as each writable connection is set up
+  /// (`register`): SQLite decides when it prepares a `DELETE` with no `WHERE` whether to
+  /// empty the table at once, row by row unseen, and with a hook registered it never does.
+  /// A write's tracking gives the hook its context from `start` to `stop`.
   final class Tracking {
     private struct Key: Hashable {
       let kind: Before.Kind
@@ -676,7 +676,7 @@ struct LedgerTree: Equatable {
     private let connection: OpaquePointer
     private var kept: [Key: Kept] = [:]
     private var order: [Key] = []
-    /// An id that was not text: nothing journal writes (the tables' checks refuse it).
+    /// A row whose id was not text, or whose columns did not read: nothing journal writes.
     private var malformed = false
     private var tracking = true
     /// The columns read, by table: the id, and the session's status and revision, the sync
@@ -685,13 +685,37 @@ struct LedgerTree: Equatable {
     private let tombstone: Int32
     private let syncRow: (id: Int32, revision: Int32, generation: Int32)
 
+    /// The hook, doing nothing until a tracking gives it a context.
+    private static let hook: journal_preupdate_callback = {
+      context, connection, operation, database, table, _, _ in
+      guard let context, let connection, let database, let table else { return }
+      Unmanaged<Tracking>.fromOpaque(context).takeUnretainedValue().changing(
+        connection, operation, database, table)
+    }
+
+    /// Registers the hook, doing nothing, on a writable connection being set up.
+    static func register(_ db: Database) {
+      guard let connection = db.sqliteConnection else { return }
+      _ = journal_preupdate_hook(connection, hook, nil)
+    }
+
     fileprivate init(_ db: Database) throws {
       guard let connection = db.sqliteConnection else { throw StoreError.tampered(.rows) }
       self.connection = connection
+      // The hook's column numbers count every column the table declares, generated and
+      // hidden ones too: a table with any such (journal makes none) is not read by place.
       func places(_ table: String, _ names: [String]) throws -> [Int32] {
-        let columns = try String.fetchAll(
-          db.cachedStatement(sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid"),
+        var columns: [String] = []
+        for row in try Row.fetchAll(
+          db.cachedStatement(
+            sql: "SELECT name, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid"),
           arguments: [table])
+        {
+          guard let name = try? row.decode(String.self, atIndex: 0),
+            (try? row.decode(Int64.self, atIndex: 1)) == 0
+          else { throw StoreError.tampered(.rows) }
+          columns.append(name)
+        }
         return try names.map { name in
           guard let place = columns.firstIndex(of: name) else { throw StoreError.tampered(.rows) }
           return Int32(place)
@@ -702,21 +726,25 @@ struct LedgerTree: Equatable {
       tombstone = try places("tombstone", ["id"])[0]
       let syncRow = try places("sync_row", ["id", "revision", "generation"])
       self.syncRow = (syncRow[0], syncRow[1], syncRow[2])
-      journal_preupdate_hook(
-        connection,
-        { context, connection, operation, database, table, _, _ in
-          guard let context, let connection, let database, let table else { return }
-          Unmanaged<Tracking>.fromOpaque(context).takeUnretainedValue().changing(
-            connection, operation, database, table)
-        },
-        Unmanaged.passRetained(self).toOpaque())
+      let previous = journal_preupdate_hook(
+        connection, Self.hook, Unmanaged.passRetained(self).toOpaque())
+      if let previous {
+        // Another tracking never stopped (every `start` is paired with a `stop`): its rows
+        // would count as this write's. Put back, and the write refused, not checked wrong.
+        _ = journal_preupdate_hook(connection, Self.hook, previous)
+        Unmanaged.passUnretained(self).release()
+        tracking = false
+        throw StoreError.database(
+          code: SQLITE_MISUSE, message: "a keyed write began inside another")
+      }
     }
 
-    /// Stops keeping (the hook removed); what was kept is dropped. Safe to call again.
+    /// Stops keeping (the hook left doing nothing); what was kept is dropped. Safe to call
+    /// again.
     func stop() {
       guard tracking else { return }
       tracking = false
-      journal_preupdate_hook(connection, nil, nil)
+      _ = journal_preupdate_hook(connection, Self.hook, nil)
       Unmanaged.passUnretained(self).release()
     }
 
@@ -761,16 +789,17 @@ struct LedgerTree: Equatable {
       _ connection: OpaquePointer, _ operation: Int32, _ database: UnsafePointer<CChar>,
       _ table: UnsafePointer<CChar>
     ) {
-      guard strcmp(database, "main") == 0 else { return }
+      // Names as the schema spells them: SQLite matches them without regard to case.
+      guard sqlite3_stricmp(database, "main") == 0 else { return }
       let kind: Before.Kind
       let columns: (id: Int32, status: Int32?, first: Int32?, second: Int32?)
-      if strcmp(table, "session") == 0 {
+      if sqlite3_stricmp(table, "session") == 0 {
         kind = .session
         columns = (session.id, session.status, session.revision, nil)
-      } else if strcmp(table, "tombstone") == 0 {
+      } else if sqlite3_stricmp(table, "tombstone") == 0 {
         kind = .tombstone
         columns = (tombstone, nil, nil, nil)
-      } else if strcmp(table, "sync_row") == 0 {
+      } else if sqlite3_stricmp(table, "sync_row") == 0 {
         kind = .syncRow
         columns = (syncRow.id, nil, syncRow.revision, syncRow.generation)
       } else {
@@ -794,10 +823,15 @@ struct LedgerTree: Equatable {
     ) {
       func value(_ column: Int32) -> OpaquePointer? {
         var value: OpaquePointer?
-        guard read(connection, column, &value) == SQLITE_OK else { return nil }
+        guard read(connection, column, &value) == SQLITE_OK, let value else {
+          malformed = true
+          return nil
+        }
         return value
       }
-      guard let id = value(columns.id).flatMap(Self.text) else {
+      // The id as text, a blob's bytes as their text (as GRDB read it for the triggers'
+      // rows: an undo puts back, row by row, even a trash row of a blob id).
+      guard let id = value(columns.id).flatMap({ Self.text($0, orBlob: true) }) else {
         malformed = true
         return
       }
@@ -809,16 +843,19 @@ struct LedgerTree: Equatable {
         return
       }
       kept[key] = Kept(
-        present: true, status: columns.status.flatMap(value).flatMap(Self.text),
+        present: true, status: columns.status.flatMap(value).flatMap { Self.text($0) },
         first: columns.first.flatMap(value).flatMap(Self.integer),
         second: columns.second.flatMap(value).flatMap(Self.integer))
     }
 
-    private static func text(_ value: OpaquePointer) -> String? {
-      guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else {
-        return nil
-      }
+    /// A text value; nil for any other type (a status of another type is in no range of the
+    /// ledger, as `entries(ofLeaf:)` reads it), unless `orBlob`.
+    private static func text(_ value: OpaquePointer, orBlob: Bool = false) -> String? {
+      let type = sqlite3_value_type(value)
+      guard type == SQLITE_TEXT || (orBlob && type == SQLITE_BLOB) else { return nil }
       let count = Int(sqlite3_value_bytes(value))
+      guard count > 0 else { return "" }
+      guard let bytes = sqlite3_value_text(value) else { return nil }
       return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 

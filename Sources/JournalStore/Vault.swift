@@ -313,6 +313,8 @@ public final class Vault {
       try db.execute(sql: "PRAGMA journal_mode = WAL")
       // FULL: a commit reported to the user survives a power loss.
       try db.execute(sql: "PRAGMA synchronous = FULL")
+      // Before any statement is prepared: what a keyed write touches (LedgerTree.Tracking).
+      LedgerTree.Tracking.register(db)
     }
     var info = stat()
     let walPresent = lstat(path + "-wal", &info) == 0

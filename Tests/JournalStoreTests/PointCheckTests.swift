@@ -247,8 +247,42 @@ struct PointCheckTests {
       ])
   }
 
+  /// The hook reads a table as SQLite names it, whatever case its schema spells (an edit
+  /// that leaves every row and check as it was); a table with a generated column, whose
+  /// places the hook would count otherwise, is refused rather than read at the wrong place.
+  @Test func theHookReadsTheTablesAsSQLiteNamesThem() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1)
+    try f.store.upsert(a)
+    try GRDBAccess.queue(f.path).writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA writable_schema = ON")
+      try db.execute(
+        sql: """
+          UPDATE sqlite_schema SET sql = replace(sql, 'CREATE TABLE session', 'CREATE TABLE "SESSION"')
+          WHERE name = 'session'
+          """)
+    }
+    let spelt = try GRDBAccess.queue(f.path).read { db in
+      try String.fetchOne(
+        db, sql: "SELECT name FROM pragma_table_list WHERE name = 'session' COLLATE NOCASE")
+    }
+    #expect(spelt == "SESSION")
+    let before = try GRDBAccess.queue(f.path).write { db -> LedgerTree.Before in
+      let tracking = try LedgerTree.Before.start(db)
+      defer { tracking.stop() }
+      try db.execute(sql: "UPDATE session SET revision = 9 WHERE id = ?", arguments: [a.id.hex])
+      return try tracking.finish()
+    }
+    #expect(before.rows[LedgerTree.leaf(of: a.id)]?.first?.entry != nil)
+    try tamper(f, "ALTER TABLE tombstone ADD COLUMN shadow TEXT GENERATED ALWAYS AS (id) VIRTUAL")
+    #expect(throws: StoreError.tampered(.rows)) {
+      try GRDBAccess.queue(f.path).write { db in _ = try LedgerTree.Before.start(db) }
+    }
+  }
+
   /// A write that fails leaves no hook behind: the next write on the same connection keeps
-  /// only its own rows, and the tree both leave is the one the whole check makes.
+  /// only its own rows (a tracking still running would refuse it), and the tree both leave
+  /// is the one the whole check makes.
   @Test func aFailedWriteLeavesNoHook() throws {
     let f = try StoreFixture()
     let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2)

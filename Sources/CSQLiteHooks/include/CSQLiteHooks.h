@@ -16,9 +16,10 @@ typedef void (*journal_preupdate_callback)(void *context, sqlite3 *connection, i
                                            const char *database, const char *table,
                                            long long rowid_before, long long rowid_after);
 
-/// sqlite3_preupdate_hook: registers `callback` for `connection` (NULL removes it).
-void journal_preupdate_hook(sqlite3 *connection, journal_preupdate_callback callback,
-                            void *context);
+/// sqlite3_preupdate_hook: registers `callback` for `connection` (NULL removes it); returns
+/// the context registered before.
+void *journal_preupdate_hook(sqlite3 *connection, journal_preupdate_callback callback,
+                             void *context);
 
 /// sqlite3_preupdate_old and sqlite3_preupdate_new: column `column` of the row as it was
 /// (update, delete) or as it will be (insert, update), valid only inside the callback.
