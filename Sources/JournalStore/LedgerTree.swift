@@ -253,7 +253,7 @@ struct LedgerTree: Equatable {
       try rows(
         """
         SELECT id, revision FROM session INDEXED BY session_ledger
-        WHERE status = ? AND id BETWEEN ? AND ?
+        WHERE status = ? COLLATE BINARY AND id COLLATE BINARY BETWEEN ? AND ?
         """, [status.rawValue, low, high], db
       ) { handle, id in
         guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
@@ -263,14 +263,16 @@ struct LedgerTree: Equatable {
       }
     }
     var tombstones: [SessionID: [UInt8]] = [:]
-    try rows("SELECT id FROM tombstone WHERE id BETWEEN ? AND ?", [low, high], db) { _, id in
+    try rows(
+      "SELECT id FROM tombstone WHERE id COLLATE BINARY BETWEEN ? AND ?", [low, high], db
+    ) { _, id in
       tombstones[id] = tombstoneEntry(id: id)
     }
     var syncRows: [SessionID: [UInt8]] = [:]
     try rows(
       """
       SELECT id, revision, generation FROM sync_row INDEXED BY sync_row_revision
-      WHERE id BETWEEN ? AND ?
+      WHERE id COLLATE BINARY BETWEEN ? AND ?
       """, [low, high], db
     ) { handle, id in
       guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
@@ -319,10 +321,8 @@ struct LedgerTree: Equatable {
     while try SessionStore.step(handle, statement, db) {
       guard let text = sqlite3_column_text(handle, 0) else { throw StoreError.tampered(.rows) }
       let digits = UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 0)))
-      guard
-        let id = SessionID(storedDigits: digits)
-          ?? SessionID(String(decoding: digits, as: UTF8.self))
-      else { throw StoreError.tampered(.rows) }
+      // Exactly as journal stores an id: a looser reading would make two rows one id.
+      guard let id = SessionID(storedDigits: digits) else { throw StoreError.tampered(.rows) }
       try row(handle, id)
     }
   }
@@ -663,7 +663,7 @@ struct LedgerTree: Equatable {
   final class Tracking {
     private struct Key: Hashable {
       let kind: Before.Kind
-      let id: String
+      let id: SessionID
     }
     /// A row as it was: nil when there was none; its status (session) and its two numbers
     /// (session: revision; sync row: revision, generation), nil where not an integer.
@@ -676,7 +676,7 @@ struct LedgerTree: Equatable {
     private let connection: OpaquePointer
     private var kept: [Key: Kept] = [:]
     private var order: [Key] = []
-    /// A row whose id was not text, or whose columns did not read: nothing journal writes.
+    /// A row whose id was not as journal stores one, or whose columns did not read.
     private var malformed = false
     private var tracking = true
     /// The columns read, by table: the id, and the session's status and revision, the sync
@@ -754,9 +754,8 @@ struct LedgerTree: Equatable {
       guard !malformed else { throw StoreError.tampered(.rows) }
       var before = Before()
       for key in order {
-        guard let row = kept[key], let id = SessionID(key.id) else {
-          throw StoreError.tampered(.rows)
-        }
+        guard let row = kept[key] else { throw StoreError.tampered(.rows) }
+        let id = key.id
         var entry: [UInt8]?
         if row.present {
           switch key.kind {
@@ -829,9 +828,17 @@ struct LedgerTree: Equatable {
         }
         return value
       }
-      // The id as text, a blob's bytes as their text (as GRDB read it for the triggers'
-      // rows: an undo puts back, row by row, even a trash row of a blob id).
-      guard let id = value(columns.id).flatMap({ Self.text($0, orBlob: true) }) else {
+      guard let idValue = value(columns.id) else { return }
+      // A blob id is in no leaf (a blob sorts after every text, outside every leaf's range of
+      // ids): nothing the tree counts, so not kept, whatever it holds, and an undo still puts
+      // back, row by row, even a trash row of a blob id. A text id must be exactly as journal
+      // stores one, else two rows could be kept as one.
+      if sqlite3_value_type(idValue) == SQLITE_BLOB { return }
+      guard sqlite3_value_type(idValue) == SQLITE_TEXT, let text = sqlite3_value_text(idValue),
+        let id = SessionID(
+          storedDigits: UnsafeRawBufferPointer(
+            start: text, count: Int(sqlite3_value_bytes(idValue))))
+      else {
         malformed = true
         return
       }
@@ -843,19 +850,18 @@ struct LedgerTree: Equatable {
         return
       }
       kept[key] = Kept(
-        present: true, status: columns.status.flatMap(value).flatMap { Self.text($0) },
+        present: true, status: columns.status.flatMap(value).flatMap(Self.text),
         first: columns.first.flatMap(value).flatMap(Self.integer),
         second: columns.second.flatMap(value).flatMap(Self.integer))
     }
 
     /// A text value; nil for any other type (a status of another type is in no range of the
-    /// ledger, as `entries(ofLeaf:)` reads it), unless `orBlob`.
-    private static func text(_ value: OpaquePointer, orBlob: Bool = false) -> String? {
-      let type = sqlite3_value_type(value)
-      guard type == SQLITE_TEXT || (orBlob && type == SQLITE_BLOB) else { return nil }
-      let count = Int(sqlite3_value_bytes(value))
-      guard count > 0 else { return "" }
+    /// ledger, as `entries(ofLeaf:)` reads it).
+    private static func text(_ value: OpaquePointer) -> String? {
+      guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+      // The text first, then its length (SQLite's order: the text may be converted).
       guard let bytes = sqlite3_value_text(value) else { return nil }
+      let count = Int(sqlite3_value_bytes(value))
       return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 

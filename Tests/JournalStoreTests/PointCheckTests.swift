@@ -280,6 +280,69 @@ struct PointCheckTests {
     }
   }
 
+  /// Only ids the tree counts are kept, and ids journal never stores are damage: a blob id
+  /// beside the text id of the same digits (a blob is in no leaf) leaves the text row kept as
+  /// it was, though the blob was changed first; an id in capitals refuses the write.
+  @Test func theHookKeepsOnlyIdsTheTreeCounts() throws {
+    let f = try StoreFixture()
+    // Digits with letters, which capitals change.
+    let a = try session(f, 0xab, 0xcd, 0xef)
+    try f.store.upsert(a)
+    try tamper(
+      f,
+      """
+      INSERT INTO session (id, status, summary, body, revision)
+      SELECT CAST(id AS BLOB), status, summary, body, 7 FROM session WHERE id = ?
+      """, [a.id.hex])
+    let before = try GRDBAccess.queue(f.path).write { db -> LedgerTree.Before in
+      let tracking = try LedgerTree.Before.start(db)
+      defer { tracking.stop() }
+      try db.execute(
+        sql: "UPDATE session SET revision = 8 WHERE id = CAST(? AS BLOB)", arguments: [a.id.hex])
+      try db.execute(sql: "UPDATE session SET revision = 9 WHERE id = ?", arguments: [a.id.hex])
+      return try tracking.finish()
+    }
+    let kept = before.rows[LedgerTree.leaf(of: a.id)] ?? []
+    #expect(kept.count == 1)
+    #expect(
+      kept.first?.entry
+        == LedgerTree.sessionEntry(id: a.id, status: a.status.stored, revision: 1))
+    let capitals = a.id.hex.uppercased()
+    try GRDBAccess.queue(f.path).writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+      try db.execute(
+        sql: "UPDATE session SET id = ? WHERE id = CAST(? AS BLOB)",
+        arguments: [capitals, a.id.hex])
+    }
+    #expect(throws: StoreError.tampered(.rows)) {
+      try GRDBAccess.queue(f.path).write { db in
+        let tracking = try LedgerTree.Before.start(db)
+        defer { tracking.stop() }
+        try db.execute(sql: "UPDATE session SET revision = 3 WHERE id = ?", arguments: [capitals])
+        _ = try tracking.finish()
+      }
+    }
+  }
+
+  /// The hook is on from the moment the vault's connection is set up, so a `DELETE` with no
+  /// `WHERE` prepared before a write's tracking still goes a row at a time, each kept (with
+  /// no hook, SQLite would have emptied the table at once, unseen).
+  @Test func aDeleteOfEveryRowIsSeenRowByRow() throws {
+    let f = try StoreFixture()
+    let gone = SessionID(randomBytes: [7, 7] + Array(repeating: 7, count: 14))
+    try tamper(f, "INSERT INTO tombstone (id) VALUES (?)", [gone.hex])
+    let vault = try Vault.open(at: f.path)
+    try vault.write { db in _ = try db.cachedStatement(sql: "DELETE FROM tombstone") }
+    let before = try vault.write { db -> LedgerTree.Before in
+      let tracking = try LedgerTree.Before.start(db)
+      defer { tracking.stop() }
+      try db.cachedStatement(sql: "DELETE FROM tombstone").execute()
+      return try tracking.finish()
+    }
+    #expect(
+      before.rows[LedgerTree.leaf(of: gone)]?.first?.entry == LedgerTree.tombstoneEntry(id: gone))
+  }
+
   /// A write that fails leaves no hook behind: the next write on the same connection keeps
   /// only its own rows (a tracking still running would refuse it), and the tree both leave
   /// is the one the whole check makes.
