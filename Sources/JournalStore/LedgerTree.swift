@@ -665,8 +665,9 @@ struct LedgerTree: Equatable {
       let kind: Before.Kind
       let id: SessionID
     }
-    /// A row as it was: nil when there was none; its status (session) and its two numbers
-    /// (session: revision; sync row: revision, generation), nil where not an integer.
+    /// A row as it was: whether it was there; its status (session), nil where not text; and
+    /// its two numbers (session: revision; sync row: revision, generation), nil where not an
+    /// integer.
     private struct Kept {
       let present: Bool
       let status: String?
