@@ -259,14 +259,21 @@ struct LedgerTree: Equatable {
         guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
           case let revision = sqlite3_column_int64(handle, 1), revision >= 0
         else { throw StoreError.tampered(.rows) }
-        sessions[id] = sessionEntry(id: id, status: status, revision: UInt64(revision))
+        // An id twice (a table rebuilt without its unique index) would count as one row here
+        // and as two in the whole check: damage, never the last row read.
+        guard
+          sessions.updateValue(
+            sessionEntry(id: id, status: status, revision: UInt64(revision)), forKey: id) == nil
+        else { throw StoreError.tampered(.rows) }
       }
     }
     var tombstones: [SessionID: [UInt8]] = [:]
     try rows(
       "SELECT id FROM tombstone WHERE id COLLATE BINARY BETWEEN ? AND ?", [low, high], db
     ) { _, id in
-      tombstones[id] = tombstoneEntry(id: id)
+      guard tombstones.updateValue(tombstoneEntry(id: id), forKey: id) == nil else {
+        throw StoreError.tampered(.rows)
+      }
     }
     var syncRows: [SessionID: [UInt8]] = [:]
     try rows(
@@ -278,9 +285,12 @@ struct LedgerTree: Equatable {
       guard sqlite3_column_type(handle, 1) == SQLITE_INTEGER,
         sqlite3_column_type(handle, 2) == SQLITE_INTEGER
       else { throw StoreError.tampered(.rows) }
-      syncRows[id] = syncEntry(
+      let entry = syncEntry(
         id: id, revision: sqlite3_column_int64(handle, 1),
         generation: sqlite3_column_int64(handle, 2))
+      guard syncRows.updateValue(entry, forKey: id) == nil else {
+        throw StoreError.tampered(.rows)
+      }
     }
     if let before {
       before.restore(&sessions, kind: .session, leaf: leaf)

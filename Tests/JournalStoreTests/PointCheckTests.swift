@@ -343,6 +343,31 @@ struct PointCheckTests {
       before.rows[LedgerTree.leaf(of: gone)]?.first?.entry == LedgerTree.tombstoneEntry(id: gone))
   }
 
+  /// A session table rebuilt without its unique index can hold an id twice: a leaf that
+  /// reads it twice is damage, never counted as its last row (the whole check counts both).
+  @Test func anIdTwiceInALeafIsDamage() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1)
+    try f.store.upsert(a)
+    try GRDBAccess.queue(f.path).writeWithoutTransaction { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE loose AS SELECT * FROM session;
+          DROP TABLE session;
+          ALTER TABLE loose RENAME TO session;
+          CREATE INDEX session_ledger ON session (status, id, revision);
+          INSERT INTO session (id, status, summary, body, revision)
+            SELECT id, 'needs_reflection', summary, body, 1 FROM session WHERE id = '\(a.id.hex)';
+          """)
+    }
+    let leaf = LedgerTree.leaf(of: a.id)
+    #expect(throws: StoreError.tampered(.rows)) {
+      try GRDBAccess.queue(f.path).read { db in
+        try LedgerTree.entries(ofLeaf: leaf, db, skippingSessions: [], skippingTombstones: [])
+      }
+    }
+  }
+
   /// A write that fails leaves no hook behind: the next write on the same connection keeps
   /// only its own rows (a tracking still running would refuse it), and the tree both leave
   /// is the one the whole check makes.
