@@ -686,7 +686,6 @@ struct LedgerTree: Equatable {
     }
     private let connection: OpaquePointer
     private var kept: [Key: Kept] = [:]
-    private var order: [Key] = []
     /// A row whose id was not as journal stores one, or whose columns did not read.
     private var malformed = false
     private var tracking = true
@@ -764,8 +763,8 @@ struct LedgerTree: Equatable {
       stop()
       guard !malformed else { throw StoreError.tampered(.rows) }
       var before = Before()
-      for key in order {
-        guard let row = kept[key] else { throw StoreError.tampered(.rows) }
+      // Each (kind, id) once, so the order they are added in does not matter.
+      for (key, row) in kept {
         let id = key.id
         var entry: [UInt8]?
         if row.present {
@@ -855,7 +854,6 @@ struct LedgerTree: Equatable {
       }
       let key = Key(kind: kind, id: id)
       guard kept[key] == nil else { return }
-      order.append(key)
       guard present else {
         kept[key] = Kept(present: false, status: nil, first: nil, second: nil)
         return
