@@ -95,7 +95,7 @@ public enum AgentProtocol {
   /// `agent.sock` of journal versions that held one vault at a time.
   public static func socketPaths(environment: [String: String]) throws -> [String] {
     let directory = try RuntimeDirectory.resolve(environment: environment)
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    let names = (try? FileSafety.names(in: directory)) ?? []
     return names.filter { $0 == "agent.sock" || ($0.hasPrefix("agent-") && $0.hasSuffix(".sock")) }
       .sorted().map { directory + "/" + $0 }
   }

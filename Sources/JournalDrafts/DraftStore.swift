@@ -179,9 +179,10 @@ public final class DraftStore {
 
   private func names() throws -> [String] {
     do {
-      return try FileManager.default.contentsOfDirectory(atPath: directory)
+      return try FileSafety.names(in: directory)
     } catch {
-      throw DraftError.io(path: directory, errno: EIO)
+      guard case .io(_, let code) = error else { throw DraftError.io(path: directory, errno: EIO) }
+      throw DraftError.io(path: directory, errno: code)
     }
   }
 

@@ -51,6 +51,36 @@ public enum FileSafety {
     close(fd)
   }
 
+  /// The names in the directory `path`, "." and ".." left out, in the order the directory
+  /// gives them. Opened without following a symbolic link. One pass of `readdir`: Foundation's
+  /// `contentsOfDirectory` took ~0.3 M instructions for the same, and every start lists two.
+  public static func names(in path: String) throws(SystemError) -> [String] {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { throw .io(path: path, errno: errno) }
+    guard let directory = fdopendir(fd) else {
+      let code = errno
+      close(fd)
+      throw .io(path: path, errno: code)
+    }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while true {
+      // readdir gives nil at the end and on an error; only errno tells them apart.
+      errno = 0
+      guard let entry = readdir(directory) else {
+        if errno != 0 { throw .io(path: path, errno: errno) }
+        return names
+      }
+      let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee))
+        {
+          String(cString: $0)
+        }
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+  }
+
   /// The directory part of a path ("." for a bare file name).
   public static func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -151,7 +151,7 @@ public struct ExternalEditor {
   func wipeLeftovers() { Self.wipeLeftovers(in: directory) }
 
   static func wipeLeftovers(in directory: String) {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    let names = (try? FileSafety.names(in: directory)) ?? []
     for name in names {
       if let pidText = name.split(separator: "-").first, let pid = pid_t(pidText),
         pid == getpid() || kill(pid, 0) == 0
