@@ -5,6 +5,9 @@
 /// runtime's casts of its arguments), and every command that opens a vault formats about a
 /// hundred: 2.2 M instructions of `show`'s 41.6 M (Docs/PERFORMANCE.md).
 public enum Hex {
+  /// Inlinable, so each caller's collection type is known where it is compiled: a generic
+  /// call across modules made the runtime look up `[UInt8]: Collection` (~0.3 M instructions).
+  @inlinable
   public static func lowercase(_ bytes: some Collection<UInt8>) -> String {
     String(unsafeUninitializedCapacity: bytes.count * 2) { out in
       var index = 0
@@ -42,5 +45,5 @@ public enum Hex {
     }
   }
 
-  private static let digits = Array("0123456789abcdef".utf8)
+  @usableFromInline static let digits = Array("0123456789abcdef".utf8)
 }
