@@ -50,8 +50,9 @@ public final class RecordCipher {
     self.recordKey = key
     self.random = random
     self.opener = try Opener(key: key)
-    self.columnKey = try SecureBytes(count: SecretBox.keyBytes)
-    self.sealScratch = try SecureBytes(count: 4096)
+    let parts = try SecureBytes.parts([SecretBox.keyBytes, 4096])
+    self.columnKey = parts[0]
+    self.sealScratch = parts[1]
   }
 
   /// Pads and seals `plaintext` for `column` of session `id`.
@@ -110,8 +111,9 @@ public final class RecordCipher {
 
     init(key: SecureBytes) throws(CryptoError) {
       self.recordKey = key
-      self.columnKey = try SecureBytes(count: SecretBox.keyBytes)
-      self.scratch = try SecureBytes(count: 4096)
+      let parts = try SecureBytes.parts([SecretBox.keyBytes, 4096])
+      self.columnKey = parts[0]
+      self.scratch = parts[1]
     }
 
     /// Opens `sealed` from `column` of the session whose 16 id bytes are `id`, and hands the

@@ -31,13 +31,19 @@ public final class VaultKeys: Sendable {
   private init(vaultID: [UInt8], dataKey: SecureBytes) throws(CryptoError) {
     self.vaultID = vaultID
     self.dataKey = dataKey
-    self.recordKey = try Self.subkey(of: dataKey, id: 1, context: "jrnl-rec")
-    self.draftKey = try Self.subkey(of: dataKey, id: 2, context: "jrnl-drf")
-    self.ledgerKey = try Self.subkey(of: dataKey, id: 3, context: "jrnl-led")
-    self.syncKey = try Self.subkey(of: dataKey, id: 5, context: "jrnl-syn")
-    self.fingerprintKey = try Self.subkey(of: dataKey, id: 6, context: "jrnl-fpr")
-    let seed = try Self.subkey(of: dataKey, id: 4, context: "jrnl-sea")
-    let secret = try SecureBytes(count: Int(crypto_box_SECRETKEYBYTES))
+    // The subkeys, the seed and the secret key in one guarded allocation (SecureBytes.parts).
+    let key = SecretBox.keyBytes
+    let parts = try SecureBytes.parts([
+      key, key, key, key, key, key, Int(crypto_box_SECRETKEYBYTES),
+    ])
+    self.recordKey = Self.subkey(of: dataKey, id: 1, context: "jrnl-rec", into: parts[0])
+    self.draftKey = Self.subkey(of: dataKey, id: 2, context: "jrnl-drf", into: parts[1])
+    self.ledgerKey = Self.subkey(of: dataKey, id: 3, context: "jrnl-led", into: parts[2])
+    self.syncKey = Self.subkey(of: dataKey, id: 5, context: "jrnl-syn", into: parts[3])
+    self.fingerprintKey = Self.subkey(of: dataKey, id: 6, context: "jrnl-fpr", into: parts[4])
+    let seed = Self.subkey(of: dataKey, id: 4, context: "jrnl-sea", into: parts[5])
+    defer { seed.wipe() }
+    let secret = parts[6]
     var publicKey = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))
     let status = publicKey.withUnsafeMutableBytes { pk in
       secret.withUnsafeMutableBytes { sk in
@@ -227,11 +233,12 @@ public final class VaultKeys: Sendable {
     return plain.withUnsafeBytes { SecretBox.seal($0, key: kek, random: random) }
   }
 
+  /// Derives crypto_kdf subkey `id` of `key` into `subkey` (32 bytes), and returns it.
   private static func subkey(
-    of key: SecureBytes, id: UInt64, context: StaticString
-  ) throws(CryptoError) -> SecureBytes {
+    of key: SecureBytes, id: UInt64, context: StaticString, into subkey: SecureBytes
+  ) -> SecureBytes {
     precondition(context.utf8CodeUnitCount == Int(crypto_kdf_CONTEXTBYTES))
-    let subkey = try SecureBytes(count: SecretBox.keyBytes)
+    precondition(subkey.count == SecretBox.keyBytes)
     // A StaticString's storage is static and never null; libsodium reads 8 bytes of it.
     let ctx = UnsafeRawPointer(context.utf8Start).assumingMemoryBound(to: CChar.self)
     subkey.withUnsafeMutableBytes { out in
