@@ -530,7 +530,7 @@ struct Ledger {
   /// anew, so a change made behind the ledger's back elsewhere still does not add up.
   func commitTracked(
     _ db: Database, after stamp: Stamp, start: View, before: LedgerTree.Before
-  ) throws -> Stamp {
+  ) throws -> (stamp: Stamp, leaves: Set<Int>) {
     // What the write itself settled (a purge sync brought, say) counts as done, as in `commit`.
     try Self.settle(db)
     let now = try View.readFlat(db)
@@ -568,7 +568,7 @@ struct Ledger {
       key: key, vaultID: vaultID, generation: generation, root: LedgerTree.root(nodes: nodes),
       trash: now.rows.trash, flat: now.rows.sync)
     try stampRow(db, generation: generation, tag: tag)
-    return Stamp(generation: generation, tag: tag)
+    return (Stamp(generation: generation, tag: tag), touched)
   }
 
   private func stampRow(_ db: Database, generation: UInt64, tag: [UInt8]) throws {

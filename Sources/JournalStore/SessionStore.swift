@@ -23,7 +23,7 @@ public final class SessionStore {
   /// checks the whole vault and ends it.
   var pointChecks = false
   /// The leaves checked at `checked` (point checks).
-  private var checkedLeaves: Set<Int> = []
+  private(set) var checkedLeaves: Set<Int> = []
   /// How many sessions a sync has read by their leaves (point checks; `syncLeavesAtMost`).
   var syncLeavesRead = 0
   /// The one guarded hash state `fingerprint` restarts for every field (under its lock).
@@ -1726,6 +1726,7 @@ public final class SessionStore {
   func write<T>(bulk: Bool = false, _ body: (Database) throws -> T) throws -> T {
     checkWhenListing = false
     var stamp: Ledger.Stamp?
+    var stamped: Set<Int> = []
     let result = try vault.write { db in
       let current = try Ledger.stamp(db)
       if current == nil, try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
@@ -1751,11 +1752,16 @@ public final class SessionStore {
       try Ledger.settle(db)
       let result = try body(db)
       let touched = try tracking.finish()
-      stamp = try ledger.commitTracked(db, after: current, start: startView, before: touched)
+      let made = try ledger.commitTracked(db, after: current, start: startView, before: touched)
+      stamp = made.stamp
+      stamped = made.leaves
       return result
     }
     checked = stamp
-    checkedLeaves = []
+    // The leaves a tracked write stamped were made from its own rows, in its transaction:
+    // checked at the new stamp, so reading them again (`edit` resolves its id once more to
+    // show it) reads no leaf twice. Every other leaf is checked again when read.
+    checkedLeaves = stamped
     writes += 1
     if let stamp { onStamp?(stamp) }
     return result

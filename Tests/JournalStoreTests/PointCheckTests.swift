@@ -65,6 +65,25 @@ struct PointCheckTests {
     #expect(throws: StoreError.tampered(.rows)) { try pointStore(f).summaries() }
   }
 
+  /// A point write counts the leaves it stamped as checked at its new stamp (it made them
+  /// from its own rows): reading its session again reads no leaf. A leaf it did not touch,
+  /// though checked before the write, is checked again when read, and found tampered.
+  @Test func aWriteCountsOnlyTheLeavesItStampedAsChecked() throws {
+    let f = try StoreFixture()
+    let a = try session(f, 1, 1, 1), b = try session(f, 2, 2, 2)
+    try f.store.upsert(a)
+    try f.store.upsert(b)
+    let store = try pointStore(f)
+    #expect(try store.session(b.id) == b)
+    #expect(store.checkedLeaves == [LedgerTree.leaf(of: b.id)])
+    try store.update(a.id) { try $0.apply(.music("OTHER"), now: t0 + 5) }
+    #expect(store.checkedLeaves == [LedgerTree.leaf(of: a.id)])
+    #expect(try store.resolve(a.id.short) == a.id)
+    #expect(store.checkedLeaves == [LedgerTree.leaf(of: a.id)])
+    try tamper(f, "DELETE FROM session WHERE id = ?", [b.id.hex])
+    #expect(throws: StoreError.tampered(.rows)) { try store.session(b.id) }
+  }
+
   /// A point write elsewhere never stamps a change made behind the ledger's back: the
   /// deleted row is still found missing by the whole check after it.
   @Test func aWriteElsewhereDoesNotBlessTampering() throws {
