@@ -4,7 +4,13 @@ import JournalDiagnostics
 
 /// `journal`: an encrypted, private, offline journal for psychedelic-assisted therapy.
 struct Journal: ParsableCommand {
-  static let configuration = CommandConfiguration(
+  /// The configuration ArgumentParser reads: `plainConfiguration`, except while
+  /// `parse(_:)` parses a command line that cannot ask for a completion script.
+  static var configuration: CommandConfiguration {
+    lookForCompletionRequest ? plainConfiguration : skippingCompletionLook
+  }
+
+  static let plainConfiguration = CommandConfiguration(
     commandName: "journal",
     abstract: "A private, encrypted journal for psychedelic-assisted therapy sessions.",
     discussion: """
@@ -23,6 +29,36 @@ struct Journal: ParsableCommand {
       Capture.self, RecoveryCode.self, Share.self, Sync.self, Resolve.self,
     ]
   )
+}
+
+extension Journal {
+  /// Whether ArgumentParser looks for `--generate-completion-script` as it parses: it does
+  /// so in every command line, by parsing it twice more (8 M of the 46 M instructions of an
+  /// `edit`). Set only by `parse(_:)`.
+  nonisolated(unsafe) private static var lookForCompletionRequest = true
+
+  /// ArgumentParser skips that look for a root command with a "super-command" name (its
+  /// pseudo-commands); the name is used nowhere else but in help and usage text, which are
+  /// never made from this configuration.
+  private static let skippingCompletionLook = {
+    var configuration = plainConfiguration
+    configuration._superCommandName = "journal"
+    return configuration
+  }()
+
+  /// The command `arguments` ask for. Where no argument names a completion script, the look
+  /// for one could find nothing and is skipped; a command line that does not parse (an
+  /// error, `--help`, `--version`, a dump of the help) is parsed again with the look, so
+  /// that what ArgumentParser answers is word for word as ever.
+  static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+    if !arguments.contains(where: { $0.hasPrefix("--generate-completion-script") }) {
+      lookForCompletionRequest = false
+      let command = try? parseAsRoot(arguments)
+      lookForCompletionRequest = true
+      if let command { return command }
+    }
+    return try parseAsRoot(arguments)
+  }
 }
 
 extension Journal {

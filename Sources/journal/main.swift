@@ -30,7 +30,7 @@ if arguments.first == "help", let code = ParseFailure.reportUnknownCommand(argum
 let parsed = arguments.first == "help" ? Array(arguments.dropFirst()) + ["--help"] : arguments
 var command: any ParsableCommand
 do {
-  command = try Journal.parseAsRoot(parsed)
+  command = try Journal.parse(parsed)
 } catch {
   finish(ParseFailure.report(error, arguments: arguments))
 }

@@ -82,6 +82,28 @@ import Testing
     }
   }
 
+  /// A command line that names no completion script is parsed without ArgumentParser's look
+  /// for one (`Journal.parse`): help, usage and errors still read as ArgumentParser writes
+  /// them for journal, never with the root's name twice (the name the skip borrows), and a
+  /// completion script is printed however it is asked for (the look is kept for those).
+  @Test func skippingTheCompletionLookChangesNoWord() {
+    let f = CLIFixture()
+    for arguments in [["--help"], ["new", "--help"], ["show", "--nope"], ["edit"], ["nwe"]] {
+      let result = f.cli.run(arguments)
+      #expect(result.status != 1, "\(arguments): \(result)")
+      #expect(!(result.stdout + result.stderr).contains("journal journal"), "\(arguments)")
+    }
+    #expect(f.cli.run(["new", "--help"]).stdout.contains("USAGE: journal new "))
+    #expect(f.cli.run(["--version"]).stdout == "0.1.0\n")
+    for arguments in [
+      ["--generate-completion-script", "bash"], ["--generate-completion-script=zsh"],
+    ] {
+      let script = f.cli.run(arguments)
+      #expect(script.status == 0, "\(arguments): \(script)")
+      #expect(script.stdout.contains("journal"), "\(arguments)")
+    }
+  }
+
   /// One session exported is "1 session", not "1 sessions".
   @Test func exportCountsInWords() {
     let f = CLIFixture().initialise()
