@@ -260,11 +260,12 @@ struct Ledger {
   /// The stored stamp, or nil for a vault not yet protected.
   static func stamp(_ db: Database) throws -> Stamp? {
     guard
+      // Cached: read at the opening, at every leaf check and at every write's start.
       let row = try Row.fetchOne(
-        db,
-        sql:
-          "SELECT generation, tag, construction, singleton, (SELECT count(*) FROM ledger) FROM ledger"
-      )
+        db.cachedStatement(
+          sql:
+            "SELECT generation, tag, construction, singleton, (SELECT count(*) FROM ledger) FROM ledger"
+        ))
     else {
       return nil
     }

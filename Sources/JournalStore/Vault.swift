@@ -113,9 +113,15 @@ public final class Vault {
     var isVault = false
     do {
       let database = try openDatabase(path, readOnly: readOnly)
-      let header = try database.read { db in try readHeader(db, path: path) }
-      isVault = true
-      let pending = try database.read { db in try !migrator.hasCompletedMigrations(db) }
+      // One read transaction for the header, the migrations and the structure, unless a
+      // migration must run between them.
+      let (header, pending) = try database.read { db in
+        let header = try readHeader(db, path: path)
+        isVault = true
+        let pending = try !migrator.hasCompletedMigrations(db)
+        if !pending { try checkStructure(db, path: path) }
+        return (header, pending)
+      }
       if pending {
         if let readOnly { throw StoreError.readOnly(path: path, reason: readOnly) }
         do {
@@ -124,8 +130,6 @@ public final class Vault {
           // A migration that cannot run again over what is there: its row was removed.
           throw StoreError.damagedStructure(path: path)
         }
-      }
-      if !pending || readOnly == nil {
         try database.read { db in try checkStructure(db, path: path) }
       }
       return Vault(path: path, database: database, header: header, readOnly: readOnly)
