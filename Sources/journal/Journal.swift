@@ -48,10 +48,15 @@ extension Journal {
 
   /// The command `arguments` ask for. Where no argument names a completion script, the look
   /// for one could find nothing and is skipped; a command line that does not parse (an
-  /// error, `--help`, `--version`, a dump of the help) is parsed again with the look, so
-  /// that what ArgumentParser answers is word for word as ever.
+  /// error, `--version`, a dump of the help) is parsed again with the look, so that what
+  /// ArgumentParser answers is word for word as ever (help asked for parses, to ArgumentParser's
+  /// `HelpCommand`, whose text is made after the look is back on). A shell's request for
+  /// completions (`---completion`) is parsed once, the usual way: ArgumentParser answers it
+  /// by running its completion, which a second parse would run again.
   static func parse(_ arguments: [String]) throws -> any ParsableCommand {
-    if !arguments.contains(where: { $0.hasPrefix("--generate-completion-script") }) {
+    if arguments.first != "---completion",
+      !arguments.contains(where: { $0.hasPrefix("--generate-completion-script") })
+    {
       lookForCompletionRequest = false
       let command = try? parseAsRoot(arguments)
       lookForCompletionRequest = true
