@@ -71,11 +71,10 @@ public enum FileSafety {
         if errno != 0 { throw .io(path: path, errno: errno) }
         return names
       }
-      let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
-        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee))
-        {
-          String(cString: $0)
-        }
+      // Read where it lies: a copy of the whole 256-byte field could read past the last
+      // entry of readdir's buffer. A tuple of CChar is memory bound to CChar.
+      let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
+        String(cString: UnsafeRawPointer(field).assumingMemoryBound(to: CChar.self))
       }
       if name != "." && name != ".." { names.append(name) }
     }

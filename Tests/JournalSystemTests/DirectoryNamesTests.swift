@@ -19,11 +19,13 @@ struct DirectoryNamesTests {
     defer { try? FileManager.default.removeItem(atPath: path) }
     do {
       #expect(try FileSafety.names(in: path) == [])
-      for name in ["a", "b-1", ".hidden", "é name"] {
+      for name in ["a", "b-1", ".hidden", "é name", String(repeating: "n", count: 255)] {
         #expect(FileManager.default.createFile(atPath: path + "/" + name, contents: nil))
       }
       #expect(mkdir(path + "/sub", 0o700) == 0)
-      #expect(try FileSafety.names(in: path).sorted() == [".hidden", "a", "b-1", "sub", "é name"])
+      #expect(
+        try FileSafety.names(in: path).sorted()
+          == [".hidden", "a", "b-1", String(repeating: "n", count: 255), "sub", "é name"])
     }
   }
 
