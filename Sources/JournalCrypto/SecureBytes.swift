@@ -74,7 +74,7 @@ public final class SecureBytes: @unchecked Sendable {
   deinit { if whole == nil { sodium_free(pointer) } }
 
   /// Overwrites the bytes with zeros now (before the process exits without deinit).
-  public func wipe() { sodium_memzero(pointer, max(count, 1)) }
+  public func wipe() { sodium_memzero(pointer, whole == nil ? max(count, 1) : count) }
 
   /// Reads the bytes.
   public func withUnsafeBytes<R, E: Error>(

@@ -31,15 +31,17 @@ struct SecureBytesTests {
     #expect(bytes(kept) == Array(0..<16))
   }
 
-  /// `wipe()` zeroes the part it is called on and nothing beside it.
+  /// `wipe()` zeroes the part it is called on and nothing beside it, an empty part included.
   @Test func wipingAPartLeavesTheOthers() throws {
-    let parts = try SecureBytes.parts([8, 8, 8])
+    let parts = try SecureBytes.parts([8, 8, 0, 8])
     for part in parts {
       part.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 9) }
     }
     parts[1].wipe()
+    // An empty part wipes nothing, not the first byte of the part after it.
+    parts[2].wipe()
     #expect(bytes(parts[0]) == [UInt8](repeating: 9, count: 8))
     #expect(bytes(parts[1]) == [UInt8](repeating: 0, count: 8))
-    #expect(bytes(parts[2]) == [UInt8](repeating: 9, count: 8))
+    #expect(bytes(parts[3]) == [UInt8](repeating: 9, count: 8))
   }
 }
