@@ -111,6 +111,13 @@ enum ParseFailure {
         #"write it joined with "=": \#(option)=… (for example \#(option)=-5)"#
       )
     }
+    // "Can't generate completion scripts for 'x'": the apostrophe of "Can't" is no quote.
+    if line.hasPrefix("Can't generate completion scripts for ") {
+      return (
+        "there is no completion script for that shell",
+        "choose bash, zsh or fish: journal --generate-completion-script bash"
+      )
+    }
     if line.hasPrefix("The option '"), let option = quoted.first.map(optionName) {
       return ("\(option) takes no value", help)
     }

@@ -32,6 +32,17 @@ import Testing
     #expect(result.stdout.contains(shell == "fish" ? "'plain'" : "--plain"))
   }
 
+  /// A shell journal has no script for is named as such, in one whole line.
+  @Test func unknownShellIsSaidPlainly() {
+    let result = CLIFixture().run("--generate-completion-script", "tcsh")
+    #expect(result.status == 2)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr
+        == "journal: error: there is no completion script for that shell\n"
+        + "journal: hint: choose bash, zsh or fish: journal --generate-completion-script bash\n")
+  }
+
   /// The bash script is valid bash and registers a completion for journal.
   @Test func bashLoadsTheScript() throws {
     let f = CLIFixture()
