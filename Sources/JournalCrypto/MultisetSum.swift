@@ -51,6 +51,23 @@ public struct MultisetSum: Equatable, Sendable {
 
   /// Adds one string.
   public mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    let (low, high) = hash(bytes)
+    add(low: low, high: high, count: 1)
+  }
+
+  /// Takes away one string the sum holds (what `add` added): the sum of the rest, as if it
+  /// had never been added. Taking away one it does not hold gives a sum of nothing real,
+  /// which compares unequal to every sum of real strings but by chance; the count never
+  /// goes below zero.
+  public mutating func remove(_ bytes: UnsafeRawBufferPointer) {
+    let (low, high) = hash(bytes)
+    // Minus the hash, modulo 2^128: its two's complement.
+    let (negatedLow, carry) = (~low).addingReportingOverflow(1)
+    add(low: negatedLow, high: ~high &+ (carry ? 1 : 0), count: count > 0 ? -1 : 0)
+  }
+
+  /// The string's SipHash-2-4 under the key, as two little-endian words.
+  private func hash(_ bytes: UnsafeRawBufferPointer) -> (low: UInt64, high: UInt64) {
     // On the stack: a million sessions' entries are summed, one call each.
     var out: (UInt64, UInt64) = (0, 0)
     let empty: UInt8 = 0
@@ -61,7 +78,7 @@ public struct MultisetSum: Equatable, Sendable {
         _ = crypto_shorthash_siphashx24(target, input, UInt64(bytes.count), key)
       }
     }
-    add(low: UInt64(littleEndian: out.0), high: UInt64(littleEndian: out.1), count: 1)
+    return (UInt64(littleEndian: out.0), UInt64(littleEndian: out.1))
   }
 
   /// Adds every string `other` holds (made under the same key).

@@ -41,6 +41,30 @@ struct MultisetSumTests {
     #expect(sum(strings + [[]]) != whole)
   }
 
+  /// A string taken away leaves the sum of the rest, in any order, across the carry of the
+  /// low word (many strings summed wrap it); one taken away that was never added does not.
+  @Test func takingAwayLeavesTheRest() {
+    var whole = sum(strings)
+    strings[11].withUnsafeBytes { whole.remove($0) }
+    #expect(whole == sum(strings.enumerated().filter { $0.offset != 11 }.map(\.element)))
+    #expect(whole.count == strings.count - 1)
+    for (index, string) in strings.enumerated().reversed() where index != 11 {
+      string.withUnsafeBytes { whole.remove($0) }
+    }
+    #expect(whole == MultisetSum(key: key))
+    // A changed string taken away for the string itself: not the sum of the rest.
+    var changed = sum(strings)
+    var other = strings[3]
+    other[18] ^= 1
+    other.withUnsafeBytes { changed.remove($0) }
+    #expect(changed.count == strings.count - 1)
+    #expect(changed != sum(Array(strings.prefix(3) + strings.dropFirst(4))))
+    // Nothing to take away: the count stays at zero.
+    var empty = MultisetSum(key: key)
+    strings[0].withUnsafeBytes { empty.remove($0) }
+    #expect(empty.count == 0 && empty != MultisetSum(key: key))
+  }
+
   @Test func anotherKeyIsAnotherSum() {
     let other = [UInt8](repeating: 10, count: MultisetSum.keyBytes)
     var withOther = MultisetSum(key: other)
