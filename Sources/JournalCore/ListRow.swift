@@ -39,7 +39,7 @@ public struct ListRow: Sendable {
 
   /// `SessionSummary.newestFirst`'s order: by date, newest first, then by id.
   public static func newestFirst(_ a: ListRow, _ b: ListRow) -> Bool {
-    a.date != b.date ? a.date > b.date : a.id > b.id
+    SessionSummary.newestFirst(a.date, a.id, b.date, b.id)
   }
 }
 

@@ -47,7 +47,16 @@ public struct SessionSummary: Hashable, Sendable {
 
   /// Newest first by session date; the id breaks ties so the order is stable.
   public static func newestFirst(_ a: SessionSummary, _ b: SessionSummary) -> Bool {
-    a.date != b.date ? a.date > b.date : a.id > b.id
+    newestFirst(a.date, a.id, b.date, b.id)
+  }
+
+  /// The order of every list of sessions (`list`, the newest a whole check keeps): whether
+  /// the session of `aDate` and `aID` comes before that of `bDate` and `bID`.
+  @inlinable
+  public static func newestFirst(_ aDate: Date, _ aID: SessionID, _ bDate: Date, _ bID: SessionID)
+    -> Bool
+  {
+    aDate != bDate ? aDate > bDate : aID > bID
   }
 }
 
