@@ -32,7 +32,8 @@ public struct LedgerStamp: Equatable, Sendable {
 /// sessions an undo had restored then, and the order-free sums of the session entries of each
 /// status (`MultisetSum.bytes`, under a key derived from the ledger's), and, from a `list`
 /// of every session, the newest sessions it showed (at most `newestAtMost`, newest first)
-/// with the revision the check saw of each.
+/// with the revision the check saw of each and its date. A keyed write about a few sessions
+/// at the check's stamp carries it to its own (`SessionStore.carry`).
 public struct WholeCheck: Equatable, Sendable {
   public let generation: UInt64
   public let tag: [UInt8]
@@ -41,14 +42,22 @@ public struct WholeCheck: Equatable, Sendable {
   public let waiting: [UInt8]
   public internal(set) var newest: [Newest]
 
-  /// A session of the newest, and the revision of it the check saw.
+  /// A session of the newest, the revision of it the check saw, and its date (where a
+  /// session a write made or moved goes among them).
   public struct Newest: Equatable, Sendable {
     public let id: SessionID
     public let revision: Int64
+    public let date: Date
 
-    public init(id: SessionID, revision: Int64) {
+    public init(id: SessionID, revision: Int64, date: Date) {
       self.id = id
       self.revision = revision
+      self.date = date
+    }
+
+    /// `ListRow.newestFirst`'s order.
+    static func newestFirst(_ a: Newest, _ b: Newest) -> Bool {
+      SessionSummary.newestFirst(a.date, a.id, b.date, b.id)
     }
   }
 

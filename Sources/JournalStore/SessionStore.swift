@@ -58,8 +58,12 @@ public final class SessionStore {
   private var gathering = false
   private var gathered: [UInt8]?
   /// The last whole check of this vault another command made (`remember`), for a listing of
-  /// one status to bind its rows to, at the same stamp, instead of checking the whole vault.
+  /// one status to bind its rows to, at the same stamp, instead of checking the whole vault,
+  /// and for a keyed write at that stamp to carry to its own (`carry`).
   private var remembered: LedgerEntries?
+  /// Where a store that did not list reads the kept check from, at its first keyed write
+  /// (`rememberAtFirstWrite`): a command that writes nothing does not read it.
+  private var keptAtFirstWrite: (() -> WholeCheck?)?
   /// The ledger's session entries as the last whole check of this store summed them from
   /// the ledger's own indexes, with the stamp it checked and the sessions an undo had
   /// restored then (`bind`): an undo needs no key and leaves the stamp as it was.
@@ -131,6 +135,12 @@ public final class SessionStore {
       LedgerStamp(generation: check.generation, tag: check.tag), entries,
       undone: Set(check.undone), kept: true)
     remembered?.newest = Array(check.newest.prefix(WholeCheck.newestAtMost))
+  }
+
+  /// Hands this store, at its first keyed write, the whole check `kept` reads then (a store
+  /// opened for a command about one session): the write carries it to its own stamp.
+  public func rememberAtFirstWrite(_ kept: @escaping () -> WholeCheck?) {
+    keptAtFirstWrite = kept
   }
 
   /// The `count` newest sessions' list rows (all, when the vault has fewer), from the newest
@@ -589,7 +599,7 @@ public final class SessionStore {
           return nil
         }
         guard let found else { return [] }
-        newest.append(WholeCheck.Newest(id: row.id, revision: found))
+        newest.append(WholeCheck.Newest(id: row.id, revision: found, date: row.date))
       }
       return newest
     }
@@ -1727,6 +1737,11 @@ public final class SessionStore {
     checkWhenListing = false
     var stamp: Ledger.Stamp?
     var stamped: Set<Int> = []
+    var carried: LedgerEntries?
+    if let kept = keptAtFirstWrite {
+      keptAtFirstWrite = nil
+      if let check = kept() { remember(check) }
+    }
     let result = try vault.write { db in
       let current = try Ledger.stamp(db)
       if current == nil, try Ledger.hasRevisions(db) { throw StoreError.tampered(.ledger) }
@@ -1755,8 +1770,13 @@ public final class SessionStore {
       let made = try ledger.commitTracked(db, after: current, start: startView, before: touched)
       stamp = made.stamp
       stamped = made.leaves
+      // Only ever a shortcut: a check that cannot be carried is not, and the write stands.
+      carried =
+        (try? carry(from: current, start: startView, before: touched, to: made.stamp, db))
+        ?? nil
       return result
     }
+    if let carried { ledgerEntries = carried }
     checked = stamp
     // The leaves a tracked write stamped were made from its own rows, in its transaction:
     // checked at the new stamp, so reading them again (`edit` resolves its id once more to
@@ -1765,5 +1785,74 @@ public final class SessionStore {
     writes += 1
     if let stamp { onStamp?(stamp) }
     return result
+  }
+
+  /// Past this many sessions touched, a write carries no whole check (`carry`).
+  static let carriedAtMost = 64
+
+  /// The whole check of `stamp` (this store's, or one kept from an earlier command) carried
+  /// through the tracked write that went from it to `after`, in the write's transaction: the
+  /// sums less the entries the sessions it touched had (as `before` kept them; the write
+  /// checked them against their leaves), plus the entries they have now; the newest with
+  /// each touched session taken out and put back where its date goes. So the next `list -n`
+  /// or `list --needs-reflection` checks the root, not the whole vault, after a command that
+  /// wrote. Nil, and the next listing checks the whole vault, when there is no such check,
+  /// an undo's restored sessions are in play before or after, the write touched more than
+  /// `carriedAtMost` sessions, or a session it wrote does not open.
+  ///
+  /// The newest stay the newest of the vault: a session goes back among them only where it
+  /// comes before the last of them, or where they named every session.
+  private func carry(
+    from stamp: Ledger.Stamp, start: Ledger.View, before: LedgerTree.Before,
+    to after: Ledger.Stamp, _ db: Database
+  ) throws -> LedgerEntries? {
+    guard derivedEntryKey != nil,
+      let known = [ledgerEntries, remembered].lazy.compactMap({ $0 }).first(where: {
+        $0.stamp == stamp
+      }),
+      known.undone.isEmpty, start.undone.isEmpty
+    else { return nil }
+    let touched = before.rows.values.joined().filter { $0.kind == .session }
+    guard touched.count <= Self.carriedAtMost, try Ledger.View.readSkips(db).undone.isEmpty
+    else { return nil }
+    var entries = known.entries
+    var newest = known.newest
+    let namesEvery = newest.count == entries.complete.count &+ entries.waiting.count
+    for row in touched {
+      newest.removeAll { $0.id == row.id }
+      guard let entry = row.entry else { continue }
+      guard entry.count == LedgerRows.sessionBytes else { return nil }
+      entry.withUnsafeBytes { entry in
+        if entry[17] == 2 { entries.complete.remove(entry) } else { entries.waiting.remove(entry) }
+      }
+    }
+    let opener = try cipher.makeOpener()
+    let statement = try db.cachedStatement(
+      sql: "SELECT status, revision, summary FROM session WHERE id = ?")
+    var entry: [UInt8] = []
+    for row in touched {
+      try statement.setArguments([row.id.hex])
+      let handle = statement.sqliteStatement
+      defer { sqlite3_reset(handle) }
+      guard try Self.step(handle, statement, db) else { continue }
+      let revision = sqlite3_column_int64(handle, 1)
+      let status = try row.id.hex.utf8.withContiguousStorageIfAvailable { digits in
+        try Self.makeEntry(
+          &entry, digits: UnsafeRawBufferPointer(digits), status: Self.text(handle, 0),
+          revision: revision, read: nil)
+      }
+      guard let status,
+        let summary = try? Self.openSummary(
+          opener, id: row.id, revision: revision, stored: status, sealed: Self.blob(handle, 2))
+      else { return nil }
+      entry.withUnsafeBytes { entries.add($0, status: status) }
+      let made = WholeCheck.Newest(id: row.id, revision: revision, date: summary.date)
+      let at = newest.firstIndex { WholeCheck.Newest.newestFirst(made, $0) } ?? newest.endIndex
+      if at < newest.endIndex || namesEvery { newest.insert(made, at: at) }
+    }
+    if newest.count > WholeCheck.newestAtMost { newest.removeSubrange(WholeCheck.newestAtMost...) }
+    var carried = LedgerEntries(after, entries, undone: [], kept: true)
+    carried.newest = newest
+    return carried
   }
 }

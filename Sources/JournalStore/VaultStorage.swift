@@ -40,6 +40,12 @@ public final class VaultStorage: SessionStorage, SyncStorage {
   /// Hands over a whole check an earlier command made and kept (`SessionStore.remember`).
   public func remember(_ check: WholeCheck) { store.remember(check) }
 
+  /// Hands over, at the first keyed write, the whole check `kept` reads then
+  /// (`SessionStore.rememberAtFirstWrite`).
+  public func rememberAtFirstWrite(_ kept: @escaping () -> WholeCheck?) {
+    store.rememberAtFirstWrite(kept)
+  }
+
   /// The `count` newest sessions' list rows from the kept check's newest, when they serve
   /// (`SessionStore.keptNewest`); nil otherwise.
   public func keptNewest(_ count: Int) throws -> ListRows? { try store.keptNewest(count) }

@@ -69,12 +69,14 @@ struct WholeCheckRecordTests {
     // Written again as the next check finds it, and read back the same.
     var newest = kept
     newest.newest = [
-      WholeCheck.Newest(id: SessionID(randomBytes: [UInt8](repeating: 7, count: 16)), revision: 9)
+      WholeCheck.Newest(
+        id: SessionID(randomBytes: [UInt8](repeating: 7, count: 16)), revision: 9,
+        date: Date(timeIntervalSinceReferenceDate: 812_345_678.125))
     ]
     record.record(newest)
     #expect(record.read() == newest)
     let sealed = Array(try #require(FileManager.default.contents(atPath: record.path)))
-    #expect(sealed.count == bytes.count + 24)
+    #expect(sealed.count == bytes.count + 32)
     #expect(!String(decoding: sealed, as: UTF8.self).contains("\u{07}\u{07}\u{07}\u{07}"))
   }
 
@@ -108,6 +110,46 @@ struct WholeCheckRecordTests {
     kept.newest.reverse()
     record.record(kept)
     #expect(try list(2) == [all[2], all[1]])
+  }
+
+  /// A command about one session that writes (`new` here, opened as `journal new` opens)
+  /// carries the kept check to its stamp, and the `list -n` after it is served from the
+  /// record, the new session first; a command that only reads leaves the record as it was.
+  @Test func aWriteCarriesTheKeptCheck() throws {
+    let (path, keys) = try vault()
+    let record = try #require(
+      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+    func list(_ limit: Int?) throws -> [SessionID] {
+      let journal = try JournalVault.open(at: path, context: context, check: .listing) {
+        try AppFixture.secret(AppFixture.passphrase)
+      }
+      var filter = SessionFilter(now: clock.read())
+      filter.limit = limit
+      return try journal.list(filter).rows.rows.map(\.id)
+    }
+    let all = try list(nil)
+    let before = try #require(record.read())
+    let point = try JournalVault.open(at: path, context: context, check: .point) {
+      try AppFixture.secret(AppFixture.passphrase)
+    }
+    _ = try point.session(all[1])
+    #expect(record.read() == before)
+    let id = context.newSessionID()
+    _ = try point.save(
+      SessionDraft(
+        id: id, date: clock.read() + 3_600, treatment: .psilocybin, intention: "to rest",
+        moodBefore: Mood(6)))
+    let carried = try #require(record.read())
+    #expect(carried.generation > before.generation)
+    #expect(carried.newest.map(\.id) == [id] + all)
+    // Served from the record: here, in an order only the key could write, as it names it.
+    var reordered = carried
+    reordered.newest.swapAt(0, 1)
+    record.record(reordered)
+    #expect(try list(2) == [all[0], id])
+    record.record(carried)
+    #expect(try list(2) == [id, all[0]])
+    #expect(try list(nil) == [id] + all)
   }
 
   /// Every byte changed in turn, the record cut short or grown, another vault's key, a

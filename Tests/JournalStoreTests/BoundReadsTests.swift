@@ -457,3 +457,149 @@ struct KeptCheckTests {
 
   let t0 = TestClock.reference
 }
+
+/// A keyed write about a few sessions, at the stamp of a kept whole check, carries the check
+/// to its own stamp (`SessionStore.carry`): the sums and the newest are what a whole check
+/// made afresh after the write finds, so the next `list -n` or `list --needs-reflection`
+/// checks the root instead of every session, and a row changed behind the ledger's back is
+/// still refused by the read that meets it.
+struct CarriedCheckTests {
+  let bound = BoundReadsTests()
+  let kept = KeptCheckTests()
+  let t0 = TestClock.reference
+
+  /// A store of point checks (a command about one session) handed `check` at its first write.
+  func pointStore(_ f: StoreFixture, _ check: WholeCheck?) throws -> SessionStore {
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random, check: .point)
+    store.rememberAtFirstWrite { check }
+    return store
+  }
+
+  /// The whole check a `list` of every session makes now.
+  func fresh(_ f: StoreFixture) throws -> WholeCheck {
+    let store = try kept.listing(f, kept: nil)
+    _ = try store.listRows(include: { _ in true })
+    return try #require(store.wholeCheck)
+  }
+
+  /// After each kind of write: the carried check is the fresh one, newest and all.
+  @Test func aWriteCarriesTheCheckAFreshOneWouldMake() throws {
+    let (f, sessions, _) = try bound.fixture()
+    var check = try fresh(f)
+    let writes: [(String, (SessionStore) throws -> Void)] = [
+      ("new, the newest", { try $0.upsert(try f.session(seed: 7, date: self.t0 + 30 * 86_400)) }),
+      ("new, the oldest", { try $0.upsert(try f.session(seed: 8, date: self.t0 - 86_400)) }),
+      (
+        "edit",
+        { try $0.update(sessions[2].id) { try $0.apply(.music("AGAIN"), now: self.t0 + 9) } }
+      ),
+      (
+        "reflect",
+        { try $0.update(sessions[5].id) { try $0.apply(.reflection("R"), now: self.t0 + 9) } }
+      ),
+      (
+        "date moved to the front",
+        {
+          try $0.update(sessions[0].id) {
+            try $0.apply(.date(self.t0 + 40 * 86_400), now: self.t0 + 9)
+          }
+        }
+      ),
+      (
+        "delete", { _ = try $0.trash([sessions[3].id], now: self.t0 + 9, purgeAfter: self.t0 + 99) }
+      ),
+    ]
+    for (name, write) in writes {
+      let store = try pointStore(f, check)
+      try write(store)
+      let carried = try #require(store.wholeCheck, "\(name)")
+      #expect(carried.generation == store.checked?.generation, "\(name)")
+      let made = try fresh(f)
+      #expect(carried == made, "\(name)")
+      #expect(carried.newest.count == made.newest.count && !made.newest.isEmpty, "\(name)")
+      check = carried
+      // The next `list -n` reads the carried newest only, and shows the vault's newest.
+      let listing = try kept.listing(f, kept: carried)
+      #expect(try listing.keptNewest(3)?.rows.map(\.id) == made.newest.prefix(3).map(\.id))
+    }
+  }
+
+  /// Newest that name only the first few: a session goes among them only ahead of the last
+  /// (a session older than the last may have others between); one moved behind it leaves.
+  @Test func aFewNewestStayTheNewest() throws {
+    let (f, sessions, _) = try bound.fixture()
+    var check = try fresh(f)
+    check.newest = Array(check.newest.prefix(3))
+    var store = try pointStore(f, check)
+    try store.upsert(try f.session(seed: 7, date: t0 + 2.5 * 86_400))
+    var carried = try #require(store.wholeCheck)
+    #expect(carried.newest.map(\.id) == check.newest.map(\.id))
+    store = try pointStore(f, carried)
+    try store.update(sessions[5].id) { try $0.apply(.date(t0 - 9 * 86_400), now: t0 + 9) }
+    carried = try #require(store.wholeCheck)
+    #expect(carried.newest.map(\.id) == [sessions[4].id, sessions[3].id])
+    store = try pointStore(f, carried)
+    try store.upsert(try f.session(seed: 9, date: t0 + 4.5 * 86_400))
+    carried = try #require(store.wholeCheck)
+    let made = try fresh(f)
+    #expect(carried.newest == Array(made.newest.prefix(3)))
+    #expect(carried.sameState(as: made))
+  }
+
+  /// Nothing is carried from a check of another stamp, with an undo's restored session in
+  /// play, or through a write of more than `carriedAtMost` sessions.
+  @Test func onlyAKeptCheckOfTheWritesStampIsCarried() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let check = try fresh(f)
+    try f.store.update(sessions[1].id) { try $0.apply(.music("ELSEWHERE"), now: t0 + 9) }
+    var store = try pointStore(f, check)
+    try store.update(sessions[2].id) { try $0.apply(.music("AGAIN"), now: t0 + 9) }
+    #expect(store.wholeCheck == nil)
+
+    _ = try f.store.trash([sessions[3].id], now: t0 + 9, purgeAfter: t0 + 99)
+    #expect(try f.vault.undo(nil, now: t0 + 10)?.ids == [sessions[3].id])
+    let undone = try fresh(f)
+    store = try pointStore(f, undone)
+    try store.update(sessions[2].id) { try $0.apply(.music("THIRD"), now: t0 + 11) }
+    #expect(store.wholeCheck.map { $0.generation == store.checked?.generation } != true)
+
+    let ids = (0..<(SessionStore.carriedAtMost + 1)).map {
+      SessionID(randomBytes: [UInt8($0)] + Array(repeating: 20, count: 15))
+    }
+    for id in ids { try f.store.upsert(try f.session(seed: 20, id: id)) }
+    let many = try fresh(f)
+    store = try pointStore(f, many)
+    _ = try store.trash(ids, now: t0 + 12, purgeAfter: t0 + 99)
+    #expect(store.wholeCheck.map { $0.generation == store.checked?.generation } != true)
+    #expect(try fresh(f).newest.count == sessions.count)
+    // As many as `carriedAtMost`: carried.
+    let most = ids.dropLast().map { SessionID(randomBytes: Array($0.bytes.prefix(15)) + [21]) }
+    for id in most { try f.store.upsert(try f.session(seed: 21, id: id)) }
+    let before = try fresh(f)
+    store = try pointStore(f, before)
+    _ = try store.trash(most, now: t0 + 13, purgeAfter: t0 + 99)
+    let carried = try #require(store.wholeCheck)
+    #expect(carried.generation == store.checked?.generation)
+    #expect(carried == (try fresh(f)) && !carried.sameState(as: before))
+  }
+
+  /// A waiting row removed behind the ledger's back before a write elsewhere: the carried
+  /// check still counts it, so the next waiting listing bound to it is refused.
+  @Test func aRowChangedBehindTheWriteIsStillRefused() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let check = try fresh(f)
+    let queue = try GRDBAccess.queue(f.path)
+    try queue.write {
+      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[5].id.hex])
+    }
+    try queue.close()
+    let store = try pointStore(f, check)
+    try store.update(sessions[1].id) { try $0.apply(.music("AGAIN"), now: t0 + 9) }
+    let carried = try #require(store.wholeCheck)
+    #expect(carried.generation == store.checked?.generation)
+    #expect(throws: StoreError.self) {
+      try kept.listing(f, kept: carried).summaries(status: .needsReflection)
+    }
+    #expect(try kept.listing(f, kept: carried).keptNewest(1) == nil)
+  }
+}

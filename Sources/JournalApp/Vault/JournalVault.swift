@@ -70,6 +70,14 @@ public final class JournalVault {
       if let keptCheck { storage.remember(keptCheck) }
       return
     }
+    // A keyed write carries the kept check to its own stamp (`SessionStore.carry`), read
+    // only by a command that writes.
+    if let record = WholeCheckRecord(
+      environment: context.environment, keys: keys, random: context.random)
+    {
+      checkRecord = record
+      storage.rememberAtFirstWrite { record.read() }
+    }
     try checkWitnesses(asking: asking, accepted: accepted)
     self.acceptedChanges = accepted
     try settleSealing()
@@ -138,8 +146,9 @@ public final class JournalVault {
   private let vaultStorage: VaultStorage
   /// Whether the witnesses are still to be asked (a vault opened for listing).
   private var witnessPending = false
-  /// Where the last whole check of this vault is kept between listings, and what was kept
-  /// there when this one began (a vault opened for listing).
+  /// Where the last whole check of this vault is kept between commands, and what was kept
+  /// there when this one began (a vault opened for listing; one opened otherwise reads it
+  /// at its first keyed write, which carries it).
   private var checkRecord: WholeCheckRecord?
   private var keptCheck: WholeCheck?
 
@@ -193,7 +202,16 @@ public final class JournalVault {
       try witnesses.trust(stamp)
     }
     let witnesses = self.witnesses
-    vaultStorage.onStamp = { witnesses.advance(to: $0) }
+    let checkRecord = self.checkRecord
+    vaultStorage.onStamp = { [weak vaultStorage] stamp in
+      witnesses.advance(to: stamp)
+      // A whole check the write carried to its stamp is kept for the next listing.
+      if let checkRecord, let carried = vaultStorage?.wholeCheck,
+        carried.generation == stamp.generation, carried.tag == stamp.tag
+      {
+        checkRecord.record(carried)
+      }
+    }
   }
 
   /// Whether opening carried an interrupted key change through.

@@ -15,17 +15,19 @@ import JournalSystem
 /// Only ever a shortcut: a record missing, damaged, planted, of another stamp or of another
 /// vault is not used, and the listing checks the whole vault as before.
 ///
-/// Layout: "JRNLSUMS" ‖ 1 ‖ vault id (16) ‖ SecretBox(the body), the body: vault id (16) ‖
+/// Layout: "JRNLSUMS" ‖ 2 ‖ vault id (16) ‖ SecretBox(the body), the body: vault id (16) ‖
 /// generation (8, little-endian) ‖ tag (32) ‖ the sessions' entries complete (24) ‖ waiting
 /// (24) ‖ undone count (4) ‖ undone ids (16 each) ‖ newest count (4) ‖ newest (id 16 ‖
-/// revision 8, little-endian, each).
+/// revision 8 ‖ date 8, the bits of its seconds since 2001 as a double, both little-endian,
+/// each). A record of version 1 (no dates) is not read: the next listing checks the whole
+/// vault and keeps a record of this version.
 struct WholeCheckRecord {
-  static let magic = Array("JRNLSUMS".utf8) + [1]
+  static let magic = Array("JRNLSUMS".utf8) + [2]
   /// Past this many sessions restored by an undo since the stamp, nothing is kept.
   static let undoneAtMost = 4096
   static let fixedBody = 16 + 8 + 32 + 2 * MultisetSum.storedBytes + 4 + 4
   static let largestBytes =
-    25 + SecretBox.overhead + fixedBody + undoneAtMost * 16 + WholeCheck.newestAtMost * 24
+    25 + SecretBox.overhead + fixedBody + undoneAtMost * 16 + WholeCheck.newestAtMost * 32
 
   let path: String
   let vaultID: [UInt8]
@@ -95,7 +97,10 @@ struct WholeCheckRecord {
           guard let revision = Int64(exactly: try reader.littleEndian(UInt64.self)) else {
             throw ByteReader.Short()
           }
-          return WholeCheck.Newest(id: id, revision: revision)
+          let seconds = Double(bitPattern: try reader.littleEndian(UInt64.self))
+          guard seconds.isFinite else { throw ByteReader.Short() }
+          return WholeCheck.Newest(
+            id: id, revision: revision, date: Date(timeIntervalSinceReferenceDate: seconds))
         }
         guard reader.isAtEnd else { return nil }
         return WholeCheck(
@@ -122,6 +127,7 @@ struct WholeCheckRecord {
     for newest in check.newest {
       body += newest.id.bytes
       body.append(littleEndian: UInt64(bitPattern: newest.revision))
+      body.append(littleEndian: newest.date.timeIntervalSinceReferenceDate.bitPattern)
     }
     let sealed = body.withUnsafeBytes { SecretBox.seal($0, key: key, random: random) }
     try? VaultWitness.replace(path, with: Self.magic + vaultID + sealed)
