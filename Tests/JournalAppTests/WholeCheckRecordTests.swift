@@ -184,6 +184,10 @@ struct WholeCheckRecordTests {
 
     #expect(chmod(record.path, 0o644) == 0)
     #expect(record.read() == nil)
+    // A FIFO in its place: not waited on.
+    unlink(record.path)
+    #expect(mkfifo(record.path, 0o600) == 0)
+    #expect(record.read() == nil)
     var bad = good
     bad[70] ^= 0x01
     unlink(record.path)

@@ -64,20 +64,13 @@ public final class JournalVault {
       // put right and pinned only after a check, by the next command that makes one first:
       // a key planted where capture was off must not turn it on before the ledger is asked.
       witnessPending = true
-      checkRecord = WholeCheckRecord(
-        environment: context.environment, keys: keys, random: context.random)
       keptCheck = checkRecord?.read()
       if let keptCheck { storage.remember(keptCheck) }
       return
     }
-    // A keyed write carries the kept check to its own stamp (`SessionStore.carry`), read
-    // only by a command that writes.
-    if let record = WholeCheckRecord(
-      environment: context.environment, keys: keys, random: context.random)
-    {
-      checkRecord = record
-      storage.rememberAtFirstWrite { record.read() }
-    }
+    // A keyed write carries the kept check to its own stamp (`SessionStore.carry`): read,
+    // and its key derived, only by a command that writes.
+    storage.rememberAtFirstWrite { [weak self] in self?.checkRecord?.read() }
     try checkWitnesses(asking: asking, accepted: accepted)
     self.acceptedChanges = accepted
     try settleSealing()
@@ -149,7 +142,8 @@ public final class JournalVault {
   /// Where the last whole check of this vault is kept between commands, and what was kept
   /// there when this one began (a vault opened for listing; one opened otherwise reads it
   /// at its first keyed write, which carries it).
-  private var checkRecord: WholeCheckRecord?
+  private lazy var checkRecord: WholeCheckRecord? = WholeCheckRecord(
+    environment: context.environment, keys: keys, random: context.random)
   private var keptCheck: WholeCheck?
 
   /// The ledger's `rows` finding, session by session where this computer's record saw the
@@ -202,11 +196,10 @@ public final class JournalVault {
       try witnesses.trust(stamp)
     }
     let witnesses = self.witnesses
-    let checkRecord = self.checkRecord
-    vaultStorage.onStamp = { [weak vaultStorage] stamp in
+    vaultStorage.onStamp = { [weak self] stamp in
       witnesses.advance(to: stamp)
       // A whole check the write carried to its stamp is kept for the next listing.
-      if let checkRecord, let carried = vaultStorage?.wholeCheck,
+      if let self, let checkRecord = self.checkRecord, let carried = self.vaultStorage.wholeCheck,
         carried.generation == stamp.generation, carried.tag == stamp.tag
       {
         checkRecord.record(carried)

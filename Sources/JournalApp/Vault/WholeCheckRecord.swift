@@ -49,7 +49,8 @@ struct WholeCheckRecord {
 
   /// The check kept; nil when there is none this vault's key sealed.
   func read() -> WholeCheck? {
-    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    // Not blocked by a FIFO planted in its place (one that is not a file is not read).
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var info = stat()
