@@ -538,9 +538,11 @@ struct Ledger {
   /// the stored leaf, and then stored as it is now, with its node and the root; the vault is
   /// stamped one generation on. What the write did not touch is neither read nor stamped
   /// anew, so a change made behind the ledger's back elsewhere still does not add up.
+  /// Returns the new stamp, the leaves stamped, and the session entries those leaves now
+  /// hold, by id (what a whole check carried through the write adds, `SessionStore.carry`).
   func commitTracked(
     _ db: Database, after stamp: Stamp, start: View, before: LedgerTree.Before
-  ) throws -> (stamp: Stamp, leaves: Set<Int>) {
+  ) throws -> (stamp: Stamp, leaves: Set<Int>, sessions: [SessionID: [UInt8]]) {
     // What the write itself settled (a purge sync brought, say) counts as done, as in `commit`.
     try Self.settle(db)
     let now = try View.readFlat(db)
@@ -548,6 +550,7 @@ struct Ledger {
     for id in start.undone.union(start.purged) { touched.insert(LedgerTree.leaf(of: id)) }
     var nodes = try LedgerTree.storedNodes(db)
     let size = LedgerTree.digestBytes
+    var sessions: [SessionID: [UInt8]] = [:]
     for node in Set(touched.map { $0 / LedgerTree.nodeCount }) {
       var leaves = try LedgerTree.storedLeaves(ofNode: node, db)
       guard
@@ -562,10 +565,10 @@ struct Ledger {
         guard LedgerTree.leafDigest(leaf, entries: was) == Array(leaves[at..<at + size]) else {
           throw StoreError.tampered(.rows)
         }
-        let digest = LedgerTree.leafDigest(
-          leaf,
-          entries: try LedgerTree.entries(
-            ofLeaf: leaf, db, skippingSessions: now.undone, skippingTombstones: now.purged))
+        let entries = try LedgerTree.entries(
+          ofLeaf: leaf, db, skippingSessions: now.undone, skippingTombstones: now.purged)
+        LedgerTree.sessionEntries(in: entries) { sessions[$0] = $1 }
+        let digest = LedgerTree.leafDigest(leaf, entries: entries)
         leaves.replaceSubrange(at..<at + size, with: digest)
         try LedgerTree.store(digest, table: "ledger_leaf", column: "leaf", at: leaf, db)
       }
@@ -578,7 +581,7 @@ struct Ledger {
       key: key, vaultID: vaultID, generation: generation, root: LedgerTree.root(nodes: nodes),
       trash: now.rows.trash, flat: now.rows.sync)
     try stampRow(db, generation: generation, tag: tag)
-    return (Stamp(generation: generation, tag: tag), touched)
+    return (Stamp(generation: generation, tag: tag), touched, sessions)
   }
 
   private func stampRow(_ db: Database, generation: UInt64, tag: [UInt8]) throws {

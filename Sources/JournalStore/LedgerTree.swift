@@ -306,6 +306,19 @@ struct LedgerTree: Equatable {
     return entries
   }
 
+  /// Calls `body` with the id and the entry of each session entry of `entries` (a leaf's, as
+  /// `entries(ofLeaf:)` lays them out: the sessions' first).
+  static func sessionEntries(in entries: [UInt8], _ body: (SessionID, [UInt8]) -> Void) {
+    let size = LedgerRows.sessionBytes
+    var start = 0
+    while start + size <= entries.count, entries[start] == 1 {
+      if let id = SessionID(exactly: entries[start + 1..<start + 17]) {
+        body(id, Array(entries[start..<start + size]))
+      }
+      start += size
+    }
+  }
+
   /// Runs `sql` (cached) with `texts` bound, and calls `row` with each row and the id in its
   /// first column; an id that is not one is damage. The ledger's reads of many rows by id.
   static func rows(

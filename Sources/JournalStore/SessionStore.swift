@@ -1772,7 +1772,9 @@ public final class SessionStore {
       stamped = made.leaves
       // Only ever a shortcut: a check that cannot be carried is not, and the write stands.
       carried =
-        (try? carry(from: current, start: startView, before: touched, to: made.stamp, db))
+        (try? carry(
+          from: current, start: startView, before: touched, to: made.stamp,
+          written: made.sessions, db))
         ?? nil
       return result
     }
@@ -1793,8 +1795,9 @@ public final class SessionStore {
   /// The whole check of `stamp` (this store's, or one kept from an earlier command) carried
   /// through the tracked write that went from it to `after`, in the write's transaction: the
   /// sums less the entries the sessions it touched had (as `before` kept them; the write
-  /// checked them against their leaves), plus the entries they have now; the newest with
-  /// each touched session taken out and put back where its date goes. So the next `list -n`
+  /// checked them against their leaves), plus the entries it stamped in their leaves
+  /// (`written`); the newest with each touched session taken out and put back where its
+  /// date goes. So the next `list -n`
   /// or `list --needs-reflection` checks the root, not the whole vault, after a command that
   /// wrote. Nil, and the next listing checks the whole vault, when there is no such check,
   /// an undo's restored sessions are in play before or after, the write touched more than
@@ -1804,44 +1807,55 @@ public final class SessionStore {
   /// comes before the last of them, or where they named every session.
   private func carry(
     from stamp: Ledger.Stamp, start: Ledger.View, before: LedgerTree.Before,
-    to after: Ledger.Stamp, _ db: Database
+    to after: Ledger.Stamp, written: [SessionID: [UInt8]], _ db: Database
   ) throws -> LedgerEntries? {
-    guard derivedEntryKey != nil,
-      let known = [ledgerEntries, remembered].lazy.compactMap({ $0 }).first(where: {
-        $0.stamp == stamp
-      }),
-      known.undone.isEmpty, start.undone.isEmpty
+    // This store's own check first; the newest from whichever names them with the same sums
+    // (a store that checked the whole vault at opening names none).
+    let checks = [ledgerEntries, remembered].compactMap { $0 }.filter { $0.stamp == stamp }
+    guard derivedEntryKey != nil, let known = checks.first, known.undone.isEmpty,
+      start.undone.isEmpty
     else { return nil }
     let touched = before.rows.values.joined().filter { $0.kind == .session }
     guard touched.count <= Self.carriedAtMost, try Ledger.View.readSkips(db).undone.isEmpty
     else { return nil }
     var entries = known.entries
-    var newest = known.newest
+    var newest =
+      checks.first {
+        !$0.newest.isEmpty && $0.entries.complete == entries.complete
+          && $0.entries.waiting == entries.waiting
+      }?.newest ?? []
     let namesEvery = newest.count == entries.complete.count &+ entries.waiting.count
+    func status(_ entry: [UInt8]) -> SessionStatus? {
+      guard entry.count == LedgerRows.sessionBytes else { return nil }
+      return entry[17] == 2 ? .complete : entry[17] == 1 ? .needsReflection : nil
+    }
     for row in touched {
       newest.removeAll { $0.id == row.id }
       guard let entry = row.entry else { continue }
-      guard entry.count == LedgerRows.sessionBytes else { return nil }
+      guard let status = status(entry) else { return nil }
       entry.withUnsafeBytes { entry in
-        if entry[17] == 2 { entries.complete.remove(entry) } else { entries.waiting.remove(entry) }
+        if status == .complete {
+          entries.complete.remove(entry)
+        } else {
+          entries.waiting.remove(entry)
+        }
       }
     }
+    // What the write stamped (the leaves' entries), and each written session's date from the
+    // summary it wrote, which opens only at that entry's revision and status.
     let opener = try cipher.makeOpener()
     let statement = try db.cachedStatement(
-      sql: "SELECT status, revision, summary FROM session WHERE id = ?")
-    var entry: [UInt8] = []
+      sql: "SELECT revision, status, summary FROM session WHERE id = ?")
     for row in touched {
+      guard let entry = written[row.id] else { continue }
+      guard let status = status(entry) else { return nil }
+      let revision = entry.withUnsafeBytes {
+        Int64(littleEndian: $0.loadUnaligned(fromByteOffset: 18, as: Int64.self))
+      }
       try statement.setArguments([row.id.hex])
       let handle = statement.sqliteStatement
       defer { sqlite3_reset(handle) }
-      guard try Self.step(handle, statement, db) else { continue }
-      let revision = sqlite3_column_int64(handle, 1)
-      let status = try row.id.hex.utf8.withContiguousStorageIfAvailable { digits in
-        try Self.makeEntry(
-          &entry, digits: UnsafeRawBufferPointer(digits), status: Self.text(handle, 0),
-          revision: revision, read: nil)
-      }
-      guard let status,
+      guard try Self.step(handle, statement, db), sqlite3_column_int64(handle, 0) == revision,
         let summary = try? Self.openSummary(
           opener, id: row.id, revision: revision, stored: status, sealed: Self.blob(handle, 2))
       else { return nil }
@@ -1855,4 +1869,5 @@ public final class SessionStore {
     carried.newest = newest
     return carried
   }
+
 }

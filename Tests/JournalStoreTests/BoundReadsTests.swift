@@ -524,6 +524,17 @@ struct CarriedCheckTests {
     }
   }
 
+  /// A store that checked the whole vault at opening (its own check names no newest) takes
+  /// the newest from the kept check of the same sums.
+  @Test func aStoreCheckedWholeCarriesTheKeptNewest() throws {
+    let (f, sessions, _) = try bound.fixture()
+    let check = try fresh(f)
+    let store = try Vault.open(at: f.path).sessions(keys: f.keys, random: f.random)
+    store.rememberAtFirstWrite { check }
+    try store.update(sessions[2].id) { try $0.apply(.music("AGAIN"), now: t0 + 9) }
+    #expect(try #require(store.wholeCheck) == (try fresh(f)))
+  }
+
   /// Newest that name only the first few: a session goes among them only ahead of the last
   /// (a session older than the last may have others between); one moved behind it leaves.
   @Test func aFewNewestStayTheNewest() throws {
