@@ -922,7 +922,7 @@ public final class SessionStore {
     for index in sessions.indices {
       keys.append(Key(date: sessions[index].date, id: sessions[index].id, index: index))
     }
-    keys.sort { a, b in a.date != b.date ? a.date > b.date : a.id > b.id }
+    keys.sort { a, b in SessionSummary.newestFirst(a.date, a.id, b.date, b.id) }
     // Each summary moved to its place in the one array, a cycle of the permutation at a
     // time: a sorted copy would hold every summary twice (a million of them: 130 MB more).
     var sorted = sessions
@@ -1177,7 +1177,7 @@ public final class SessionStore {
     // In place: Swift's own sort keeps a buffer of half the array (12 MB at a million).
     switch order {
     case .newestFirst:
-      sortInPlace(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+      sortInPlace(&places) { SessionSummary.newestFirst($0.date, $0.id, $1.date, $1.id) }
     case .oldestFirst:
       sortInPlace(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
     }
@@ -1469,7 +1469,7 @@ public final class SessionStore {
       try self.bind(summed, db)
       switch order {
       case .newestFirst:
-        sortInPlace(&places) { $0.date != $1.date ? $0.date > $1.date : $0.id > $1.id }
+        sortInPlace(&places) { SessionSummary.newestFirst($0.date, $0.id, $1.date, $1.id) }
       case .oldestFirst:
         sortInPlace(&places) { $0.date != $1.date ? $0.date < $1.date : $0.id < $1.id }
       }
