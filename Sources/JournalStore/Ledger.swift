@@ -539,10 +539,11 @@ struct Ledger {
   /// stamped one generation on. What the write did not touch is neither read nor stamped
   /// anew, so a change made behind the ledger's back elsewhere still does not add up.
   /// Returns the new stamp, the leaves stamped, and the session entries those leaves now
-  /// hold, by id (what a whole check carried through the write adds, `SessionStore.carry`).
+  /// hold, one after another (what a whole check carried through the write adds,
+  /// `SessionStore.carry`).
   func commitTracked(
     _ db: Database, after stamp: Stamp, start: View, before: LedgerTree.Before
-  ) throws -> (stamp: Stamp, leaves: Set<Int>, sessions: [SessionID: [UInt8]]) {
+  ) throws -> (stamp: Stamp, leaves: Set<Int>, sessions: [UInt8]) {
     // What the write itself settled (a purge sync brought, say) counts as done, as in `commit`.
     try Self.settle(db)
     let now = try View.readFlat(db)
@@ -550,7 +551,7 @@ struct Ledger {
     for id in start.undone.union(start.purged) { touched.insert(LedgerTree.leaf(of: id)) }
     var nodes = try LedgerTree.storedNodes(db)
     let size = LedgerTree.digestBytes
-    var sessions: [SessionID: [UInt8]] = [:]
+    var sessions: [UInt8] = []
     for node in Set(touched.map { $0 / LedgerTree.nodeCount }) {
       var leaves = try LedgerTree.storedLeaves(ofNode: node, db)
       guard
@@ -567,7 +568,7 @@ struct Ledger {
         }
         let entries = try LedgerTree.entries(
           ofLeaf: leaf, db, skippingSessions: now.undone, skippingTombstones: now.purged)
-        LedgerTree.sessionEntries(in: entries) { sessions[$0] = $1 }
+        sessions += LedgerTree.sessionEntries(in: entries)
         let digest = LedgerTree.leafDigest(leaf, entries: entries)
         leaves.replaceSubrange(at..<at + size, with: digest)
         try LedgerTree.store(digest, table: "ledger_leaf", column: "leaf", at: leaf, db)

@@ -306,17 +306,13 @@ struct LedgerTree: Equatable {
     return entries
   }
 
-  /// Calls `body` with the id and the entry of each session entry of `entries` (a leaf's, as
-  /// `entries(ofLeaf:)` lays them out: the sessions' first).
-  static func sessionEntries(in entries: [UInt8], _ body: (SessionID, [UInt8]) -> Void) {
+  /// The session entries of `entries` (a leaf's, as `entries(ofLeaf:)` lays them out: the
+  /// sessions' first, then the tombstones' and the sync rows', each led by its kind).
+  static func sessionEntries(in entries: [UInt8]) -> ArraySlice<UInt8> {
     let size = LedgerRows.sessionBytes
-    var start = 0
-    while start + size <= entries.count, entries[start] == 1 {
-      if let id = SessionID(exactly: entries[start + 1..<start + 17]) {
-        body(id, Array(entries[start..<start + size]))
-      }
-      start += size
-    }
+    var end = 0
+    while end + size <= entries.count, entries[end] == 1 { end += size }
+    return entries[..<end]
   }
 
   /// Runs `sql` (cached) with `texts` bound, and calls `row` with each row and the id in its

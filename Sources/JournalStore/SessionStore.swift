@@ -1807,7 +1807,7 @@ public final class SessionStore {
   /// comes before the last of them, or where they named every session.
   private func carry(
     from stamp: Ledger.Stamp, start: Ledger.View, before: LedgerTree.Before,
-    to after: Ledger.Stamp, written: [SessionID: [UInt8]], _ db: Database
+    to after: Ledger.Stamp, written: [UInt8], _ db: Database
   ) throws -> LedgerEntries? {
     // This store's own check first; the newest from whichever names them with the same sums
     // (a store that checked the whole vault at opening names none).
@@ -1846,8 +1846,13 @@ public final class SessionStore {
     let opener = try cipher.makeOpener()
     let statement = try db.cachedStatement(
       sql: "SELECT revision, status, summary FROM session WHERE id = ?")
+    let size = LedgerRows.sessionBytes
     for row in touched {
-      guard let entry = written[row.id] else { continue }
+      let found = stride(from: 0, to: written.count - size + 1, by: size).first { start in
+        row.id.withBytes { id in written[start + 1..<start + 17].elementsEqual(id) }
+      }
+      guard let found else { continue }
+      let entry = Array(written[found..<found + size])
       guard let status = status(entry) else { return nil }
       let revision = entry.withUnsafeBytes {
         Int64(littleEndian: $0.loadUnaligned(fromByteOffset: 18, as: Int64.self))
