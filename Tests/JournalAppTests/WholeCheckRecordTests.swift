@@ -134,6 +134,10 @@ struct WholeCheckRecordTests {
     }
     _ = try point.session(all[1])
     #expect(record.read() == before)
+    // A listing of a vault opened otherwise (as `journal new` announces an arc) keeps
+    // nothing: its check names no newest, and would drop those kept.
+    #expect(try point.list(needsReflection: false).sessions.count == all.count)
+    #expect(record.read() == before)
     let id = context.newSessionID()
     _ = try point.save(
       SessionDraft(

@@ -64,6 +64,7 @@ public final class JournalVault {
       // put right and pinned only after a check, by the next command that makes one first:
       // a key planted where capture was off must not turn it on before the ledger is asked.
       witnessPending = true
+      openedForListing = true
       keptCheck = checkRecord?.read()
       if let keptCheck { storage.remember(keptCheck) }
       return
@@ -139,6 +140,9 @@ public final class JournalVault {
   private let vaultStorage: VaultStorage
   /// Whether the witnesses are still to be asked (a vault opened for listing).
   private var witnessPending = false
+  /// Whether the vault was opened for listing: only such a listing keeps its whole check
+  /// (one of another opening, `announceArc`'s say, would name no newest and drop those kept).
+  private var openedForListing = false
   /// Where the last whole check of this vault is kept between commands, and what was kept
   /// there when this one began (a vault opened for listing; one opened otherwise reads it
   /// at its first keyed write, which carries it).
@@ -438,7 +442,7 @@ public final class JournalVault {
       try checkWitnesses(asking: nil, accepted: false)
     }
     // A whole check this listing made is kept for the next (the witnesses agreed with it).
-    if let checkRecord, var made = vaultStorage.wholeCheck, made != keptCheck {
+    if openedForListing, let checkRecord, var made = vaultStorage.wholeCheck, made != keptCheck {
       // A check of the same state that names no newest (`tags`, completion, a filtered
       // `list`) leaves those kept; not one that found a row damaged, so that the next
       // `list -n` lists every session and names it again.
