@@ -1797,11 +1797,11 @@ public final class SessionStore {
   /// sums less the entries the sessions it touched had (as `before` kept them; the write
   /// checked them against their leaves), plus the entries it stamped in their leaves
   /// (`written`); the newest with each touched session taken out and put back where its
-  /// date goes. So the next `list -n`
-  /// or `list --needs-reflection` checks the root, not the whole vault, after a command that
-  /// wrote. Nil, and the next listing checks the whole vault, when there is no such check,
-  /// an undo's restored sessions are in play before or after, the write touched more than
-  /// `carriedAtMost` sessions, or a session it wrote does not open.
+  /// date goes. So the next `list -n` or `list --needs-reflection` checks the root, not the
+  /// whole vault, after a command that wrote. Nil, and the next listing checks the whole
+  /// vault, when there is no such check, sessions an undo restored were in play when the
+  /// write began, it touched more than `carriedAtMost` sessions, or a summary it wrote does
+  /// not open.
   ///
   /// The newest stay the newest of the vault: a session goes back among them only where it
   /// comes before the last of them, or where they named every session.
@@ -1816,8 +1816,8 @@ public final class SessionStore {
       start.undone.isEmpty
     else { return nil }
     let touched = before.rows.values.joined().filter { $0.kind == .session }
-    guard touched.count <= Self.carriedAtMost, try Ledger.View.readSkips(db).undone.isEmpty
-    else { return nil }
+    // None is restored by an undo after it: `commitTracked` settled the trash's outcomes.
+    guard touched.count <= Self.carriedAtMost else { return nil }
     var entries = known.entries
     var newest =
       checks.first {
