@@ -50,6 +50,16 @@ struct WholeCheckRecordTests {
     return try journal.list(needsReflection: true).sessions.count
   }
 
+  /// What `list` (`-n limit`) of a vault opened for listing shows.
+  func newest(_ path: String, _ limit: Int?) throws -> [SessionID] {
+    let journal = try JournalVault.open(at: path, context: context, check: .listing) {
+      try AppFixture.secret(AppFixture.passphrase)
+    }
+    var filter = SessionFilter(now: clock.read())
+    filter.limit = limit
+    return try journal.list(filter).rows.rows.map(\.id)
+  }
+
   @Test func aListingKeepsItsCheckAndTheNextUsesIt() throws {
     let (path, keys) = try vault()
     let record = try #require(
@@ -86,15 +96,7 @@ struct WholeCheckRecordTests {
     let (path, keys) = try vault()
     let record = try #require(
       WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
-    func list(_ limit: Int?) throws -> [SessionID] {
-      let journal = try JournalVault.open(at: path, context: context, check: .listing) {
-        try AppFixture.secret(AppFixture.passphrase)
-      }
-      var filter = SessionFilter(now: clock.read())
-      filter.limit = limit
-      return try journal.list(filter).rows.rows.map(\.id)
-    }
-    let all = try list(nil)
+    let all = try newest(path, nil)
     #expect(all.count == 3)
     #expect(record.read()?.newest.map(\.id) == all)
     // A whole check of the same state that names no newest (as `tags` makes) keeps them.
@@ -103,13 +105,13 @@ struct WholeCheckRecordTests {
     }
     #expect(try summaries.list(needsReflection: false).sessions.count == 3)
     #expect(record.read()?.newest.map(\.id) == all)
-    #expect(try list(2) == Array(all.prefix(2)))
-    #expect(try list(5) == all)
+    #expect(try newest(path, 2) == Array(all.prefix(2)))
+    #expect(try newest(path, 5) == all)
     // Served from the record as it names them (here, in an order only the key could write).
     var kept = try #require(record.read())
     kept.newest.reverse()
     record.record(kept)
-    #expect(try list(2) == [all[2], all[1]])
+    #expect(try newest(path, 2) == [all[2], all[1]])
   }
 
   /// A command about one session that writes (`new` here, opened as `journal new` opens)
@@ -119,15 +121,7 @@ struct WholeCheckRecordTests {
     let (path, keys) = try vault()
     let record = try #require(
       WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
-    func list(_ limit: Int?) throws -> [SessionID] {
-      let journal = try JournalVault.open(at: path, context: context, check: .listing) {
-        try AppFixture.secret(AppFixture.passphrase)
-      }
-      var filter = SessionFilter(now: clock.read())
-      filter.limit = limit
-      return try journal.list(filter).rows.rows.map(\.id)
-    }
-    let all = try list(nil)
+    let all = try newest(path, nil)
     let before = try #require(record.read())
     let point = try JournalVault.open(at: path, context: context, check: .point) {
       try AppFixture.secret(AppFixture.passphrase)
@@ -150,10 +144,10 @@ struct WholeCheckRecordTests {
     var reordered = carried
     reordered.newest.swapAt(0, 1)
     record.record(reordered)
-    #expect(try list(2) == [all[0], id])
+    #expect(try newest(path, 2) == [all[0], id])
     record.record(carried)
-    #expect(try list(2) == [id, all[0]])
-    #expect(try list(nil) == [id] + all)
+    #expect(try newest(path, 2) == [id, all[0]])
+    #expect(try newest(path, nil) == [id] + all)
   }
 
   /// Every byte changed in turn, the record cut short or grown, another vault's key, a

@@ -47,6 +47,15 @@ struct BoundReadsTests {
     return (f, sessions, older)
   }
 
+  /// Deletes the session `id`'s row behind the ledger's back (SQLite alone, no key).
+  func deleteBehind(_ path: String, _ id: SessionID) throws {
+    let queue = try GRDBAccess.queue(path)
+    try queue.write {
+      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id.hex])
+    }
+    try queue.close()
+  }
+
   /// Points `target` at a decoy in which `change` was made (`Decoy`).
   func decoy(_ path: String, of target: Target, _ change: (Database) throws -> String) throws {
     let queue = try GRDBAccess.queue(path)
@@ -297,11 +306,7 @@ struct KeptCheckTests {
   @Test func aWaitingListingReadsOnlyWhatItShows() throws {
     let (f, sessions, _) = try bound.fixture()
     let kept = try check(f)
-    let queue = try GRDBAccess.queue(f.path)
-    try queue.write {
-      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[0].id.hex])
-    }
-    try queue.close()
+    try bound.deleteBehind(f.path, sessions[0].id)
     let store = try listing(f, kept: kept)
     let waiting = try store.summaries(status: .needsReflection).sessions.map(\.id)
     #expect(waiting == [sessions[5].id, sessions[4].id])
@@ -376,11 +381,7 @@ struct KeptCheckTests {
     #expect(try listing(f, kept: fewer).keptNewest(3) == nil)
 
     // The oldest session removed behind the ledger's back: not among those shown.
-    let queue = try GRDBAccess.queue(f.path)
-    try queue.write {
-      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[0].id.hex])
-    }
-    try queue.close()
+    try bound.deleteBehind(f.path, sessions[0].id)
     let bound = try listing(f, kept: kept)
     #expect(try bound.keptNewest(2)?.rows.map(\.id) == Array(newest.prefix(2)))
     #expect(throws: StoreError.self) { try bound.listRows(include: { _ in true }) }
@@ -599,11 +600,7 @@ struct CarriedCheckTests {
   @Test func aRowChangedBehindTheWriteIsStillRefused() throws {
     let (f, sessions, _) = try bound.fixture()
     let check = try fresh(f)
-    let queue = try GRDBAccess.queue(f.path)
-    try queue.write {
-      try $0.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [sessions[5].id.hex])
-    }
-    try queue.close()
+    try bound.deleteBehind(f.path, sessions[5].id)
     let store = try pointStore(f, check)
     try store.update(sessions[1].id) { try $0.apply(.music("AGAIN"), now: t0 + 9) }
     let carried = try #require(store.wholeCheck)
