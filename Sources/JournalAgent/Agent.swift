@@ -163,6 +163,9 @@ public final class Agent {
       bytes.append(littleEndian: life)
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, bytes))
     case .lock:
+      // The key wiped and the socket gone before the answer: when `journal lock` says
+      // locked, it is, however late this process is scheduled after writing.
+      shutdown()
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, []))
       return false
     case .witness:
@@ -204,9 +207,13 @@ public final class Agent {
     }
   }
 
+  /// Wipes the key, stops listening and removes the socket, once: a second call (a lock
+  /// then the end of `serve`) must not remove a socket a new agent has bound at that path.
   private func shutdown() {
     dataKey.wipe()
+    guard listener >= 0 else { return }
     close(listener)
+    listener = -1
     unlink(socketPath)
   }
 }

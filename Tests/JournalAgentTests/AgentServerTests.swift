@@ -16,13 +16,16 @@ import Testing
     let key: [UInt8] = (0..<32).map { UInt8($0) }
     let client: AgentClient
     let socket: String
+    /// The agent's own copy of the key, to see it wiped.
+    let held: SecureBytes
     private let done = DispatchSemaphore(value: 0)
 
     init(idle: TimeInterval, lifetime: TimeInterval) throws {
       socket = directory.file("agent.sock")
       let clock = self.clock
+      held = try SecureBytes(copying: key)
       let agent = Agent(
-        vaultID: vaultID, dataKey: try SecureBytes(copying: key), idleTimeout: idle,
+        vaultID: vaultID, dataKey: held, idleTimeout: idle,
         lifetime: lifetime, socketPath: socket, now: { clock.read() })
       try agent.bind()
       client = AgentClient(socketPath: socket)
@@ -124,6 +127,19 @@ import Testing
     #expect(agent.client.lock())
     #expect(agent.ended())
     #expect(agent.askForKey() == nil)
+  }
+
+  /// When `lock` has its answer the key is wiped and the socket gone, not a moment later:
+  /// `journal lock` says "locked" only of what is. Many times over, as the agent's thread
+  /// could finish either side of the client's reading.
+  @Test func lockAnswersOnlyOnceLocked() throws {
+    for _ in 0..<25 {
+      let agent = try Running(idle: 600, lifetime: 7200)
+      #expect(agent.client.lock())
+      #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+      #expect(!FileManager.default.fileExists(atPath: agent.socket))
+      #expect(agent.ended())
+    }
   }
 
   /// A secret crosses the socket from guarded memory into guarded memory: what is sent is
