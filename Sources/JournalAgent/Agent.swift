@@ -15,6 +15,8 @@ public final class Agent {
   private let now: @Sendable () -> Date
   private let socketPath: String
   private var listener: Int32 = -1
+  /// The socket file this agent bound (device and inode): the only one it ever removes.
+  private var socketFile: (device: UInt64, inode: UInt64)?
   /// The latest ledger stamp of the vault a journal reported (`witness`), held in memory only.
   private var seen: [UInt8]?
 
@@ -80,6 +82,10 @@ public final class Agent {
       throw AgentError.socket(path: socketPath, errno: errno)
     }
     chmod(socketPath, 0o600)
+    var info = stat()
+    if lstat(socketPath, &info) == 0 {
+      socketFile = (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
   }
 
   /// Serves until a timeout, a lock or a signal; then wipes the key and removes the socket.
@@ -153,7 +159,11 @@ public final class Agent {
         AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.otherVault.rawValue, []))
         return true
       }
-      lifetime.used(at: now())
+      // Checked again after the request's reads (up to a second each): a key past its time
+      // is never handed out. The agent ends instead, and the client finds it locked.
+      let instant = now()
+      guard !lifetime.isOver(at: instant) else { return false }
+      lifetime.used(at: instant)
       // The key goes from guarded memory to the socket; no ordinary buffer ever holds it.
       AgentProtocol.send(client, code: .ok, secret: dataKey)
     case .status:
@@ -207,13 +217,20 @@ public final class Agent {
     }
   }
 
-  /// Wipes the key, stops listening and removes the socket, once: a second call (a lock
-  /// then the end of `serve`) must not remove a socket a new agent has bound at that path.
+  /// Wipes the key, removes the socket, then stops listening: a client that finds this
+  /// agent gone finds its path gone too. Only the socket file this agent bound is removed,
+  /// and only once: a new agent may have put its own at the path (`unlock` after a lock
+  /// that timed out while this agent was busy), and `journal lock` must still reach it.
   private func shutdown() {
     dataKey.wipe()
     guard listener >= 0 else { return }
+    var info = stat()
+    if let socketFile, lstat(socketPath, &info) == 0,
+      UInt64(info.st_dev) == socketFile.device, UInt64(info.st_ino) == socketFile.inode
+    {
+      unlink(socketPath)
+    }
     close(listener)
     listener = -1
-    unlink(socketPath)
   }
 }

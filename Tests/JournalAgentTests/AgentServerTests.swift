@@ -20,15 +20,20 @@ import Testing
     let held: SecureBytes
     private let done = DispatchSemaphore(value: 0)
 
-    init(idle: TimeInterval, lifetime: TimeInterval) throws {
-      socket = directory.file("agent.sock")
+    /// `socket`: another path than the agent's own directory's; `now`: another clock than
+    /// `clock`.
+    init(
+      idle: TimeInterval, lifetime: TimeInterval, socket: String? = nil,
+      now: (@Sendable () -> Date)? = nil
+    ) throws {
+      self.socket = socket ?? directory.file("agent.sock")
       let clock = self.clock
       held = try SecureBytes(copying: key)
       let agent = Agent(
         vaultID: vaultID, dataKey: held, idleTimeout: idle,
-        lifetime: lifetime, socketPath: socket, now: { clock.read() })
+        lifetime: lifetime, socketPath: self.socket, now: now ?? { clock.read() })
       try agent.bind()
-      client = AgentClient(socketPath: socket)
+      client = AgentClient(socketPath: self.socket)
       let finished = done
       let served = UncheckedBox(agent)
       Thread {
@@ -139,6 +144,49 @@ import Testing
       #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
       #expect(!FileManager.default.fileExists(atPath: agent.socket))
       #expect(agent.ended())
+    }
+  }
+
+  /// An agent ends without removing a socket it did not bind: a new agent's at the same
+  /// path (`unlock` after a lock that timed out while the old one was busy) stays, and
+  /// `journal lock` still reaches it.
+  @Test func endingLeavesAnotherAgentsSocket() throws {
+    let first = try Running(idle: 600, lifetime: 7200)
+    let moved = first.directory.file("moved.sock")
+    #expect(rename(first.socket, moved) == 0)
+    let second = try Running(idle: 600, lifetime: 7200, socket: first.socket)
+    #expect(AgentClient(socketPath: moved).lock())
+    #expect(first.ended())
+    #expect(FileManager.default.fileExists(atPath: first.socket))
+    #expect(second.askForKey() == second.key)
+    #expect(second.client.lock())
+    #expect(!FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// A key past its time is not handed out even when its time passes while the request is
+  /// being read: here the clock passes the lifetime right after the check the agent makes
+  /// as it accepts the request (its third reading of the clock, after its start and the
+  /// top of its loop).
+  @Test func noKeyWhenTimeRunsOutDuringTheRequest() throws {
+    let readings = Counter()
+    let start = TestClock.reference
+    let agent = try Running(idle: 600, lifetime: 7200) {
+      readings.next() <= 3 ? start : start + 7201
+    }
+    #expect(agent.askForKey() == nil)
+    #expect(agent.ended())
+    #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+  }
+
+  /// Counts, from one, across threads.
+  final class Counter: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+    func next() -> Int {
+      lock.lock()
+      defer { lock.unlock() }
+      count += 1
+      return count
     }
   }
 
