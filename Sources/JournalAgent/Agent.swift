@@ -111,12 +111,16 @@ public final class Agent {
       guard client >= 0 else { continue }
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
       let keepGoing = handle(client)
+      // Stopping, the key is wiped and the socket gone before the client sees the end.
+      if !keepGoing { shutdown() }
       close(client)
       if !keepGoing { return }
     }
   }
 
-  /// Answers one request. Returns false when the agent should stop (lock).
+  /// Answers one request. Returns false when the agent should stop: a lock (answered after
+  /// the shutdown), or a key asked for once its time is up or a stop signal came (not
+  /// answered).
   private func handle(_ client: Int32) -> Bool {
     var uid: UInt32 = 0
     guard journal_peer_uid(client, &uid) == 0, uid == getuid() else {
@@ -159,10 +163,11 @@ public final class Agent {
         AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.otherVault.rawValue, []))
         return true
       }
-      // Checked again after the request's reads (up to a second each): a key past its time
-      // is never handed out. The agent ends instead, and the client finds it locked.
+      // Checked again after the request's reads (up to a second each): a key past its time,
+      // or asked for after a stop signal, is never handed out. The agent ends instead, and
+      // the client finds it locked.
       let instant = now()
-      guard !lifetime.isOver(at: instant) else { return false }
+      guard !StopSignal.requested, !lifetime.isOver(at: instant) else { return false }
       lifetime.used(at: instant)
       // The key goes from guarded memory to the socket; no ordinary buffer ever holds it.
       AgentProtocol.send(client, code: .ok, secret: dataKey)

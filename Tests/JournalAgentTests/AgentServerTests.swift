@@ -174,8 +174,10 @@ import Testing
       readings.next() <= 3 ? start : start + 7201
     }
     #expect(agent.askForKey() == nil)
-    #expect(agent.ended())
+    // Already when the client finds the agent gone, not later.
     #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(!FileManager.default.fileExists(atPath: agent.socket))
+    #expect(agent.ended())
   }
 
   /// Counts, from one, across threads.
