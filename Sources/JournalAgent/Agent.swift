@@ -16,7 +16,7 @@ public final class Agent {
   private let socketPath: String
   private var listener: Int32 = -1
   /// The socket file this agent bound (device and inode): the only one it ever removes.
-  private var socketFile: (device: UInt64, inode: UInt64)?
+  private var socketFile: FileIdentity?
   /// The latest ledger stamp of the vault a journal reported (`witness`), held in memory only.
   private var seen: [UInt8]?
 
@@ -82,10 +82,7 @@ public final class Agent {
       throw AgentError.socket(path: socketPath, errno: errno)
     }
     chmod(socketPath, 0o600)
-    var info = stat()
-    if lstat(socketPath, &info) == 0 {
-      socketFile = (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
+    socketFile = FileIdentity(path: socketPath)
   }
 
   /// Serves until a timeout, a lock or a signal; then wipes the key and removes the socket.
@@ -229,12 +226,7 @@ public final class Agent {
   private func shutdown() {
     dataKey.wipe()
     guard listener >= 0 else { return }
-    var info = stat()
-    if let socketFile, lstat(socketPath, &info) == 0,
-      UInt64(info.st_dev) == socketFile.device, UInt64(info.st_ino) == socketFile.inode
-    {
-      unlink(socketPath)
-    }
+    if let socketFile, FileIdentity(path: socketPath) == socketFile { unlink(socketPath) }
     close(listener)
     listener = -1
   }

@@ -280,11 +280,7 @@ public final class DraftStore {
         close(fd)
         throw DraftError.inUse(id: id.short)
       }
-      var held = stat()
-      var current = stat()
-      if fstat(fd, &held) == 0, lstat(path(id, ".lock"), &current) == 0,
-        held.st_ino == current.st_ino, held.st_dev == current.st_dev
-      {
+      if let held = FileIdentity(descriptor: fd), FileIdentity(path: path(id, ".lock")) == held {
         return DraftHandle(store: self, id: id, lockFD: fd)
       }
       close(fd)
