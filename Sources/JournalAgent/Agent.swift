@@ -107,11 +107,13 @@ public final class Agent {
       let client = accept(listener, nil, nil)
       guard client >= 0 else { continue }
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-      let keepGoing = handle(client)
-      // Stopping, the key is wiped and the socket gone before the client sees the end.
-      if !keepGoing { shutdown() }
+      guard handle(client) else {
+        // Stopping: the key is wiped and the socket gone before the client sees the end.
+        shutdown()
+        close(client)
+        return
+      }
       close(client)
-      if !keepGoing { return }
     }
   }
 
