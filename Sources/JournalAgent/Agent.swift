@@ -15,6 +15,9 @@ public final class Agent {
   private let now: @Sendable () -> Date
   private let socketPath: String
   private var listener: Int32 = -1
+  /// The vault's agent lock (`<socket>.lock`), held from before the bind until the key is
+  /// wiped and the socket gone: one agent per vault at a time.
+  private var lockFile: Int32 = -1
   /// The socket file this agent bound (device and inode): the only one it ever removes.
   private var socketFile: FileIdentity?
   /// The latest ledger stamp of the vault a journal reported (`witness`), held in memory only.
@@ -55,22 +58,34 @@ public final class Agent {
     let agent = Agent(
       vaultID: vaultID, dataKey: dataKey, idleTimeout: idle, lifetime: lifetime,
       socketPath: try AgentProtocol.socketPath(environment: environment, vaultID: vaultID))
-    try agent.bind()
-    AgentProtocol.writeAll(STDOUT_FILENO, Array("ready\n".utf8))
+    do {
+      try agent.bind()
+    } catch AgentError.stillRunning {
+      // Said to `unlock`, which waits on this line: its own error, not "did not start".
+      AgentProtocol.writeAll(STDOUT_FILENO, Array(AgentProtocol.stillRunningLine.utf8))
+      throw AgentError.stillRunning
+    }
+    AgentProtocol.writeAll(STDOUT_FILENO, Array(AgentProtocol.readyLine.utf8))
     let null = open("/dev/null", O_RDWR)
     for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { dup2(null, fd) }
     close(null)
     agent.serve()
   }
 
-  /// Binds the socket (0600, in the private runtime directory), replacing a stale one.
-  public func bind() throws {
-    unlink(socketPath)
+  /// Takes the vault's agent lock, then binds the socket (0600, in the private runtime
+  /// directory), replacing a stale one. An agent of the same vault still running (two
+  /// `journal unlock` at once, or one busy when `unlock` asked it to lock) is asked to lock
+  /// and waited for, up to `wait` seconds: without the lock, this agent's socket would take
+  /// the path from under that one, which would go on holding the key out of `journal
+  /// lock`'s reach.
+  public func bind(waitingUpTo wait: TimeInterval = 5) throws {
     guard var address = AgentProtocol.address(socketPath) else {
       throw AgentError.socketPathTooLong(path: socketPath)
     }
+    try takeLock(waitingUpTo: wait)
+    unlink(socketPath)
     listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard listener >= 0 else { throw AgentError.socket(path: socketPath, errno: errno) }
+    guard listener >= 0 else { throw notBound(errno) }
     let previous = umask(0o177)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -78,11 +93,52 @@ public final class Agent {
       }
     }
     umask(previous)
-    guard bound == 0, listen(listener, 16) == 0 else {
-      throw AgentError.socket(path: socketPath, errno: errno)
-    }
+    guard bound == 0, listen(listener, 16) == 0 else { throw notBound(errno) }
     chmod(socketPath, 0o600)
     socketFile = FileIdentity(path: socketPath)
+  }
+
+  /// A bind that failed after the agent lock was taken: the lock and the socket let go of.
+  private func notBound(_ code: Int32) -> AgentError {
+    if listener >= 0 { close(listener) }
+    listener = -1
+    close(lockFile)
+    lockFile = -1
+    return AgentError.socket(path: socketPath, errno: code)
+  }
+
+  /// The agent lock: a file beside the socket, never removed (removing it would let a
+  /// waiting agent and a new one each lock a different file), locked with `flock` for this
+  /// agent's life. The system lets go of it however the process ends.
+  private func takeLock(waitingUpTo wait: TimeInterval) throws {
+    let path = socketPath + ".lock"
+    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+    guard fd >= 0 else { throw AgentError.socket(path: path, errno: errno) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
+      close(fd)
+      throw AgentError.socket(path: path, errno: EPERM)
+    }
+    let deadline = Deadline(in: wait)
+    var asked = false
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let failure = errno
+      guard failure == EWOULDBLOCK || failure == EINTR else {
+        close(fd)
+        throw AgentError.socket(path: path, errno: failure)
+      }
+      if !asked {
+        AgentClient(socketPath: socketPath).lock()
+        asked = true
+        continue
+      }
+      guard deadline.millisecondsLeft > 0 else {
+        close(fd)
+        throw AgentError.stillRunning
+      }
+      usleep(10_000)
+    }
+    lockFile = fd
   }
 
   /// Serves until a timeout, a lock or a signal; then wipes the key and removes the socket.
@@ -221,15 +277,18 @@ public final class Agent {
     }
   }
 
-  /// Wipes the key, removes the socket, then stops listening: a client that finds this
-  /// agent gone finds its path gone too. Only the socket file this agent bound is removed,
-  /// and only once: a new agent may have put its own at the path (`unlock` after a lock
-  /// that timed out while this agent was busy), and `journal lock` must still reach it.
+  /// Wipes the key, removes the socket, stops listening, then lets go of the agent lock: a
+  /// client that finds this agent gone finds its path gone too, and the next agent of the
+  /// vault binds only then. Only the socket file this agent bound is removed, and only
+  /// once: should another process have put its own at the path, `journal lock` must still
+  /// reach it.
   private func shutdown() {
     dataKey.wipe()
     guard listener >= 0 else { return }
     if let socketFile, FileIdentity(path: socketPath) == socketFile { unlink(socketPath) }
     close(listener)
     listener = -1
+    close(lockFile)
+    lockFile = -1
   }
 }

@@ -6,4 +6,6 @@ public enum AgentError: Error, Equatable, Sendable {
   case socketPathTooLong(path: String)
   /// The agent process could not be started, or did not say it was ready.
   case notStarted
+  /// Another agent of the same vault did not stop when asked, within a few seconds.
+  case stillRunning
 }

@@ -33,6 +33,12 @@ public enum AgentProtocol {
   /// Bytes of a witness payload: generation (8) ‖ tag (32).
   public static let witnessBytes = 40
 
+  /// What `journal agent-serve` says to `unlock` on standard output once its socket is
+  /// bound; or, six bytes too, that another agent of the vault did not stop (AgentError
+  /// .stillRunning).
+  public static let readyLine = "ready\n"
+  public static let stillRunningLine = "other\n"
+
   public enum Code: UInt8, Sendable {
     case ok = 0
     /// The agent holds the key of another vault.

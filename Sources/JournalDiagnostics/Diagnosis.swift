@@ -685,6 +685,10 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "the unlock agent did not start",
         hint: "the journal stays locked; the passphrase still opens it", exitCode: .ioError)
+    case .stillRunning:
+      return Diagnosis(
+        message: "another unlock agent of this vault did not stop when asked",
+        hint: #"run "journal lock", then "journal unlock" again"#, exitCode: .ioError)
     }
   }
 

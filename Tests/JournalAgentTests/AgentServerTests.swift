@@ -147,20 +147,59 @@ import Testing
     }
   }
 
-  /// An agent ends without removing a socket it did not bind: a new agent's at the same
-  /// path (`unlock` after a lock that timed out while the old one was busy) stays, and
-  /// `journal lock` still reaches it.
-  @Test func endingLeavesAnotherAgentsSocket() throws {
+  /// An agent ends without removing a socket it did not bind: should another process have
+  /// put its own at the path, it stays.
+  @Test func endingLeavesAnotherSocket() throws {
     let first = try Running(idle: 600, lifetime: 7200)
     let moved = first.directory.file("moved.sock")
     #expect(rename(first.socket, moved) == 0)
-    let second = try Running(idle: 600, lifetime: 7200, socket: first.socket)
+    let other = try #require(AgentProtocol.address(first.socket))
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = other
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0)
     #expect(AgentClient(socketPath: moved).lock())
     #expect(first.ended())
     #expect(FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// A second agent of the same vault (two `journal unlock` at once) asks the first to lock
+  /// and binds only once it has: the first's key is wiped, and the one agent left is the
+  /// one `journal lock` reaches.
+  @Test func aSecondAgentStopsTheFirst() throws {
+    let first = try Running(idle: 600, lifetime: 7200)
+    let second = try Running(idle: 600, lifetime: 7200, socket: first.socket)
+    #expect(first.ended())
+    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
     #expect(second.askForKey() == second.key)
-    #expect(second.client.lock())
+    #expect(AgentClient(socketPath: first.socket).lock())
+    #expect(second.ended())
     #expect(!FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// An agent whose vault's agent lock stays taken (an agent that does not answer) binds
+  /// nothing and says so, leaving the path as it was; once the lock is free, it binds.
+  @Test func aSecondAgentWaitsOnlySoLong() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.file("agent.sock")
+    let holder = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+    #expect(FileManager.default.createFile(atPath: path, contents: Data("kept".utf8)))
+    let agent = Agent(
+      vaultID: [UInt8](repeating: 0x42, count: 16), dataKey: try SecureBytes(count: 32),
+      idleTimeout: 600, lifetime: 7200, socketPath: path)
+    #expect(throws: AgentError.stillRunning) { try agent.bind(waitingUpTo: 0.1) }
+    #expect(FileManager.default.contents(atPath: path) == Data("kept".utf8))
+    close(holder)
+    let next = try Running(idle: 600, lifetime: 7200, socket: path)
+    #expect(next.askForKey() == next.key)
+    #expect(next.client.lock())
+    #expect(next.ended())
   }
 
   /// A key past its time is not handed out even when its time passes while the request is

@@ -99,6 +99,41 @@ import Testing
     #expect(f.run("show", b, "--vault", other, extra: locked).status == 9)
   }
 
+  /// Two agents of one vault started at once, as two `journal unlock` racing start them
+  /// (each asked the vault's agent to lock before either was there): the second stops the
+  /// first before it binds, so no agent is left holding the key where `journal lock` cannot
+  /// reach it.
+  @Test func twoAgentsOfOneVault() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let material = String(repeating: "v", count: 16) + String(repeating: "k", count: 32)
+    var started: [Spawned] = []
+    // Whatever happens, no agent of this test outlives it.
+    defer {
+      for agent in started {
+        kill(agent.pid, SIGTERM)
+        _ = agent.wait()
+      }
+    }
+    func start(_ marker: String) {
+      let agent = Spawned(
+        arguments: [CLI.binary, "agent-serve", "--idle", marker, "--lifetime", "7200"],
+        environment: f.cli.environment, terminal: false)
+      agent.write(material)
+      agent.closeInput()
+      started.append(agent)
+    }
+    start("781")
+    #expect(eventually { runtime.sockets.count == 1 })
+    #expect(agentPID(marker: "781") != nil)
+    start("782")
+    #expect(eventually { agentPID(marker: "781") == nil })
+    #expect(eventually { agentPID(marker: "782") != nil && runtime.sockets.count == 1 })
+    #expect(f.run("lock").stderr == "journal: locked\n")
+    #expect(eventually { agentPID(marker: "782") == nil })
+    #expect(runtime.sockets.isEmpty)
+  }
+
   /// SIGTERM makes the agent wipe its key and exit, removing its socket.
   @Test func sigterm() throws {
     let runtime = Runtime()

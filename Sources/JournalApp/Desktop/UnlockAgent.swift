@@ -111,7 +111,8 @@ public enum UnlockAgent {
     let got = line.withUnsafeMutableBytes { buffer in
       Result { () throws(Descriptor.Failure) in try Descriptor(output[0]).readFully(into: buffer) }
     }
-    guard (try? got.get()) == 6, line == Array("ready\n".utf8) else {
+    guard (try? got.get()) == 6, line == Array(AgentProtocol.readyLine.utf8) else {
+      if line == Array(AgentProtocol.stillRunningLine.utf8) { throw AgentError.stillRunning }
       throw AgentError.notStarted
     }
   }
