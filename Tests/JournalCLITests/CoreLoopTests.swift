@@ -283,6 +283,18 @@ import Testing
           "journal: error: the editor needs a terminal; nothing was changed\n"), "\(noEditor)")
     }
     #expect((f.show(id)["tags"] as? [String] ?? []).isEmpty)
+    // So for `new` and `reflect`: the editor is what is missing, not the flags it would have
+    // stood in for.
+    let before = f.sessions().count
+    for arguments in [["new", "--editor"], ["reflect", id, "--editor"]] {
+      let noEditor = f.cli.run(arguments, stdin: "", extra: [:])
+      #expect(noEditor.status == 2, "\(arguments)")
+      #expect(
+        noEditor.stderr.hasPrefix(
+          "journal: error: the editor needs a terminal; nothing was changed\n"), "\(noEditor)")
+    }
+    #expect(f.sessions().count == before)
+    #expect(f.run("reflect", id).stderr.hasPrefix("journal: error: missing --"))
   }
 
   /// passwd: afterwards the old passphrase fails with its own code and the new one works.

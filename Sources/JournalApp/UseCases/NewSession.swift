@@ -45,7 +45,10 @@ public enum NewSession {
       if draft.date == nil { draft.date = runtime.context.now() }
       if draft.treatment == nil { draft.treatment = .psilocybin }
       let missing = draft.missingFields
-      guard missing.isEmpty else { throw AppError.missingFlags(missing.map(\.flag)) }
+      guard missing.isEmpty else {
+        // The editor asked for is what would have filled them: it is what is missing.
+        throw editor ? AppError.editorNeedsTerminal : AppError.missingFlags(missing.map(\.flag))
+      }
     }
     let place = try WritePlace.open(runtime)
     // Settings are read before anything is saved, so a bad one never interrupts a save.

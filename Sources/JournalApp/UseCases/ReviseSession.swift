@@ -36,7 +36,7 @@ public enum ReviseSession {
     }
     if changes.isEmpty {
       guard let terminal = runtime.terminal else {
-        throw AppError.missingFlags(open.map(\.flag))
+        throw editor ? AppError.editorNeedsTerminal : AppError.missingFlags(open.map(\.flag))
       }
       let forms = Forms(
         terminal: try runtime.formTerminal(terminal, editor: editor), context: runtime.context)
@@ -84,7 +84,8 @@ public enum ReviseSession {
     var session = SealedCapture.blank(id, now: now())
     if changes.isEmpty {
       guard let terminal = runtime.terminal else {
-        throw AppError.missingFlags(Field.later.map(\.flag))
+        throw editor
+          ? AppError.editorNeedsTerminal : AppError.missingFlags(Field.later.map(\.flag))
       }
       let drafts = try place.drafts(runtime)
       // A reflection kept by an earlier run opens only with the key: never written over.
