@@ -174,8 +174,8 @@ public final class Agent {
   }
 
   /// Answers one request. Returns false when the agent should stop: a lock (answered after
-  /// the shutdown), or a key asked for once its time is up or a stop signal came (not
-  /// answered).
+  /// the shutdown), or any other request read once its time is up or a stop signal came
+  /// (not answered).
   private func handle(_ client: Int32) -> Bool {
     var uid: UInt32 = 0
     guard journal_peer_uid(client, &uid) == 0, uid == getuid() else {
@@ -207,6 +207,13 @@ public final class Agent {
       AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.malformed.rawValue, []))
       return true
     }
+    // Checked again after the request's reads (up to a second each): past its time, or
+    // after a stop signal, the agent answers nothing but ends, and the client finds it
+    // locked. A key is never handed out then, nor a status that says unlocked.
+    let instant = now()
+    guard command == .lock || (!StopSignal.requested && !lifetime.isOver(at: instant)) else {
+      return false
+    }
     switch command {
     case .keys:
       // A vault id is 16 bytes: anything else is a malformed request, not another vault.
@@ -218,16 +225,11 @@ public final class Agent {
         AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.otherVault.rawValue, []))
         return true
       }
-      // Checked again after the request's reads (up to a second each): a key past its time,
-      // or asked for after a stop signal, is never handed out. The agent ends instead, and
-      // the client finds it locked.
-      let instant = now()
-      guard !StopSignal.requested, !lifetime.isOver(at: instant) else { return false }
       lifetime.used(at: instant)
       // The key goes from guarded memory to the socket; no ordinary buffer ever holds it.
       AgentProtocol.send(client, code: .ok, secret: dataKey)
     case .status:
-      let (idle, life) = lifetime.remaining(at: now())
+      let (idle, life) = lifetime.remaining(at: instant)
       var bytes: [UInt8] = []
       bytes.append(littleEndian: idle)
       bytes.append(littleEndian: life)

@@ -219,6 +219,19 @@ import Testing
     #expect(agent.ended())
   }
 
+  /// So for its status: an agent whose time ran out while the request was read says
+  /// nothing (the client finds it locked), never "unlocked, 0 s left".
+  @Test func noStatusWhenTimeRunsOutDuringTheRequest() throws {
+    let readings = Counter()
+    let start = TestClock.reference
+    let agent = try Running(idle: 600, lifetime: 7200) {
+      readings.next() <= 3 ? start : start + 7201
+    }
+    #expect(agent.client.status() == nil)
+    #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(agent.ended())
+  }
+
   /// Counts, from one, across threads.
   final class Counter: @unchecked Sendable {
     private var count = 0
