@@ -13,11 +13,18 @@ public enum StopSignal {
   /// Readable once a stop is asked for.
   public static var wakeFD: Int32 { readFD }
 
-  public static func install() {
+  /// The wake pipe, made once per process however many times `install` runs (the agent
+  /// tests serve many agents in one process).
+  private static let wakePipe: [Int32]? = {
     var fds: [Int32] = [0, 0]
-    if pipe(&fds) == 0 {
-      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-      _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+    guard pipe(&fds) == 0 else { return nil }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+    return fds
+  }()
+
+  public static func install() {
+    if let fds = wakePipe {
       readFD = fds[0]
       writeFD = fds[1]
     }
