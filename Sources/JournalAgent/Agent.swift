@@ -62,6 +62,7 @@ public final class Agent {
       try agent.bind()
     } catch AgentError.stillRunning {
       // Said to `unlock`, which waits on this line: its own error, not "did not start".
+      dataKey.wipe()
       AgentProtocol.writeAll(STDOUT_FILENO, Array(AgentProtocol.stillRunningLine.utf8))
       throw AgentError.stillRunning
     }
@@ -79,6 +80,7 @@ public final class Agent {
   /// the path from under that one, which would go on holding the key out of `journal
   /// lock`'s reach.
   public func bind(waitingUpTo wait: TimeInterval = 5) throws {
+    precondition(lockFile < 0 && listener < 0, "an agent binds once")
     guard var address = AgentProtocol.address(socketPath) else {
       throw AgentError.socketPathTooLong(path: socketPath)
     }
@@ -120,19 +122,19 @@ public final class Agent {
       throw AgentError.socket(path: path, errno: EPERM)
     }
     let deadline = Deadline(in: wait)
-    var asked = false
+    var tries = 0
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let failure = errno
-      guard failure == EWOULDBLOCK || failure == EINTR else {
+      guard failure == EWOULDBLOCK else {
         close(fd)
         throw AgentError.socket(path: path, errno: failure)
       }
-      if !asked {
-        AgentClient(socketPath: socketPath).lock()
-        asked = true
-        continue
-      }
-      guard deadline.millisecondsLeft > 0 else {
+      // Only an agent holding the lock binds, so whatever answers at the path holds it.
+      // Asked again every 100 ms: the holder may not have bound yet (two agents starting at
+      // once), or another agent's lock may have reached it first.
+      if tries % 10 == 0 { AgentClient(socketPath: socketPath).lock() }
+      tries += 1
+      guard !deadline.hasPassed else {
         close(fd)
         throw AgentError.stillRunning
       }
@@ -149,14 +151,14 @@ public final class Agent {
       // Checked at every wake, before any request is answered: a key past its time is never
       // handed out, however late the request or the wake-up.
       let instant = now()
-      guard !lifetime.isOver(at: instant) else { return }
+      guard !lifetime.isOver(at: instant), reachable else { return }
       // The signal handler also writes to a pipe watched here, so a signal arriving just
       // before poll still wakes it at once.
       var descriptors = [
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
         pollfd(fd: StopSignal.wakeFD, events: Int16(POLLIN), revents: 0),
       ]
-      let wait = Int32(min(lifetime.deadline.timeIntervalSince(instant), 60) * 1000) + 1
+      let wait = Int32(min(lifetime.deadline.timeIntervalSince(instant), 10) * 1000) + 1
       let ready = poll(&descriptors, 2, wait)
       guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
       guard !lifetime.isOver(at: now()) else { return }
@@ -171,6 +173,15 @@ public final class Agent {
       }
       close(client)
     }
+  }
+
+  /// Whether this agent's socket and agent lock are still the files it made. Its socket
+  /// removed or replaced (or the whole runtime directory, as at logout) leaves it out of
+  /// `journal lock`'s reach; its lock file removed lets another agent of the vault start.
+  /// Either way it ends, at its next wake (10 s at most).
+  private var reachable: Bool {
+    guard let socketFile, FileIdentity(path: socketPath) == socketFile else { return false }
+    return FileIdentity(path: socketPath + ".lock") == FileIdentity(descriptor: lockFile)
   }
 
   /// Answers one request. Returns false when the agent should stop: a lock (answered after

@@ -147,25 +147,43 @@ import Testing
     }
   }
 
-  /// An agent ends without removing a socket it did not bind: should another process have
-  /// put its own at the path, it stays.
-  @Test func endingLeavesAnotherSocket() throws {
+  /// An agent whose socket is taken from it (moved, or replaced: `journal lock` can no
+  /// longer reach it) ends at its next wake without being asked, and leaves the path to
+  /// whoever took it.
+  @Test func anAgentWhoseSocketIsTakenEnds() throws {
     let first = try Running(idle: 600, lifetime: 7200)
     let moved = first.directory.file("moved.sock")
     #expect(rename(first.socket, moved) == 0)
-    let other = try #require(AgentProtocol.address(first.socket))
-    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(listener) }
-    var address = other
+    let other = try Self.listen(at: first.socket)
+    defer { close(other) }
+    _ = AgentClient(socketPath: moved).status()  // wakes it, answered or not
+    #expect(first.ended())
+    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// So does an agent whose lock file is removed (another agent of the vault could start
+  /// beside it), removing its own socket.
+  @Test func anAgentWhoseLockIsRemovedEnds() throws {
+    let first = try Running(idle: 600, lifetime: 7200)
+    #expect(unlink(first.socket + ".lock") == 0)
+    _ = first.client.status()
+    #expect(first.ended())
+    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(!FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// A listening socket at `path` that is not an agent's.
+  static func listen(at path: String) throws -> Int32 {
+    var address = try #require(AgentProtocol.address(path))
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    #expect(bound == 0)
-    #expect(AgentClient(socketPath: moved).lock())
-    #expect(first.ended())
-    #expect(FileManager.default.fileExists(atPath: first.socket))
+    #expect(bound == 0 && Glibc.listen(fd, 4) == 0)
+    return fd
   }
 
   /// A second agent of the same vault (two `journal unlock` at once) asks the first to lock
@@ -180,6 +198,38 @@ import Testing
     #expect(AgentClient(socketPath: first.socket).lock())
     #expect(second.ended())
     #expect(!FileManager.default.fileExists(atPath: first.socket))
+  }
+
+  /// Two agents starting at once: the one holding the lock may not answer the other's first
+  /// request (it has not bound yet, or is stopping for another). The newcomer asks again
+  /// until the holder answers, and binds once it has let go. Here the holder is the test:
+  /// it leaves the first request unanswered and answers the second as an agent does.
+  @Test func aSecondAgentAsksUntilTheHolderStops() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.file("agent.sock")
+    let holder = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+    let fake = try Self.listen(at: path)
+    let asked = Counter()
+    Thread {
+      for answer in [false, true] {
+        let client = accept(fake, nil, nil)
+        _ = AgentProtocol.read(client, count: AgentProtocol.headerBytes, timeout: 2)
+        _ = asked.next()
+        if answer {
+          close(holder)
+          unlink(path)
+          AgentProtocol.write(client, AgentProtocol.frame(AgentProtocol.Code.ok.rawValue, []))
+        }
+        close(client)
+      }
+      close(fake)
+    }.start()
+    let second = try Running(idle: 600, lifetime: 7200, socket: path)
+    #expect(asked.next() == 3)
+    #expect(second.askForKey() == second.key)
+    #expect(second.client.lock())
+    #expect(second.ended())
   }
 
   /// An agent whose vault's agent lock stays taken (an agent that does not answer) binds

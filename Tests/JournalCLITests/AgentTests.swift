@@ -134,6 +134,29 @@ import Testing
     #expect(runtime.sockets.isEmpty)
   }
 
+  /// An agent of the vault that does not stop (here, its lock held by the test): `unlock`
+  /// waits a few seconds, then says so and what to do, starting nothing.
+  @Test func unlockWhenAnAgentDoesNotStop() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let socket = runtime.socket
+    #expect(f.run("lock").stderr == "journal: locked\n")
+    let holder = open(socket + ".lock", O_RDWR | O_CLOEXEC)
+    #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+    defer { close(holder) }
+    let refused = f.run("unlock")
+    #expect(refused.status == 11, "\(refused)")
+    #expect(
+      refused.stderr == """
+        journal: error: another unlock agent of this vault did not stop when asked
+        journal: hint: run "journal lock", then "journal unlock" again
+
+        """)
+    #expect(runtime.sockets.isEmpty)
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+  }
+
   /// SIGTERM makes the agent wipe its key and exit, removing its socket.
   @Test func sigterm() throws {
     let runtime = Runtime()

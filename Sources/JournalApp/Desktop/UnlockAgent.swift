@@ -104,14 +104,12 @@ public enum UnlockAgent {
     AgentProtocol.writeAll(input[1], keys.vaultID)
     keys.withDataKey { (key: UnsafeRawBufferPointer) in AgentProtocol.writeAll(input[1], key) }
     close(input[1])
-    // Wait for "ready": the socket is bound before unlock returns.
-    // All six bytes, through a signal or a write in parts; the agent's end of the pipe
-    // closing first is "not started".
-    var line = [UInt8](repeating: 0, count: 6)
-    let got = line.withUnsafeMutableBytes { buffer in
-      Result { () throws(Descriptor.Failure) in try Descriptor(output[0]).readFully(into: buffer) }
-    }
-    guard (try? got.get()) == 6, line == Array(AgentProtocol.readyLine.utf8) else {
+    // Wait for "ready": the socket is bound before unlock returns. All six bytes, through a
+    // signal or a write in parts; the agent's end of the pipe closing first, or no line
+    // within 20 s (its own wait for an older agent is bounded well within that), is "not
+    // started".
+    let line = AgentProtocol.read(output[0], count: 6, timeout: 20)
+    guard line == Array(AgentProtocol.readyLine.utf8) else {
       if line == Array(AgentProtocol.stillRunningLine.utf8) { throw AgentError.stillRunning }
       throw AgentError.notStarted
     }
