@@ -173,8 +173,37 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: first.socket))
   }
 
+  /// A client of an agent that accepts nothing (stopped, or hung) and whose queue is full
+  /// gives up within its two seconds: the connect does not wait for room.
+  @Test func aFullQueueDoesNotHoldTheClient() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.file("agent.sock")
+    let stuck = try Self.listen(at: path, backlog: 0)
+    defer { close(stuck) }
+    var queued: [Int32] = []
+    defer { queued.forEach { close($0) } }
+    // Non-blocking connects until the kernel says the queue is full.
+    var address = try #require(AgentProtocol.address(path))
+    for _ in 0..<8 {
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+      queued.append(fd)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      if connected != 0 && errno == EAGAIN { break }
+    }
+    let answered = DispatchSemaphore(value: 0)
+    Thread {
+      _ = AgentClient(socketPath: path).status()
+      answered.signal()
+    }.start()
+    #expect(answered.wait(timeout: .now() + 10) == .success)
+  }
+
   /// A listening socket at `path` that is not an agent's.
-  static func listen(at path: String) throws -> Int32 {
+  static func listen(at path: String, backlog: Int32 = 4) throws -> Int32 {
     var address = try #require(AgentProtocol.address(path))
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     let bound = withUnsafePointer(to: &address) {
@@ -182,7 +211,7 @@ import Testing
         Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    #expect(bound == 0 && Glibc.listen(fd, 4) == 0)
+    #expect(bound == 0 && Glibc.listen(fd, backlog) == 0)
     return fd
   }
 
