@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JournalCore
 import JournalCrypto
+import JournalSystem
 
 /// Asks the unlock agent for a vault's keys, its status, or to lock. Every failure (no
 /// agent, a stale socket, another vault, a refusal) is simply "no answer": the caller falls
@@ -63,18 +64,36 @@ public struct AgentClient {
     return (Agent.generation(answer), Array(answer[8...]))
   }
 
-  /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop.
-  /// Returns how many were running.
-  public static func lockAll(environment: [String: String]) -> Int {
+  /// What asking an agent to lock found.
+  public enum LockAnswer: Sendable, Equatable {
+    /// It wiped its key and stopped.
+    case locked
+    /// Nothing there: no socket, a stale one, or an agent that ended as it was asked.
+    case nobody
+    /// An agent took the request, or its queue is full, but said nothing within two
+    /// seconds: stopped or hung, it may still hold its key.
+    case silent
+  }
+
+  /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
+  /// many did, and how many said nothing (`LockAnswer.silent`).
+  public static func lockAll(environment: [String: String]) -> (locked: Int, silent: Int) {
     let paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
-    return paths.filter { AgentClient(socketPath: $0).lock() }.count
+    let answers = paths.map { AgentClient(socketPath: $0).lockAnswer() }
+    return (answers.count { $0 == .locked }, answers.count { $0 == .silent })
   }
 
   /// Asks the agent to wipe its key and stop. Returns whether one was running.
   @discardableResult
-  public func lock() -> Bool {
-    guard let (code, _) = request(.lock, []) else { return false }
-    return code == .ok
+  public func lock() -> Bool { lockAnswer() == .locked }
+
+  /// Asks the agent to wipe its key and stop, telling an agent that did not answer from
+  /// none at all.
+  public func lockAnswer() -> LockAnswer {
+    var silent = false
+    let code = exchange(.lock, [], whenSilent: { silent = true }) { _, code, _ in code }
+    if code == .ok { return .locked }
+    return silent ? .silent : .nobody
   }
 
   func request(_ command: AgentProtocol.Command, _ payload: [UInt8]) -> (
@@ -88,8 +107,10 @@ public struct AgentClient {
   }
 
   /// Sends one request and reads the answer's header; `answer` reads the payload.
+  /// `whenSilent` is called when an agent is there but says nothing within two seconds (the
+  /// connect, or the answer's first byte); not when it ends without an answer.
   func exchange<Answer>(
-    _ command: AgentProtocol.Command, _ payload: [UInt8],
+    _ command: AgentProtocol.Command, _ payload: [UInt8], whenSilent: () -> Void = {},
     answer: (Int32, AgentProtocol.Code, Int) -> Answer?
   ) -> Answer? {
     // The socket must be ours: in our private directory, owned by us, a socket.
@@ -109,8 +130,23 @@ public struct AgentClient {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard connected == 0 else { return nil }
+    guard connected == 0 else {
+      if errno == EAGAIN { whenSilent() }
+      return nil
+    }
     AgentProtocol.write(fd, AgentProtocol.frame(command.rawValue, payload))
+    // The first byte of the answer, or the agent's end (it ended as it was asked, or did
+    // not take the request), within two seconds; nothing at all is a silent agent.
+    let deadline = Deadline(in: 2)
+    var ready: Int32
+    repeat {
+      var readable = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      ready = poll(&readable, 1, deadline.millisecondsLeft)
+    } while ready < 0 && errno == EINTR
+    guard ready > 0 else {
+      whenSilent()
+      return nil
+    }
     guard let header = AgentProtocol.read(fd, count: AgentProtocol.headerBytes, timeout: 2),
       Array(header[0..<4]) == AgentProtocol.magic, header[4] == AgentProtocol.version,
       let code = AgentProtocol.Code(rawValue: header[5])

@@ -8,4 +8,6 @@ public enum AgentError: Error, Equatable, Sendable {
   case notStarted
   /// Another agent of the same vault did not stop when asked, within a few seconds.
   case stillRunning
+  /// `count` agents did not answer a lock: stopped or hung, they may still hold their keys.
+  case didNotAnswer(count: Int)
 }

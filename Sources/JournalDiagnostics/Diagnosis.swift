@@ -689,6 +689,12 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "another unlock agent of this vault did not stop when asked",
         hint: #"run "journal lock", then "journal unlock" again"#, exitCode: .ioError)
+    case .didNotAnswer(let count):
+      return Diagnosis(
+        message: count == 1
+          ? "an unlock agent did not answer and may still hold its key"
+          : "\(count) unlock agents did not answer and may still hold their keys",
+        hint: #"end the "journal agent-serve" process that holds it"#, exitCode: .ioError)
     }
   }
 

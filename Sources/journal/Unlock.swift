@@ -48,9 +48,10 @@ extension Journal {
 
     func run() throws {
       let runtime = try Runtime(options)
-      let stopped = UnlockAgent.lock(runtime)
-      Report.note(
-        stopped == 0 ? "already locked" : stopped == 1 ? "locked" : "locked \(stopped) vaults")
+      try UnlockAgent.lock(runtime) { stopped in
+        Report.note(
+          stopped == 0 ? "already locked" : stopped == 1 ? "locked" : "locked \(stopped) vaults")
+      }
     }
   }
 

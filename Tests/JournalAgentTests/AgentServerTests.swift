@@ -202,6 +202,20 @@ import Testing
     #expect(answered.wait(timeout: .now() + 10) == .success)
   }
 
+  /// Asked to lock, an agent that takes the request and says nothing (stopped, or hung) is
+  /// told from none at all: it may still hold its key.
+  @Test func aSilentAgentIsNotLocked() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.file("agent.sock")
+    #expect(AgentClient(socketPath: path).lockAnswer() == .nobody)
+    let silent = try Self.listen(at: path)
+    defer { close(silent) }
+    #expect(AgentClient(socketPath: path).lockAnswer() == .silent)
+    let agent = try Running(idle: 600, lifetime: 7200)
+    #expect(agent.client.lockAnswer() == .locked)
+    #expect(agent.client.lockAnswer() == .nobody)
+  }
+
   /// A listening socket at `path` that is not an agent's.
   static func listen(at path: String, backlog: Int32 = 4) throws -> Int32 {
     var address = try #require(AgentProtocol.address(path))

@@ -157,6 +157,38 @@ import Testing
     #expect(f.run("unlock", "--status").stdout == "locked\n")
   }
 
+  /// `journal lock` never says "locked" of an agent that did not answer (stopped, or hung:
+  /// here a socket nobody serves): it locks the others, says so, and names the one left.
+  @Test func lockWithASilentAgent() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let path = runtime.path + "/journal/agent-" + String(repeating: "0", count: 32) + ".sock"
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let silent = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(silent, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && listen(silent, 4) == 0)
+    let result = f.run("lock")
+    #expect(result.status == 11, "\(result)")
+    #expect(
+      result.stderr == """
+        journal: locked
+        journal: error: an unlock agent did not answer and may still hold its key
+        journal: hint: end the "journal agent-serve" process that holds it
+
+        """)
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+    close(silent)
+    unlink(path)
+    #expect(f.run("lock").stderr == "journal: already locked\n")
+  }
+
   /// SIGTERM makes the agent wipe its key and exit, removing its socket.
   @Test func sigterm() throws {
     let runtime = Runtime()

@@ -67,7 +67,7 @@ struct DiagnosisTests {
     SystemError.standardOutput(errno: ENOSPC), SystemError.noPrivateMemoryDirectory,
     TerminalError.stopped, TerminalError.secretTooLong(maximum: 1024),
     AgentError.socket(path: "/s", errno: EADDRINUSE), AgentError.socketPathTooLong(path: "/s"),
-    AgentError.notStarted, AgentError.stillRunning,
+    AgentError.notStarted, AgentError.stillRunning, AgentError.didNotAnswer(count: 2),
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
@@ -185,7 +185,7 @@ struct DiagnosisTests {
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
-    #expect(names["AgentError"]?.count == 4)
+    #expect(names["AgentError"]?.count == 5)
     #expect(names["AppError"]?.count == 73)
     #expect(names["SyncError"]?.count == 18)
   }
@@ -291,7 +291,7 @@ struct DiagnosisTests {
 
   static func expected(_ error: AgentError) -> JournalExit {
     switch error {
-    case .socket, .socketPathTooLong, .notStarted, .stillRunning: .ioError
+    case .socket, .socketPathTooLong, .notStarted, .stillRunning, .didNotAnswer: .ioError
     }
   }
 

@@ -62,10 +62,13 @@ public enum UnlockAgent {
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
 
-  /// Asks every agent (each unlocked vault's) to wipe its key and stop; how many were
-  /// running.
-  public static func lock(_ runtime: Runtime) -> Int {
-    AgentClient.lockAll(environment: runtime.context.environment)
+  /// Asks every agent (each unlocked vault's) to wipe its key and stop, and hands `locked`
+  /// how many did (none: already locked). An agent that says nothing (stopped or hung) may
+  /// still hold its key: an error, after the others are locked and said, never "locked".
+  public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
+    let (count, silent) = AgentClient.lockAll(environment: runtime.context.environment)
+    if count > 0 || silent == 0 { locked(count) }
+    if silent > 0 { throw AgentError.didNotAnswer(count: silent) }
   }
 
   /// What the named vault's agent says of its time left; nil when that vault is locked.
