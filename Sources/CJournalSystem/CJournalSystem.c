@@ -33,4 +33,12 @@ int journal_peer_uid(int fd, unsigned int *uid) {
   return 0;
 }
 
+int journal_peer_pid(int fd, int *pid) {
+  struct ucred credentials;
+  socklen_t length = sizeof(credentials);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+  *pid = credentials.pid;
+  return 0;
+}
+
 int journal_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -66,7 +66,13 @@ public final class Agent {
       AgentProtocol.writeAll(STDOUT_FILENO, Array(AgentProtocol.stillRunningLine.utf8))
       throw AgentError.stillRunning
     }
-    AgentProtocol.writeAll(STDOUT_FILENO, Array(AgentProtocol.readyLine.utf8))
+    // `unlock` gone before the line reached it (it gave up waiting) said the journal stays
+    // locked: so it does, even where SIGPIPE is ignored and the write merely fails.
+    guard (try? Descriptor(STDOUT_FILENO).writeAll(Array(AgentProtocol.readyLine.utf8))) != nil
+    else {
+      agent.shutdown()
+      throw AgentError.notStarted
+    }
     let null = open("/dev/null", O_RDWR)
     for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { dup2(null, fd) }
     close(null)
@@ -129,15 +135,16 @@ public final class Agent {
         close(fd)
         throw AgentError.socket(path: path, errno: failure)
       }
-      // Only an agent holding the lock binds, so whatever answers at the path holds it.
-      // Asked again every 100 ms: the holder may not have bound yet (two agents starting at
-      // once), or another agent's lock may have reached it first.
-      if tries % 10 == 0 { AgentClient(socketPath: socketPath).lock() }
-      tries += 1
       guard !deadline.hasPassed else {
         close(fd)
         throw AgentError.stillRunning
       }
+      // Only an agent holding the lock binds, so whatever answers at the path holds it.
+      // Asked again every 100 ms: the holder may not have bound yet (two agents starting at
+      // once), or another agent's lock may have reached it first. Once it has let go, the
+      // lock is taken at once, even past the deadline.
+      if tries % 10 == 0, AgentClient(socketPath: socketPath).lock() { continue }
+      tries += 1
       usleep(10_000)
     }
     lockFile = fd
@@ -158,7 +165,7 @@ public final class Agent {
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
         pollfd(fd: StopSignal.wakeFD, events: Int16(POLLIN), revents: 0),
       ]
-      let wait = Int32(min(lifetime.deadline.timeIntervalSince(instant), 10) * 1000) + 1
+      let wait = Int32(min(lifetime.deadline.timeIntervalSince(instant), 2) * 1000) + 1
       let ready = poll(&descriptors, 2, wait)
       guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
       guard !lifetime.isOver(at: now()) else { return }
@@ -178,7 +185,8 @@ public final class Agent {
   /// Whether this agent's socket and agent lock are still the files it made. Its socket
   /// removed or replaced (or the whole runtime directory, as at logout) leaves it out of
   /// `journal lock`'s reach; its lock file removed lets another agent of the vault start.
-  /// Either way it ends, at its next wake (10 s at most).
+  /// Either way it ends, at its next wake (2 s at most: well within the 5 s a new agent of
+  /// the vault waits for it).
   private var reachable: Bool {
     guard let socketFile, FileIdentity(path: socketPath) == socketFile else { return false }
     return FileIdentity(path: socketPath + ".lock") == FileIdentity(descriptor: lockFile)

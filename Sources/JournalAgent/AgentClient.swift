@@ -1,3 +1,4 @@
+import CJournalSystem
 import Foundation
 import Glibc
 import JournalCore
@@ -38,8 +39,12 @@ public struct AgentClient {
   }
 
   /// Seconds until the idle timeout and until the end of the agent's life; nil when locked.
-  public func status() -> (idle: Int, lifetime: Int)? {
-    guard let (code, payload) = request(.status, []), code == .ok, payload.count == 8 else {
+  /// `whenSilent` is told of an agent that took the request and said nothing within two
+  /// seconds (stopped, or hung; it may still hold its key), with its process id if known.
+  public func status(whenSilent: (Int32?) -> Void = { _ in }) -> (idle: Int, lifetime: Int)? {
+    guard let (code, payload) = request(.status, [], whenSilent: whenSilent), code == .ok,
+      payload.count == 8
+    else {
       return nil
     }
     return payload.withUnsafeBytes { raw in
@@ -70,36 +75,49 @@ public struct AgentClient {
     case locked
     /// Nothing there: no socket, a stale one, or an agent that ended as it was asked.
     case nobody
-    /// An agent took the request, or its queue is full, but said nothing within two
-    /// seconds: stopped or hung, it may still hold its key.
-    case silent
+    /// An agent took the request, or its queue is full, and did not stop: it said nothing
+    /// within two seconds (stopped, or hung), or answered with an error. It may still hold
+    /// its key. `process`: its id, when the kernel could say (not for a full queue).
+    case notStopped(process: Int32?)
   }
 
   /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
-  /// many did, and how many said nothing (`LockAnswer.silent`).
-  public static func lockAll(environment: [String: String]) -> (locked: Int, silent: Int) {
+  /// many did, and the answers of those that did not (`LockAnswer.notStopped`).
+  public static func lockAll(environment: [String: String]) -> (
+    locked: Int, notStopped: [LockAnswer]
+  ) {
     let paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
     let answers = paths.map { AgentClient(socketPath: $0).lockAnswer() }
-    return (answers.count { $0 == .locked }, answers.count { $0 == .silent })
+    return (answers.count { $0 == .locked }, answers.filter { $0 != .locked && $0 != .nobody })
   }
 
   /// Asks the agent to wipe its key and stop. Returns whether one was running.
   @discardableResult
   public func lock() -> Bool { lockAnswer() == .locked }
 
-  /// Asks the agent to wipe its key and stop, telling an agent that did not answer from
-  /// none at all.
+  /// Asks the agent to wipe its key and stop, telling an agent that did not from none at
+  /// all.
   public func lockAnswer() -> LockAnswer {
-    var silent = false
-    let code = exchange(.lock, [], whenSilent: { silent = true }) { _, code, _ in code }
-    if code == .ok { return .locked }
-    return silent ? .silent : .nobody
+    var there: LockAnswer = .nobody
+    let code = exchange(.lock, [], whenSilent: { there = .notStopped(process: $0) }) {
+      fd, code, _ in
+      if code != .ok { there = .notStopped(process: Self.peerProcess(fd)) }
+      return code
+    }
+    return code == .ok ? .locked : there
   }
 
-  func request(_ command: AgentProtocol.Command, _ payload: [UInt8]) -> (
-    AgentProtocol.Code, [UInt8]
-  )? {
-    exchange(command, payload) { fd, code, length in
+  /// The process at the other end of a connected socket (SO_PEERCRED), if the kernel says.
+  static func peerProcess(_ fd: Int32) -> Int32? {
+    var pid: Int32 = 0
+    return journal_peer_pid(fd, &pid) == 0 && pid > 0 ? pid : nil
+  }
+
+  func request(
+    _ command: AgentProtocol.Command, _ payload: [UInt8],
+    whenSilent: (Int32?) -> Void = { _ in }
+  ) -> (AgentProtocol.Code, [UInt8])? {
+    exchange(command, payload, whenSilent: whenSilent) { fd, code, length in
       guard length > 0 else { return (code, []) }
       guard let body = AgentProtocol.read(fd, count: length, timeout: 2) else { return nil }
       return (code, body)
@@ -107,10 +125,11 @@ public struct AgentClient {
   }
 
   /// Sends one request and reads the answer's header; `answer` reads the payload.
-  /// `whenSilent` is called when an agent is there but says nothing within two seconds (the
-  /// connect, or the answer's first byte); not when it ends without an answer.
+  /// `whenSilent` is called, with the agent's process id when the kernel says it, when an
+  /// agent is there but says nothing within two seconds (the connect, or the answer's first
+  /// byte); not when it ends without an answer.
   func exchange<Answer>(
-    _ command: AgentProtocol.Command, _ payload: [UInt8], whenSilent: () -> Void = {},
+    _ command: AgentProtocol.Command, _ payload: [UInt8], whenSilent: (Int32?) -> Void = { _ in },
     answer: (Int32, AgentProtocol.Code, Int) -> Answer?
   ) -> Answer? {
     // The socket must be ours: in our private directory, owned by us, a socket.
@@ -131,7 +150,7 @@ public struct AgentClient {
       }
     }
     guard connected == 0 else {
-      if errno == EAGAIN { whenSilent() }
+      if errno == EAGAIN { whenSilent(nil) }
       return nil
     }
     AgentProtocol.write(fd, AgentProtocol.frame(command.rawValue, payload))
@@ -144,7 +163,7 @@ public struct AgentClient {
       ready = poll(&readable, 1, deadline.millisecondsLeft)
     } while ready < 0 && errno == EINTR
     guard ready > 0 else {
-      whenSilent()
+      whenSilent(Self.peerProcess(fd))
       return nil
     }
     guard let header = AgentProtocol.read(fd, count: AgentProtocol.headerBytes, timeout: 2),

@@ -8,6 +8,8 @@ public enum AgentError: Error, Equatable, Sendable {
   case notStarted
   /// Another agent of the same vault did not stop when asked, within a few seconds.
   case stillRunning
-  /// `count` agents did not answer a lock: stopped or hung, they may still hold their keys.
-  case didNotAnswer(count: Int)
+  /// `count` agents took a request and did not answer it (stopped, or hung; or, asked to
+  /// lock, answered with an error): they may still hold their keys. `processes`: the ids
+  /// of those the kernel named.
+  case notAnswering(count: Int, processes: [Int32])
 }

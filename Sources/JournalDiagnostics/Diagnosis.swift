@@ -689,12 +689,21 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: "another unlock agent of this vault did not stop when asked",
         hint: #"run "journal lock", then "journal unlock" again"#, exitCode: .ioError)
-    case .didNotAnswer(let count):
+    case .notAnswering(let count, let processes):
+      let one = count == 1
+      let named = processes.map(String.init)
+      let which =
+        named.isEmpty
+        ? "" : " (process\(named.count == 1 ? "" : "es") \(named.joined(separator: ", ")))"
+      let hint =
+        named.count == count
+        ? #"end \#(one ? "it" : "them") with "kill -KILL \#(named.joined(separator: " "))""#
+        : #"end \#(one ? "its" : "their") "journal agent-serve" process\#(one ? "" : "es")"#
       return Diagnosis(
-        message: count == 1
-          ? "an unlock agent did not answer and may still hold its key"
-          : "\(count) unlock agents did not answer and may still hold their keys",
-        hint: #"end the "journal agent-serve" process that holds it"#, exitCode: .ioError)
+        message: one
+          ? "an unlock agent\(which) does not answer and may still hold its key"
+          : "\(count) unlock agents\(which) do not answer and may still hold their keys",
+        hint: hint, exitCode: .ioError)
     }
   }
 

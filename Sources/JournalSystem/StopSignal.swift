@@ -28,6 +28,8 @@ public enum StopSignal {
       readFD = fds[0]
       writeFD = fds[1]
     }
+    // Read here, so that the handler is never the first to touch (and initialise) it.
+    _ = requested
     for number in [SIGTERM, SIGINT, SIGHUP] {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { _ in StopSignal.set() }

@@ -184,7 +184,8 @@ import Testing
     defer { queued.forEach { close($0) } }
     // Non-blocking connects until the kernel says the queue is full.
     var address = try #require(AgentProtocol.address(path))
-    for _ in 0..<8 {
+    var full = false
+    for _ in 0..<8 where !full {
       let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
       queued.append(fd)
       let connected = withUnsafePointer(to: &address) {
@@ -192,14 +193,24 @@ import Testing
           connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
         }
       }
-      if connected != 0 && errno == EAGAIN { break }
+      full = connected != 0 && errno == EAGAIN
     }
+    #expect(full)
+    let answer = Box<AgentClient.LockAnswer?>(nil)
     let answered = DispatchSemaphore(value: 0)
     Thread {
-      _ = AgentClient(socketPath: path).status()
+      answer.value = AgentClient(socketPath: path).lockAnswer()
       answered.signal()
     }.start()
     #expect(answered.wait(timeout: .now() + 10) == .success)
+    // Full: no connection, so no process to name; but not "nobody".
+    #expect(answer.value == .notStopped(process: nil))
+  }
+
+  /// A value one thread sets and another reads after a semaphore.
+  final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
   }
 
   /// Asked to lock, an agent that takes the request and says nothing (stopped, or hung) is
@@ -210,7 +221,7 @@ import Testing
     #expect(AgentClient(socketPath: path).lockAnswer() == .nobody)
     let silent = try Self.listen(at: path)
     defer { close(silent) }
-    #expect(AgentClient(socketPath: path).lockAnswer() == .silent)
+    #expect(AgentClient(socketPath: path).lockAnswer() == .notStopped(process: getpid()))
     let agent = try Running(idle: 600, lifetime: 7200)
     #expect(agent.client.lockAnswer() == .locked)
     #expect(agent.client.lockAnswer() == .nobody)
@@ -235,8 +246,10 @@ import Testing
   @Test func aSecondAgentStopsTheFirst() throws {
     let first = try Running(idle: 600, lifetime: 7200)
     let second = try Running(idle: 600, lifetime: 7200, socket: first.socket)
-    #expect(first.ended())
+    // Already when the second has bound: not later, as the first would notice by itself
+    // that its socket was taken.
     #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(first.ended())
     #expect(second.askForKey() == second.key)
     #expect(AgentClient(socketPath: first.socket).lock())
     #expect(second.ended())

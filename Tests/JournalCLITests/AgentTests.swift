@@ -99,10 +99,11 @@ import Testing
     #expect(f.run("show", b, "--vault", other, extra: locked).status == 9)
   }
 
-  /// Two agents of one vault started at once, as two `journal unlock` racing start them
-  /// (each asked the vault's agent to lock before either was there): the second stops the
-  /// first before it binds, so no agent is left holding the key where `journal lock` cannot
-  /// reach it.
+  /// Two agents of one vault started one after the other with no lock between them, as two
+  /// `journal unlock` racing start them (each asked the vault's agent to lock before either
+  /// was there): the second stops the first, and `journal lock` reaches the one left. (That
+  /// the first is stopped before the second binds, not after, is AgentServerTests'
+  /// `aSecondAgentStopsTheFirst`.)
   @Test func twoAgentsOfOneVault() {
     let runtime = Runtime()
     let f = fixture(runtime)
@@ -157,36 +158,68 @@ import Testing
     #expect(f.run("unlock", "--status").stdout == "locked\n")
   }
 
-  /// `journal lock` never says "locked" of an agent that did not answer (stopped, or hung:
-  /// here a socket nobody serves): it locks the others, says so, and names the one left.
-  @Test func lockWithASilentAgent() {
+  /// `journal lock` never says "locked" of an agent that does not answer (stopped, or hung:
+  /// here a socket the test listens on and never serves): it locks the others, says so, and
+  /// names the one left by its process. Nor does `unlock --status` of the vault whose agent
+  /// it is.
+  @Test func aSilentAgentIsNeverCalledLocked() {
     let runtime = Runtime()
     let f = fixture(runtime)
     #expect(f.run("unlock").status == 0)
-    let path = runtime.path + "/journal/agent-" + String(repeating: "0", count: 32) + ".sock"
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    let silent = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(silent, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    #expect(bound == 0 && listen(silent, 4) == 0)
+    let own = runtime.socket
+    let other = runtime.path + "/journal/agent-" + String(repeating: "0", count: 32) + ".sock"
+    let silent = listen(at: other)
     let result = f.run("lock")
     #expect(result.status == 11, "\(result)")
     #expect(
       result.stderr == """
         journal: locked
-        journal: error: an unlock agent did not answer and may still hold its key
-        journal: hint: end the "journal agent-serve" process that holds it
+        journal: error: an unlock agent (process \(getpid())) does not answer and may still hold its key
+        journal: hint: end it with "kill -KILL \(getpid())"
 
         """)
-    #expect(f.run("unlock", "--status").stdout == "locked\n")
     close(silent)
-    unlink(path)
+    unlink(other)
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+    let silentOwn = listen(at: own)
+    let status = f.run("unlock", "--status")
+    #expect(status.status == 11, "\(status)")
+    #expect(status.stderr.hasPrefix("journal: error: an unlock agent (process \(getpid())) does"))
+    close(silentOwn)
+    unlink(own)
     #expect(f.run("lock").stderr == "journal: already locked\n")
+  }
+
+  /// A socket listening at `path` that nobody serves (close-on-exec: the journal processes
+  /// the test starts do not inherit it).
+  private func listen(at path: String) -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && Glibc.listen(fd, 4) == 0)
+    return fd
+  }
+
+  /// An agent whose "ready" cannot reach `unlock` (gone, having given up; here its output
+  /// is /dev/full) does not serve: `unlock` has said the journal stays locked. Bounded by
+  /// timeout(1), which would end a serving agent with 124.
+  @Test func anAgentThatCannotSayReadyDoesNotServe() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let material = String(repeating: "v", count: 16) + String(repeating: "k", count: 32)
+    let result = f.cli.runProgram([
+      "/usr/bin/timeout", "20", "/bin/sh", "-c",
+      "printf %s \(material) | \(CLI.binary) agent-serve --idle 784 --lifetime 7200 > /dev/full",
+    ])
+    #expect(result.status == 11, "\(result)")
+    #expect(runtime.sockets.isEmpty)
+    #expect(agentPID(marker: "784") == nil)
   }
 
   /// SIGTERM makes the agent wipe its key and exit, removing its socket.

@@ -67,7 +67,9 @@ struct DiagnosisTests {
     SystemError.standardOutput(errno: ENOSPC), SystemError.noPrivateMemoryDirectory,
     TerminalError.stopped, TerminalError.secretTooLong(maximum: 1024),
     AgentError.socket(path: "/s", errno: EADDRINUSE), AgentError.socketPathTooLong(path: "/s"),
-    AgentError.notStarted, AgentError.stillRunning, AgentError.didNotAnswer(count: 2),
+    AgentError.notStarted, AgentError.stillRunning,
+    AgentError.notAnswering(count: 1, processes: []),
+    AgentError.notAnswering(count: 2, processes: [41, 42]),
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),
@@ -291,7 +293,7 @@ struct DiagnosisTests {
 
   static func expected(_ error: AgentError) -> JournalExit {
     switch error {
-    case .socket, .socketPathTooLong, .notStarted, .stillRunning, .didNotAnswer: .ioError
+    case .socket, .socketPathTooLong, .notStarted, .stillRunning, .notAnswering: .ioError
     }
   }
 

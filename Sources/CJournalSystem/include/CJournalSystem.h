@@ -12,6 +12,10 @@ int journal_is_tmpfs(const char *path);
 /// success, -1 on failure.
 int journal_peer_uid(int fd, unsigned int *uid);
 
+/// The process id at the other end of a Unix socket (SO_PEERCRED; for a client, the process
+/// that listened). Returns 0 on success, -1 on failure.
+int journal_peer_pid(int fd, int *pid);
+
 /// pipe2 with O_CLOEXEC: neither end leaks into a program spawned meanwhile (a reader that
 /// inherited the writing end would never see the end of its input). Returns 0 on success.
 int journal_pipe(int fds[2]);

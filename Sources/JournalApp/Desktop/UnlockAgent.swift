@@ -63,12 +63,19 @@ public enum UnlockAgent {
   }
 
   /// Asks every agent (each unlocked vault's) to wipe its key and stop, and hands `locked`
-  /// how many did (none: already locked). An agent that says nothing (stopped or hung) may
-  /// still hold its key: an error, after the others are locked and said, never "locked".
+  /// how many did (none: already locked). An agent that did not stop (it said nothing,
+  /// stopped or hung, or refused) may still hold its key: an error naming it, after the
+  /// others are locked and said, never "locked".
   public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
-    let (count, silent) = AgentClient.lockAll(environment: runtime.context.environment)
-    if count > 0 || silent == 0 { locked(count) }
-    if silent > 0 { throw AgentError.didNotAnswer(count: silent) }
+    let (count, left) = AgentClient.lockAll(environment: runtime.context.environment)
+    if count > 0 || left.isEmpty { locked(count) }
+    guard left.isEmpty else {
+      let processes = left.compactMap { answer -> Int32? in
+        guard case .notStopped(let process) = answer else { return nil }
+        return process
+      }
+      throw AgentError.notAnswering(count: left.count, processes: processes)
+    }
   }
 
   /// What the named vault's agent says of its time left; nil when that vault is locked.
@@ -77,9 +84,15 @@ public enum UnlockAgent {
     let vault = try Vault.open(at: try runtime.vaultPath())
     try vault.purgeExpired(now: runtime.context.now())
     let vaultID = vault.header.vaultID
-    return AgentClient(environment: runtime.context.environment, vaultID: vaultID)?.status().map {
-      Times(idle: $0.idle, lifetime: $0.lifetime)
+    guard let agent = AgentClient(environment: runtime.context.environment, vaultID: vaultID)
+    else { return nil }
+    // An agent that says nothing (stopped, or hung) is not "locked": it may hold the key.
+    var silent: [Int32?] = []
+    let times = agent.status { silent.append($0) }
+    if let process = silent.first {
+      throw AgentError.notAnswering(count: 1, processes: process.map { [$0] } ?? [])
     }
+    return times.map { Times(idle: $0.idle, lifetime: $0.lifetime) }
   }
 
   /// Starts the agent as its own process (a new session, so closing the terminal does not
@@ -114,6 +127,9 @@ public enum UnlockAgent {
     let line = AgentProtocol.read(output[0], count: 6, timeout: 20)
     guard line == Array(AgentProtocol.readyLine.utf8) else {
       if line == Array(AgentProtocol.stillRunningLine.utf8) { throw AgentError.stillRunning }
+      // Said "not started": so it must not start later. (Ended, it is already gone; its
+      // zombie is reaped by init, as it runs in a session of its own.)
+      if let started { kill(started, SIGKILL) }
       throw AgentError.notStarted
     }
   }
