@@ -42,6 +42,9 @@ public final class Agent {
   public static func serveFromStandardInput(
     idle: TimeInterval, lifetime: TimeInterval, environment: [String: String]
   ) throws {
+    // A write to a reader that has gone (`unlock`, having given up) fails rather than ends
+    // the process: the failure is handled (its socket removed, its key wiped), not skipped.
+    signal(SIGPIPE, SIG_IGN)
     let material = try SecureBytes(count: 48)
     let filled = material.withUnsafeMutableBytes { buffer in
       (try? Descriptor.standardInput.readFully(into: buffer)) ?? 0
@@ -146,6 +149,12 @@ public final class Agent {
       if tries % 10 == 0, AgentClient(socketPath: socketPath).lock() { continue }
       tries += 1
       usleep(10_000)
+    }
+    // Still the file at the path: not one removed or replaced meanwhile, which another agent
+    // could lock as well.
+    guard FileIdentity(path: path) == FileIdentity(descriptor: fd) else {
+      close(fd)
+      throw AgentError.socket(path: path, errno: ESTALE)
     }
     lockFile = fd
   }

@@ -5,9 +5,10 @@ import JournalCore
 import JournalCrypto
 import JournalSystem
 
-/// Asks the unlock agent for a vault's keys, its status, or to lock. Every failure (no
-/// agent, a stale socket, another vault, a refusal) is simply "no answer": the caller falls
-/// back to the passphrase, silently.
+/// Asks the unlock agent for a vault's keys, its status, or to lock. For a key, every
+/// failure (no agent, a stale socket, another vault, a refusal) is simply "no answer": the
+/// caller falls back to the passphrase, silently. A lock or a status tells an agent that is
+/// there and does not answer (it may hold its key) from none.
 public struct AgentClient {
   public let socketPath: String
 
@@ -126,8 +127,9 @@ public struct AgentClient {
 
   /// Sends one request and reads the answer's header; `answer` reads the payload.
   /// `whenSilent` is called, with the agent's process id when the kernel says it, when an
-  /// agent is there but says nothing within two seconds (the connect, or the answer's first
-  /// byte); not when it ends without an answer.
+  /// agent is there and does not answer: nothing within two seconds (the connect, or the
+  /// answer's first byte), or something that is not an answer of this version; not when it
+  /// ends without an answer.
   func exchange<Answer>(
     _ command: AgentProtocol.Command, _ payload: [UInt8], whenSilent: (Int32?) -> Void = { _ in },
     answer: (Int32, AgentProtocol.Code, Int) -> Answer?
@@ -166,12 +168,18 @@ public struct AgentClient {
       whenSilent(Self.peerProcess(fd))
       return nil
     }
+    // An agent that ended closed the connection: nothing to read. One that sent anything
+    // is there, and anything but a whole answer of this version is not an answer.
+    var first: UInt8 = 0
+    guard recv(fd, &first, 1, Int32(MSG_PEEK)) == 1 else { return nil }
     guard let header = AgentProtocol.read(fd, count: AgentProtocol.headerBytes, timeout: 2),
       Array(header[0..<4]) == AgentProtocol.magic, header[4] == AgentProtocol.version,
-      let code = AgentProtocol.Code(rawValue: header[5])
-    else { return nil }
-    let length = AgentProtocol.payloadLength(header)
-    guard length <= AgentProtocol.maximumPayload else { return nil }
-    return answer(fd, code, length)
+      let code = AgentProtocol.Code(rawValue: header[5]),
+      AgentProtocol.payloadLength(header) <= AgentProtocol.maximumPayload
+    else {
+      whenSilent(Self.peerProcess(fd))
+      return nil
+    }
+    return answer(fd, code, AgentProtocol.payloadLength(header))
   }
 }

@@ -692,17 +692,23 @@ public struct Diagnosis: Equatable, Sendable {
     case .notAnswering(let count, let processes):
       let one = count == 1
       let named = processes.map(String.init)
-      let which =
+      let others = count - named.count
+      // Those the kernel named by their process, and how many it did not.
+      var which =
         named.isEmpty
-        ? "" : " (process\(named.count == 1 ? "" : "es") \(named.joined(separator: ", ")))"
+        ? "" : "process\(named.count == 1 ? "" : "es") " + named.joined(separator: ", ")
+      if !named.isEmpty && others > 0 { which += " and \(others) other\(others == 1 ? "" : "s")" }
+      let shown = which.isEmpty ? "" : " (\(which))"
       let hint =
-        named.count == count
-        ? #"end \#(one ? "it" : "them") with "kill -KILL \#(named.joined(separator: " "))""#
-        : #"end \#(one ? "its" : "their") "journal agent-serve" process\#(one ? "" : "es")"#
+        named.isEmpty
+        ? #"end \#(one ? "its" : "their") "journal agent-serve" process\#(one ? "" : "es")"#
+        : #"end \#(named.count == 1 ? "it" : "them") with "kill -KILL \#(named.joined(separator: " "))""#
+          + (others > 0
+            ? #", and the other "journal agent-serve" process\#(others == 1 ? "" : "es")"# : "")
       return Diagnosis(
         message: one
-          ? "an unlock agent\(which) does not answer and may still hold its key"
-          : "\(count) unlock agents\(which) do not answer and may still hold their keys",
+          ? "an unlock agent\(shown) does not answer and may still hold its key"
+          : "\(count) unlock agents\(shown) do not answer and may still hold their keys",
         hint: hint, exitCode: .ioError)
     }
   }

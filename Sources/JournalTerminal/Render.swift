@@ -482,6 +482,9 @@ public struct Render: Sendable {
 
   private static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 
+  /// JSON's null, as a value of an `encode` object.
+  public static var null: Any { NSNull() }
+
   public static func encode(_ object: [String: Any]) -> String {
     guard
       let data = try? JSONSerialization.data(

@@ -73,21 +73,34 @@ extension Journal {
     func run() throws {
       let runtime = try Runtime(options)
       let waiting = try ReminderCommands.waitingCount(runtime)
-      let agent = try UnlockAgent.status(runtime)
+      // An agent that does not answer may hold the key: neither "locked" nor "unlocked".
+      // The line is still printed (a prompt keeps its count), then the error.
+      var silent: Error?
+      let agent: UnlockAgent.Times?
+      do {
+        agent = try UnlockAgent.status(runtime)
+      } catch let error where UnlockAgent.isNotAnswering(error) {
+        agent = nil
+        silent = error
+      }
       if json {
         var object: [String: Any] = [
-          "schema_version": 1, "waiting_for_reflection": waiting, "unlocked": agent != nil,
+          "schema_version": 1, "waiting_for_reflection": waiting,
+          "unlocked": silent == nil ? agent != nil : Render.null,
         ]
         if let agent {
           object["locks_after_idle_seconds"] = agent.idle
           object["locks_at_most_in_seconds"] = agent.lifetime
         }
         try Runtime.output(Render.encode(object))
-        return
+      } else {
+        let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
+        let lock =
+          silent != nil
+          ? "agent not answering" : agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
+        try Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
       }
-      let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
-      let lock = agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
-      try Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
+      if let silent { throw silent }
     }
 
     /// `journal unlock --status`: the lock alone, in words.

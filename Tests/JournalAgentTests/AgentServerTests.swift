@@ -225,6 +225,20 @@ import Testing
     let agent = try Running(idle: 600, lifetime: 7200)
     #expect(agent.client.lockAnswer() == .locked)
     #expect(agent.client.lockAnswer() == .nobody)
+    // Nor is one that answers with what is not an answer of this version (an agent of
+    // another journal version, say), or with an error.
+    for reply in [Array("JRNA\u{2}\u{0}\u{0}\u{0}".utf8), AgentProtocol.frame(2, [])] {
+      let other = directory.file("other-\(reply[4]).sock")
+      let answering = try Self.listen(at: other)
+      Thread {
+        let client = accept(answering, nil, nil)
+        _ = AgentProtocol.read(client, count: AgentProtocol.headerBytes, timeout: 2)
+        AgentProtocol.write(client, reply)
+        close(client)
+        close(answering)
+      }.start()
+      #expect(AgentClient(socketPath: other).lockAnswer() == .notStopped(process: getpid()))
+    }
   }
 
   /// A listening socket at `path` that is not an agent's.

@@ -185,6 +185,11 @@ import Testing
     let status = f.run("unlock", "--status")
     #expect(status.status == 11, "\(status)")
     #expect(status.stderr.hasPrefix("journal: error: an unlock agent (process \(getpid())) does"))
+    // The prompt's line keeps its count, says what is, and the error follows.
+    let line = f.run("status")
+    #expect(line.status == 11)
+    #expect(line.stdout == "nothing to reflect, agent not answering\n", "\(line)")
+    #expect(f.run("status", "--json").stdout.contains(#""unlocked" : null"#))
     close(silentOwn)
     unlink(own)
     #expect(f.run("lock").stderr == "journal: already locked\n")

@@ -70,6 +70,7 @@ struct DiagnosisTests {
     AgentError.notStarted, AgentError.stillRunning,
     AgentError.notAnswering(count: 1, processes: []),
     AgentError.notAnswering(count: 2, processes: [41, 42]),
+    AgentError.notAnswering(count: 3, processes: [41]),
     DraftError.inUse(id: "3f2a"), DraftError.noMatch(prefix: "ab"),
     DraftError.ambiguous(prefix: "a"),
     DraftError.io(path: "/d", errno: ENOSPC), DraftError.needsKey(id: "3f2a"),

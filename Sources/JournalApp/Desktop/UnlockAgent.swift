@@ -78,6 +78,13 @@ public enum UnlockAgent {
     }
   }
 
+  /// Whether `error` is an agent's that took a request and did not answer (it may hold its
+  /// key), for `status` to print its line before it.
+  public static func isNotAnswering(_ error: Error) -> Bool {
+    if case AgentError.notAnswering = error { return true }
+    return false
+  }
+
   /// What the named vault's agent says of its time left; nil when that vault is locked.
   /// Reads the vault's id from its file: no passphrase, nothing decrypted.
   public static func status(_ runtime: Runtime) throws -> Times? {
@@ -127,8 +134,8 @@ public enum UnlockAgent {
     let line = AgentProtocol.read(output[0], count: 6, timeout: 20)
     guard line == Array(AgentProtocol.readyLine.utf8) else {
       if line == Array(AgentProtocol.stillRunningLine.utf8) { throw AgentError.stillRunning }
-      // Said "not started": so it must not start later. (Ended, it is already gone; its
-      // zombie is reaped by init, as it runs in a session of its own.)
+      // Said "not started": so it must not start later. (Ended, it is this process's
+      // zombie until this process ends: its pid is not reused meanwhile.)
       if let started { kill(started, SIGKILL) }
       throw AgentError.notStarted
     }
