@@ -118,30 +118,26 @@ public final class Agent {
     return AgentError.socket(path: socketPath, errno: code)
   }
 
-  /// The agent lock: a file beside the socket, never removed (removing it would let a
-  /// waiting agent and a new one each lock a different file), locked with `flock` for this
-  /// agent's life. The system lets go of it however the process ends.
+  /// The agent lock: a private file beside the socket (FileSafety.exclusiveLock), never
+  /// removed (removing it would let a waiting agent and a new one each lock a different
+  /// file), locked with `flock` for this agent's life. The system lets go of it however the
+  /// process ends.
   private func takeLock(waitingUpTo wait: TimeInterval) throws {
     let path = socketPath + ".lock"
-    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
-    guard fd >= 0 else { throw AgentError.socket(path: path, errno: errno) }
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
-      close(fd)
-      throw AgentError.socket(path: path, errno: EPERM)
-    }
     let deadline = Deadline(in: wait)
     var tries = 0
-    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-      let failure = errno
-      guard failure == EWOULDBLOCK else {
-        close(fd)
-        throw AgentError.socket(path: path, errno: failure)
+    while true {
+      if let fd = try FileSafety.exclusiveLock(path, wait: false) {
+        // Still the file at the path: not one removed or replaced meanwhile, which another
+        // agent could lock as well.
+        guard FileIdentity(path: path) == FileIdentity(descriptor: fd) else {
+          close(fd)
+          throw AgentError.socket(path: path, errno: ESTALE)
+        }
+        lockFile = fd
+        return
       }
-      guard !deadline.hasPassed else {
-        close(fd)
-        throw AgentError.stillRunning
-      }
+      guard !deadline.hasPassed else { throw AgentError.stillRunning }
       // Only an agent holding the lock binds, so whatever answers at the path holds it.
       // Asked again every 100 ms: the holder may not have bound yet (two agents starting at
       // once), or another agent's lock may have reached it first. Once it has let go, the
@@ -150,13 +146,6 @@ public final class Agent {
       tries += 1
       usleep(10_000)
     }
-    // Still the file at the path: not one removed or replaced meanwhile, which another agent
-    // could lock as well.
-    guard FileIdentity(path: path) == FileIdentity(descriptor: fd) else {
-      close(fd)
-      throw AgentError.socket(path: path, errno: ESTALE)
-    }
-    lockFile = fd
   }
 
   /// Serves until a timeout, a lock or a signal; then wipes the key and removes the socket.
