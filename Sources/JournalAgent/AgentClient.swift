@@ -83,13 +83,18 @@ public struct AgentClient {
   }
 
   /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
-  /// many did, and the answers of those that did not (`LockAnswer.notStopped`).
+  /// many did, and the processes of those that did not (`LockAnswer.notStopped`), nil where
+  /// the kernel did not say.
   public static func lockAll(environment: [String: String]) -> (
-    locked: Int, notStopped: [LockAnswer]
+    locked: Int, notStopped: [Int32?]
   ) {
     let paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
     let answers = paths.map { AgentClient(socketPath: $0).lockAnswer() }
-    return (answers.count { $0 == .locked }, answers.filter { $0 != .locked && $0 != .nobody })
+    let notStopped = answers.compactMap { answer -> Int32?? in
+      guard case .notStopped(let process) = answer else { return nil }
+      return process
+    }
+    return (answers.count { $0 == .locked }, notStopped)
   }
 
   /// Asks the agent to wipe its key and stop. Returns whether one was running.

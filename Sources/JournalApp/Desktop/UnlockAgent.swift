@@ -70,11 +70,7 @@ public enum UnlockAgent {
     let (count, left) = AgentClient.lockAll(environment: runtime.context.environment)
     if count > 0 || left.isEmpty { locked(count) }
     guard left.isEmpty else {
-      let processes = left.compactMap { answer -> Int32? in
-        guard case .notStopped(let process) = answer else { return nil }
-        return process
-      }
-      throw AgentError.notAnswering(count: left.count, processes: processes)
+      throw AgentError.notAnswering(count: left.count, processes: left.compactMap { $0 })
     }
   }
 
@@ -94,9 +90,9 @@ public enum UnlockAgent {
     guard let agent = AgentClient(environment: runtime.context.environment, vaultID: vaultID)
     else { return nil }
     // An agent that says nothing (stopped, or hung) is not "locked": it may hold the key.
-    var silent: [Int32?] = []
-    let times = agent.status { silent.append($0) }
-    if let process = silent.first {
+    var silent: Int32?? = nil
+    let times = agent.status { silent = $0 }
+    if let process = silent {
       throw AgentError.notAnswering(count: 1, processes: process.map { [$0] } ?? [])
     }
     return times.map { Times(idle: $0.idle, lifetime: $0.lifetime) }
