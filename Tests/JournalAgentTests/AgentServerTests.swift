@@ -18,6 +18,8 @@ import Testing
     let socket: String
     /// The agent's own copy of the key, to see it wiped.
     let held: SecureBytes
+    /// Whether the agent's key has been wiped (its bytes all zero).
+    var wiped: Bool { held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } } }
     private let done = DispatchSemaphore(value: 0)
 
     /// `socket`: another path than the agent's own directory's; `now`: another clock than
@@ -141,7 +143,7 @@ import Testing
     for _ in 0..<25 {
       let agent = try Running(idle: 600, lifetime: 7200)
       #expect(agent.client.lock())
-      #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+      #expect(agent.wiped)
       #expect(!FileManager.default.fileExists(atPath: agent.socket))
       #expect(agent.ended())
     }
@@ -158,7 +160,7 @@ import Testing
     defer { close(other) }
     _ = AgentClient(socketPath: moved).status()  // wakes it, answered or not
     #expect(first.ended())
-    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(first.wiped)
     #expect(FileManager.default.fileExists(atPath: first.socket))
   }
 
@@ -169,7 +171,7 @@ import Testing
     #expect(unlink(first.socket + ".lock") == 0)
     _ = first.client.status()
     #expect(first.ended())
-    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(first.wiped)
     #expect(!FileManager.default.fileExists(atPath: first.socket))
   }
 
@@ -243,14 +245,8 @@ import Testing
 
   /// A listening socket at `path` that is not an agent's.
   static func listen(at path: String, backlog: Int32 = 4) throws -> Int32 {
-    var address = try #require(AgentProtocol.address(path))
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    #expect(bound == 0 && Glibc.listen(fd, backlog) == 0)
+    let fd = listeningSocket(at: path, backlog: backlog)
+    try #require(fd >= 0)
     return fd
   }
 
@@ -262,7 +258,7 @@ import Testing
     let second = try Running(idle: 600, lifetime: 7200, socket: first.socket)
     // Already when the second has bound: not later, as the first would notice by itself
     // that its socket was taken.
-    #expect(first.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(first.wiped)
     #expect(first.ended())
     #expect(second.askForKey() == second.key)
     #expect(AgentClient(socketPath: first.socket).lock())
@@ -334,7 +330,7 @@ import Testing
     }
     #expect(agent.askForKey() == nil)
     // Already when the client finds the agent gone, not later.
-    #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(agent.wiped)
     #expect(!FileManager.default.fileExists(atPath: agent.socket))
     #expect(agent.ended())
   }
@@ -348,7 +344,7 @@ import Testing
       readings.next() <= 3 ? start : start + 7201
     }
     #expect(agent.client.status() == nil)
-    #expect(agent.held.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    #expect(agent.wiped)
     #expect(agent.ended())
   }
 

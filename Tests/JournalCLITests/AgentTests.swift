@@ -168,7 +168,8 @@ import Testing
     #expect(f.run("unlock").status == 0)
     let own = runtime.socket
     let other = runtime.path + "/journal/agent-" + String(repeating: "0", count: 32) + ".sock"
-    let silent = listen(at: other)
+    let silent = listeningSocket(at: other)
+    #expect(silent >= 0)
     let result = f.run("lock")
     #expect(result.status == 11, "\(result)")
     #expect(
@@ -181,7 +182,8 @@ import Testing
     close(silent)
     unlink(other)
     #expect(f.run("unlock", "--status").stdout == "locked\n")
-    let silentOwn = listen(at: own)
+    let silentOwn = listeningSocket(at: own)
+    #expect(silentOwn >= 0)
     let status = f.run("unlock", "--status")
     #expect(status.status == 11, "\(status)")
     #expect(status.stderr.hasPrefix("journal: error: an unlock agent (process \(getpid())) does"))
@@ -193,22 +195,6 @@ import Testing
     close(silentOwn)
     unlink(own)
     #expect(f.run("lock").stderr == "journal: already locked\n")
-  }
-
-  /// A socket listening at `path` that nobody serves (close-on-exec: the journal processes
-  /// the test starts do not inherit it).
-  private func listen(at path: String) -> Int32 {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    #expect(bound == 0 && Glibc.listen(fd, 4) == 0)
-    return fd
   }
 
   /// An agent whose "ready" cannot reach `unlock` (gone, having given up; here its output
