@@ -101,6 +101,17 @@ public struct AgentClient {
   @discardableResult
   public func lock() -> Bool { lockAnswer() == .locked }
 
+  /// Asks the agent to wipe its key and stop, and throws `AgentError.notAnswering` for one
+  /// that did not (it may still hold its key). Returns whether one was running.
+  @discardableResult
+  public func stop() throws -> Bool {
+    switch lockAnswer() {
+    case .locked: return true
+    case .nobody: return false
+    case .notStopped(let process): throw AgentError.notAnswering(process: process)
+    }
+  }
+
   /// Asks the agent to wipe its key and stop, telling an agent that did not from none at
   /// all.
   public func lockAnswer() -> LockAnswer {

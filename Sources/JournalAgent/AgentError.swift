@@ -13,3 +13,10 @@ public enum AgentError: Error, Equatable, Sendable {
   /// of those the kernel named.
   case notAnswering(count: Int, processes: [Int32])
 }
+
+extension AgentError {
+  /// One agent that took a request and did not answer, named when the kernel said.
+  public static func notAnswering(process: Int32?) -> AgentError {
+    .notAnswering(count: 1, processes: process.map { [$0] } ?? [])
+  }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Glibc
 import JournalTestSupport
 import Testing
@@ -195,6 +196,61 @@ import Testing
     close(silentOwn)
     unlink(own)
     #expect(f.run("lock").stderr == "journal: already locked\n")
+  }
+
+  /// `passwd --new-key` retires the old key, which the vault's agent holds: one that does
+  /// not stop when asked (here a socket the test listens on and never serves) would outlive
+  /// the change still holding it, so nothing changes and the agent is named, as `unlock`
+  /// names it rather than waiting for it in vain. A change a crash interrupted is not
+  /// finished past it either. Once it is gone, both go through.
+  @Test func aSilentAgentStopsAKeyChange() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let id = f.new()
+    #expect(f.run("unlock").status == 0)
+    let own = runtime.socket
+    #expect(f.run("lock").status == 0)
+    // Room in its queue for every request below (a full queue names no process).
+    let silent = listeningSocket(at: own, backlog: 64)
+    #expect(silent >= 0)
+    let named = "journal: error: an unlock agent (process \(getpid())) does not answer"
+    let newFile = f.home.write("new", "a passphrase after the leak\n")
+    let refused = f.run("passwd", "--new-key", "--new-passphrase-file", newFile)
+    #expect(refused.status == 11, "\(refused)")
+    #expect(refused.stderr.hasPrefix(named), "\(refused.stderr)")
+    #expect(try rotating(f) == false)
+    #expect(f.run("show", id).status == 0, "the old passphrase still opens it")
+    let unlock = f.run("unlock")
+    #expect(unlock.status == 11, "\(unlock)")
+    #expect(unlock.stderr.hasPrefix(named), "\(unlock.stderr)")
+    close(silent)
+    unlink(own)
+    let killed = f.run(
+      "passwd", "--new-key", "--new-passphrase-file", newFile,
+      extra: ["JOURNAL_DEBUG_KILL_AT": "key-change-begun"])
+    #expect(killed.status == 137, "\(killed)")
+    let again = listeningSocket(at: own, backlog: 64)
+    #expect(again >= 0)
+    let withNew = ["JOURNAL_PASSPHRASE_FILE": newFile]
+    let unfinished = f.run("show", id, extra: withNew)
+    #expect(unfinished.status == 11, "\(unfinished)")
+    #expect(unfinished.stderr.hasPrefix(named), "\(unfinished.stderr)")
+    #expect(try rotating(f) == true)
+    close(again)
+    unlink(own)
+    let finished = f.run("show", id, extra: withNew)
+    #expect(finished.status == 0, "\(finished)")
+    #expect(finished.stderr.contains("was interrupted; it is finished now"))
+    #expect(try rotating(f) == false)
+  }
+
+  /// Whether a key change has begun and not finished.
+  func rotating(_ f: CLIFixture) throws -> Bool {
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    defer { try? queue.close() }
+    return try queue.read { db in
+      try Bool.fetchOne(db, sql: "SELECT rotation_key IS NOT NULL FROM vault") ?? false
+    }
   }
 
   /// An agent whose "ready" cannot reach `unlock` (gone, having given up; here its output

@@ -57,7 +57,9 @@ public enum UnlockAgent {
     runtime.reportOpened(journal)
     let keys = journal.unlockedKeys
     let socketPath = try AgentProtocol.socketPath(environment: environment, vaultID: keys.vaultID)
-    AgentClient(socketPath: socketPath).lock()
+    // One that does not stop (stopped, or hung) is named now: the new one would wait for it
+    // in vain.
+    try AgentClient(socketPath: socketPath).stop()
     try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
@@ -93,7 +95,7 @@ public enum UnlockAgent {
     var silent: Int32?? = nil
     let times = agent.status { silent = $0 }
     if let process = silent {
-      throw AgentError.notAnswering(count: 1, processes: process.map { [$0] } ?? [])
+      throw AgentError.notAnswering(process: process)
     }
     return times.map { Times(idle: $0.idle, lifetime: $0.lifetime) }
   }

@@ -21,12 +21,8 @@ enum KeyChange {
     recoverySlot: [UInt8]?
   ) throws -> Int {
     let environment = context.environment
-    // The unlock agent holds the old key: stopped, so that nothing writes under it.
-    if let socket = try? AgentProtocol.socketPath(
-      environment: environment, vaultID: rotation.old.vaultID)
-    {
-      _ = AgentClient(socketPath: socket).lock()
-    }
+    // Again when an interrupted change is finished: nothing may write under the old key.
+    try stopAgent(vaultID: rotation.old.vaultID, environment: environment)
     // This computer's record is kept under the ledger key: moved to the new one, after the
     // old record (if it reads under the old key) has been compared with the vault.
     let witness = VaultWitness(vault: path, environment: environment, keys: rotation.new)
@@ -73,6 +69,13 @@ enum KeyChange {
     }
     return count
   }
+
+  /// Stops the vault's unlock agent, which holds the old key, so that nothing writes under
+  /// it. One that does not stop (stopped, or hung) is an error before anything changes: it
+  /// would outlive the change holding the key the change retires.
+  static func stopAgent(vaultID: [UInt8], environment: [String: String]) throws {
+    try AgentClient(environment: environment, vaultID: vaultID)?.stop()
+  }
 }
 
 extension JournalVault {
@@ -103,6 +106,8 @@ extension JournalVault {
   ) throws -> KeyChanged {
     let limits = limits ?? file.header.limits
     try context.kdfPolicy.check(limits)
+    // Before the server's copy or this one changes.
+    try KeyChange.stopAgent(vaultID: unlockedKeys.vaultID, environment: context.environment)
     let hadRecovery = try file.recoverySlot() != nil
     let new = try VaultKeys.fresh(vaultID: unlockedKeys.vaultID, random: context.random)
     let (header, wrapped) = try unlockedKeys.wrap(
@@ -128,6 +133,7 @@ extension JournalVault {
   func followKey(
     _ new: VaultKeys, ending: KeyHeader, passphrase: SecureBytes, position: SyncPosition
   ) throws -> (sessions: Int, recoveryDropped: Bool) {
+    try KeyChange.stopAgent(vaultID: unlockedKeys.vaultID, environment: context.environment)
     let hadRecovery = try file.recoverySlot() != nil
     let header = try unlockedKeys.wrap(
       passphrase: passphrase, beside: ending, policy: context.kdfPolicy, random: context.random)
