@@ -118,12 +118,24 @@ public final class Agent {
     return AgentError.socket(path: socketPath, errno: code)
   }
 
+  /// The vault's agent lock file, beside its socket.
+  static func lockPath(_ socketPath: String) -> String { socketPath + ".lock" }
+
+  /// Checks the agent lock file of the socket `socketPath` as an agent takes it
+  /// (FileSafety.exclusiveLock: made if missing, never through a symbolic link, a private
+  /// regular file of this user), without keeping it: so that `unlock` says what is wrong
+  /// with it (a directory, a link, a file not private) rather than only that the agent,
+  /// whose errors reach no one, did not start.
+  public static func checkLock(socketPath: String) throws {
+    if let fd = try FileSafety.exclusiveLock(lockPath(socketPath), wait: false) { close(fd) }
+  }
+
   /// The agent lock: a private file beside the socket (FileSafety.exclusiveLock), never
   /// removed (removing it would let a waiting agent and a new one each lock a different
   /// file), locked with `flock` for this agent's life. The system lets go of it however the
   /// process ends.
   private func takeLock(waitingUpTo wait: TimeInterval) throws {
-    let path = socketPath + ".lock"
+    let path = Self.lockPath(socketPath)
     let deadline = Deadline(in: wait)
     var tries = 0
     while true {
@@ -187,7 +199,7 @@ public final class Agent {
   /// the vault waits for it).
   private var reachable: Bool {
     guard let socketFile, FileIdentity(path: socketPath) == socketFile else { return false }
-    return FileIdentity(path: socketPath + ".lock") == FileIdentity(descriptor: lockFile)
+    return FileIdentity(path: Self.lockPath(socketPath)) == FileIdentity(descriptor: lockFile)
   }
 
   /// Answers one request. Returns false when the agent should stop: a lock (answered after

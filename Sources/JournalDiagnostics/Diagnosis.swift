@@ -638,7 +638,8 @@ public struct Diagnosis: Equatable, Sendable {
     case .symlink(let path):
       return Diagnosis(
         message: #""\#(path)" is a symbolic link, which journal does not follow"#,
-        hint: "point --vault at the real location", exitCode: .unsafeFiles)
+        hint: "give the real path (--vault for the journal), or remove the link if it is not yours",
+        exitCode: .unsafeFiles)
     case .notARegularFile(let path):
       return Diagnosis(
         message: #""\#(path)" is not a regular file or directory"#, exitCode: .unsafeFiles)

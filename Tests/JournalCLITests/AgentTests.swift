@@ -244,6 +244,41 @@ import Testing
     #expect(try rotating(f) == false)
   }
 
+  /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,
+  /// a file open to others) is said by `unlock`, which starts no agent and never makes the
+  /// link's target; put right, it unlocks.
+  @Test func aBadAgentLockIsSaid() {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let lock = runtime.socket + ".lock"
+    #expect(f.run("lock").status == 0)
+    #expect(unlink(lock) == 0 && mkdir(lock, 0o700) == 0)
+    let directory = f.run("unlock")
+    #expect(directory.status == 11, "\(directory)")
+    #expect(directory.stderr == "journal: error: cannot use \"\(lock)\": Is a directory\n")
+    #expect(runtime.sockets.isEmpty)
+    let target = f.home.file("target")
+    #expect(rmdir(lock) == 0 && symlink(target, lock) == 0)
+    let link = f.run("unlock")
+    #expect(link.status == 8, "\(link)")
+    #expect(
+      link.stderr.hasPrefix(
+        "journal: error: \"\(lock)\" is a symbolic link, which journal does not follow\n"))
+    #expect(access(target, F_OK) != 0)
+    #expect(unlink(lock) == 0)
+    let open = creat(lock, 0o644)
+    #expect(open >= 0 && fchmod(open, 0o644) == 0)
+    close(open)
+    let loose = f.run("unlock")
+    #expect(loose.status == 8, "\(loose)")
+    #expect(loose.stderr.contains("\"\(lock)\" is open to other users (mode 0644)"))
+    #expect(runtime.sockets.isEmpty)
+    #expect(chmod(lock, 0o600) == 0)
+    #expect(f.run("unlock").status == 0)
+    #expect(f.run("lock").stderr == "journal: locked\n")
+  }
+
   /// Whether a key change has begun and not finished.
   func rotating(_ f: CLIFixture) throws -> Bool {
     let queue = try DatabaseQueue(path: f.vaultPath)

@@ -60,6 +60,7 @@ public enum UnlockAgent {
     // One that does not stop (stopped, or hung) is named now: the new one would wait for it
     // in vain.
     try AgentClient(socketPath: socketPath).stop()
+    try Agent.checkLock(socketPath: socketPath)
     try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
