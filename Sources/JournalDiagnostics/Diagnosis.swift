@@ -544,6 +544,12 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #"part of the vault "\#(path)" is damaged: a page of the file does not read"#,
         hint: "nothing was half-saved; restore the vault from a backup", exitCode: .damaged)
+    case .damagedCopy(let path, let report):
+      return Diagnosis(
+        message:
+          #"the copy "\#(path)" was written, but it holds damage of the vault's file (SQLite: \#(report))"#,
+        hint: #"keep both files; "journal verify" names the sessions that no longer open"#,
+        exitCode: .damaged)
     case .damagedStructure(let path):
       return Diagnosis(
         message: #"the structure of the vault "\#(path)" was changed outside journal: a table, "#

@@ -245,6 +245,38 @@ import Testing
       }.isEmpty)
   }
 
+  /// SQLite copies a damaged page as it is: a backup of a vault whose file is damaged is
+  /// kept (it may be all there is) and said to hold the damage (exit 5), never "wrote".
+  @Test func backupOfADamagedFileSaysSo() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let queue = try DatabaseQueue(path: f.vaultPath)
+    let (root, size) = try queue.read { db in
+      (
+        try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'session'"),
+        try Int.fetchOne(db, sql: "PRAGMA page_size")
+      )
+    }
+    try queue.close()
+    let page = try #require(root), pageSize = try #require(size)
+    // The session table's page says it holds 65,535 cells: it holds one.
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: f.vaultPath))
+    try handle.seek(toOffset: UInt64((page - 1) * pageSize + 3))
+    try handle.write(contentsOf: Data([0xff, 0xff]))
+    try handle.close()
+    let copy = f.home.file("copy.db")
+    let result = f.run("backup", copy)
+    #expect(result.status == 5, "\(result)")
+    #expect(
+      result.stderr.hasPrefix(
+        #"journal: error: the copy "\#(copy)" was written, but it holds damage of the vault's file (SQLite: "#
+      ), "\(result.stderr)")
+    #expect(!result.stderr.contains("wrote"))
+    var info = stat()
+    #expect(lstat(copy, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_size > 0)
+    #expect(f.run("verify", "--vault", copy).status == 5)
+  }
+
   /// verify names each damaged session and exits 5; all intact, it exits 0.
   @Test func verify() throws {
     let f = CLIFixture().initialise()

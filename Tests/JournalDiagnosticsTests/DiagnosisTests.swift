@@ -46,6 +46,8 @@ struct DiagnosisTests {
     StoreError.newerFormat(found: 9, supported: 4),
     StoreError.damagedRecord(id: "3f2a"), StoreError.damagedReminder(id: "3f2a"),
     StoreError.damagedStructure(path: "/v"), StoreError.tampered(.settings),
+    StoreError.damagedCopy(
+      path: "/copy", report: "Tree 4 page 4: btreeInitPage() returns error code 11"),
     StoreError.noMatch(prefix: "ab"),
     StoreError.ambiguous(prefix: "a", candidates: ["a1", "a2"]),
     StoreError.io(path: "/v", errno: EIO),
@@ -184,7 +186,7 @@ struct DiagnosisTests {
     #expect(names["NoteError"]?.count == 5)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 18)
+    #expect(names["StoreError"]?.count == 19)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
@@ -275,7 +277,9 @@ struct DiagnosisTests {
     switch error {
     case .vaultMissing: .noVault
     case .vaultExists, .keyChanged, .syncAlreadySetUp: .notAllowed
-    case .notAVault, .damagedFile, .damagedRecord, .damagedReminder, .damagedStructure: .damaged
+    case .notAVault, .damagedFile, .damagedRecord, .damagedReminder, .damagedStructure,
+      .damagedCopy:
+      .damaged
     case .newerFormat: .newerFormat
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy, .diskFull, .readOnly: .ioError
