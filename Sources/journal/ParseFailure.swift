@@ -111,6 +111,14 @@ enum ParseFailure {
         #"write it joined with "=": \#(option)=… (for example \#(option)=-5)"#
       )
     }
+    // `---completion` is the completion script's own request ("---completion COMMAND --
+    // …"); typed by hand, it leaves ArgumentParser in a state it calls its internal error.
+    if arguments.first == "---completion" {
+      return (
+        "---completion is the shell completion script's own request, not a command",
+        "install the script: journal --generate-completion-script bash (or zsh, fish)"
+      )
+    }
     // "Can't generate completion scripts for 'x'": the apostrophe of "Can't" is no quote.
     if line.hasPrefix("Can't generate completion scripts for ") {
       return (

@@ -43,6 +43,20 @@ import Testing
         + "journal: hint: choose bash, zsh or fish: journal --generate-completion-script bash\n")
   }
 
+  /// The script's own request typed by hand, whole or not, is said to be that, not called
+  /// an internal error.
+  @Test(arguments: [["---completion"], ["---completion", "list"], ["---completion", "--", "x"]])
+  func completionRequestByHand(_ arguments: [String]) {
+    let result = CLIFixture().cli.run(arguments)
+    #expect(result.status == 2, "\(result)")
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr
+        == "journal: error: ---completion is the shell completion script's own request, not a command\n"
+        + "journal: hint: install the script: journal --generate-completion-script bash (or zsh, fish)\n"
+    )
+  }
+
   /// The bash script is valid bash and registers a completion for journal.
   @Test func bashLoadsTheScript() throws {
     let f = CLIFixture()
