@@ -547,8 +547,9 @@ public struct Diagnosis: Equatable, Sendable {
     case .damagedCopy(let path, let report):
       return Diagnosis(
         message:
-          #"the copy "\#(path)" was written, but it holds damage of the vault's file (SQLite: \#(report))"#,
-        hint: #"keep both files; "journal verify" names the sessions that no longer open"#,
+          #"the copy "\#(path)" was written, but it is damaged (SQLite: \#(report))"#,
+        hint:
+          #"keep both files; "journal verify" checks the journal, "journal verify --vault FILE" the copy"#,
         exitCode: .damaged)
     case .damagedStructure(let path):
       return Diagnosis(

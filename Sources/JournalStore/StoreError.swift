@@ -16,9 +16,9 @@ public enum StoreError: Error, Equatable, Sendable {
   /// The vault's schema was changed outside journal: a table, index or trigger missing, a
   /// migration's record removed, or its format number lowered.
   case damagedStructure(path: String)
-  /// A backup was written to `path` and holds damage of the vault's file (`report`: the
-  /// first line of SQLite's quick check of the copy). The copy is kept: it may be all there
-  /// is.
+  /// A backup was written to `path` and does not pass SQLite's quick check (`report`, its
+  /// first line): damage of the vault's file, or of the disk the copy went to. The copy is
+  /// kept: it may be all there is.
   case damagedCopy(path: String, report: String)
   /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
   case damagedRecord(id: String)

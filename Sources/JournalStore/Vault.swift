@@ -196,8 +196,9 @@ public final class Vault {
   /// Writes a consistent copy of the whole vault to a new file at `destination` (0600,
   /// refused if anything is there), with SQLite's online backup from one read transaction:
   /// safe while other processes write. The copy is sealed exactly as the vault is. SQLite
-  /// copies pages as they are, damaged ones too: a copy whose quick check fails is kept (it
-  /// may be all there is) and said (`StoreError.damagedCopy`), never passed off as sound.
+  /// copies pages as they are, damaged ones too: a copy whose quick check fails (damage of
+  /// the vault's, or of the disk the copy went to) is kept (it may be all there is) and said
+  /// (`StoreError.damagedCopy`), never passed off as sound.
   public func backup(to destination: String) throws {
     // SQLite would create the copy's -wal and -shm by name next to it, following whatever
     // is planted there; so the copy is made in a private directory beside the destination
@@ -275,6 +276,12 @@ public final class Vault {
     try read { db in try Self.structureReport(db, quick: false) }
   }
 
+  /// What a report must not carry to a terminal: controls (escape sequences, line breaks),
+  /// format characters (a reversal of the text's direction), line and paragraph separators.
+  private static let unprintable: Set<Unicode.GeneralCategory> = [
+    .control, .format, .lineSeparator, .paragraphSeparator,
+  ]
+
   /// SQLite's check of `db`'s structure (`quick`: pages and records, not each index against
   /// its table); nil when it is sound, else its first report, on one line.
   static func structureReport(_ db: Database, quick: Bool) throws -> String? {
@@ -289,8 +296,15 @@ public final class Vault {
       // A page too damaged to report on ends the check with an error instead.
       problem = error.message ?? "database disk image is malformed"
     }
-    // One line: a report can hold a line break ("*** in database main ***\nFragmentation…").
-    return problem.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
+    // One line: a report can hold a line break ("*** in database main ***\nFragmentation…"),
+    // and the names in it (of a file made by hand) any control character.
+    return problem.map { report in
+      String(
+        String.UnicodeScalarView(
+          report.unicodeScalars.map {
+            Self.unprintable.contains($0.properties.generalCategory) ? " " : $0
+          }))
+    }
   }
 
   /// The sessions, readable and writable with the vault's unlocked keys, once the ledger has

@@ -269,12 +269,16 @@ import Testing
     #expect(result.status == 5, "\(result)")
     #expect(
       result.stderr.hasPrefix(
-        #"journal: error: the copy "\#(copy)" was written, but it holds damage of the vault's file (SQLite: "#
+        #"journal: error: the copy "\#(copy)" was written, but it is damaged (SQLite: "#
       ), "\(result.stderr)")
     #expect(!result.stderr.contains("wrote"))
     var info = stat()
     #expect(lstat(copy, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_size > 0)
     #expect(f.run("verify", "--vault", copy).status == 5)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: f.home.path).filter {
+        $0.hasPrefix(".journal-backup")
+      }.isEmpty)
   }
 
   /// verify names each damaged session and exits 5; all intact, it exits 0.
