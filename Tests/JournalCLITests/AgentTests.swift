@@ -210,9 +210,12 @@ import Testing
     #expect(f.run("unlock").status == 0)
     let own = runtime.socket
     #expect(f.run("lock").status == 0)
-    // Room in its queue for every request below (a full queue names no process).
+    // Room in its queue for every request below (a full queue names no process); and its
+    // lock held, as a hung agent holds it.
     let silent = listeningSocket(at: own, backlog: 64)
     #expect(silent >= 0)
+    let holder = open(own + ".lock", O_RDWR | O_CLOEXEC)
+    #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
     let named = "journal: error: an unlock agent (process \(getpid())) does not answer"
     let newFile = f.home.write("new", "a passphrase after the leak\n")
     let refused = f.run("passwd", "--new-key", "--new-passphrase-file", newFile)
@@ -223,6 +226,7 @@ import Testing
     let unlock = f.run("unlock")
     #expect(unlock.status == 11, "\(unlock)")
     #expect(unlock.stderr.hasPrefix(named), "\(unlock.stderr)")
+    close(holder)
     close(silent)
     unlink(own)
     let killed = f.run(

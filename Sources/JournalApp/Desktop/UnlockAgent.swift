@@ -57,11 +57,16 @@ public enum UnlockAgent {
     runtime.reportOpened(journal)
     let keys = journal.unlockedKeys
     let socketPath = try AgentProtocol.socketPath(environment: environment, vaultID: keys.vaultID)
-    // One that does not stop (stopped, or hung) is named now: the new one would wait for it
-    // in vain.
-    try AgentClient(socketPath: socketPath).stop()
+    // One that does not answer may only be busy (with a client it waits on): the new agent
+    // asks it again for a few seconds, and only one that still does not stop is named.
+    var silent: (any Error)?
+    do { try AgentClient(socketPath: socketPath).stop() } catch { silent = error }
     try Agent.checkLock(socketPath: socketPath)
-    try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
+    do {
+      try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
+    } catch AgentError.stillRunning {
+      throw silent ?? AgentError.stillRunning
+    }
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
 
