@@ -82,6 +82,26 @@ public struct AgentClient {
     case notStopped(process: Int32?)
   }
 
+  /// Asks the vault's agents in every runtime directory of this user
+  /// (`RuntimeDirectory.everyExisting`), not only this environment's, to wipe the key and
+  /// stop; throws `AgentError.notAnswering` naming those that did not. For what must leave
+  /// no copy of a key anywhere (a key change).
+  public static func stopEverywhere(environment: [String: String], vaultID: [UInt8]) throws {
+    let name = AgentProtocol.socketName(vaultID: vaultID)
+    let notStopped = RuntimeDirectory.everyExisting(environment: environment).compactMap {
+      directory -> Int32?? in
+      guard
+        case .notStopped(let process) = AgentClient(socketPath: directory + "/" + name)
+          .lockAnswer()
+      else { return nil }
+      return process
+    }
+    guard notStopped.isEmpty else {
+      throw AgentError.notAnswering(
+        count: notStopped.count, processes: notStopped.compactMap { $0 })
+    }
+  }
+
   /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
   /// many did, and the processes of those that did not (`LockAnswer.notStopped`), nil where
   /// the kernel did not say.

@@ -143,6 +143,9 @@ public enum AppError: Error, Equatable, Sendable {
   case sealingKeyChanged
   /// Sealed capture was asked for (`journal capture on`) of a vault that cannot be written.
   case sealingUnavailable
+  /// A key change has begun (only the new passphrase opens the vault) and cannot go on:
+  /// `cause`, an unlock agent that holds the old key and did not stop.
+  case keyChangeUnfinished(cause: Diagnosis)
   /// `passwd --new-key` on a vault that syncs: the server did not take the new key
   /// (`cause`), so nothing changed, here or there.
   case syncNewKeyNotSent(cause: Diagnosis)

@@ -1078,6 +1078,12 @@ public struct Diagnosis: Equatable, Sendable {
         hint: #"nothing was changed; if you moved servers, run "journal sync leave", then "#
           + #""journal sync setup URL""#,
         exitCode: .tampered)
+    case .keyChangeUnfinished(let cause):
+      return Diagnosis(
+        message: "the new key is begun but not finished: " + cause.message,
+        hint: (cause.hint.map { $0 + "; then " } ?? "")
+          + "run any command with the new passphrase to finish it",
+        exitCode: cause.exitCode)
     case .syncNewKeyNotSent(let cause):
       return Diagnosis(
         message: "the key was not changed: " + cause.message,

@@ -20,5 +20,21 @@ public enum RuntimeDirectory {
     throw SystemError.noPrivateMemoryDirectory
   }
 
+  /// Every directory `resolve` gives this user under some environment, that is there: the
+  /// one this environment names first, then the login session's (`/run/user/<uid>/journal`)
+  /// and `/dev/shm/journal-<uid>`. An agent started in another session (a desktop's, an ssh
+  /// login's without XDG_RUNTIME_DIR) listens in one of them. Nothing is created.
+  public static func everyExisting(environment: [String: String]) -> [String] {
+    var found: [String] = []
+    let own = try? resolve(environment: environment)
+    for candidate in [own, "/run/user/\(getuid())/journal", "/dev/shm/journal-\(getuid())"] {
+      guard let candidate, !found.contains(candidate),
+        (try? FileSafety.privateDirectory(candidate, create: false)) != nil
+      else { continue }
+      found.append(candidate)
+    }
+    return found
+  }
+
   public static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }
 }

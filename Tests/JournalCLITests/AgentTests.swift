@@ -238,7 +238,14 @@ import Testing
     let withNew = ["JOURNAL_PASSPHRASE_FILE": newFile]
     let unfinished = f.run("show", id, extra: withNew)
     #expect(unfinished.status == 11, "\(unfinished)")
-    #expect(unfinished.stderr.hasPrefix(named), "\(unfinished.stderr)")
+    // Only the new passphrase opens it now, and the error says so.
+    #expect(
+      unfinished.stderr.hasPrefix(
+        "journal: error: the new key is begun but not finished: an unlock agent (process \(getpid())) does not answer"
+      ), "\(unfinished.stderr)")
+    #expect(
+      unfinished.stderr.contains(
+        "; then run any command with the new passphrase to finish it\n"), "\(unfinished.stderr)")
     #expect(try rotating(f) == true)
     close(again)
     unlink(own)
@@ -246,6 +253,43 @@ import Testing
     #expect(finished.status == 0, "\(finished)")
     #expect(finished.stderr.contains("was interrupted; it is finished now"))
     #expect(try rotating(f) == false)
+  }
+
+  /// An agent started in another session (here without XDG_RUNTIME_DIR, so in
+  /// /dev/shm/journal-<uid>) holds the key as well: `passwd --new-key` run where
+  /// XDG_RUNTIME_DIR names another directory stops it too, and one there that does not
+  /// answer stops the change.
+  @Test func aKeyChangeStopsTheAgentOfAnotherSession() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let id = f.new()
+    #expect(f.run("unlock").status == 0)
+    let name = (runtime.socket as NSString).lastPathComponent
+    #expect(f.run("lock").status == 0)
+    let elsewhere = ["XDG_RUNTIME_DIR": ""]
+    try #require(f.run("unlock", extra: elsewhere).status == 0)
+    let socket = "/dev/shm/journal-\(getuid())/" + name
+    #expect(access(socket, F_OK) == 0)
+    let first = f.home.write("first", "the first passphrase after the leak\n")
+    #expect(f.run("passwd", "--new-key", "--new-passphrase-file", first).status == 0)
+    #expect(access(socket, F_OK) != 0, "the other session's agent stopped")
+    #expect(f.run("unlock", "--status", extra: elsewhere).stdout == "locked\n")
+    let silent = listeningSocket(at: socket, backlog: 64)
+    #expect(silent >= 0)
+    defer {
+      close(silent)
+      unlink(socket)
+    }
+    let withFirst = ["JOURNAL_PASSPHRASE_FILE": first]
+    let second = f.home.write("second", "the second passphrase after the leak\n")
+    let refused = f.run(
+      "passwd", "--new-key", "--new-passphrase-file", second, extra: withFirst)
+    #expect(refused.status == 11, "\(refused)")
+    #expect(
+      refused.stderr.hasPrefix(
+        "journal: error: an unlock agent (process \(getpid())) does not answer"),
+      "\(refused.stderr)")
+    #expect(f.run("show", id, extra: withFirst).status == 0, "the first one still opens it")
   }
 
   /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,

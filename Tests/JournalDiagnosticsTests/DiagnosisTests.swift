@@ -127,6 +127,7 @@ struct DiagnosisTests {
       cause: Diagnosis(SyncError.cut(said: ServerText("gone"))), path: "/v"),
     SyncError.keptMoving,
     AppError.syncNewKeyNotSent(cause: Diagnosis(SyncError.cut(said: ServerText("gone")))),
+    AppError.keyChangeUnfinished(cause: Diagnosis(AgentError.notAnswering(process: 4242))),
     SyncError.keyChanged(seq: 9),
     SyncError.lockStuck(pid: 4242, seconds: 60),
     AppError.noConflicts(id: "3f2a"), SyncError.newerData(found: 2, supported: 1),
@@ -191,7 +192,7 @@ struct DiagnosisTests {
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
     #expect(names["AgentError"]?.count == 5)
-    #expect(names["AppError"]?.count == 73)
+    #expect(names["AppError"]?.count == 74)
     #expect(names["SyncError"]?.count == 18)
   }
 
@@ -359,7 +360,8 @@ struct DiagnosisTests {
     case .internalError: .internalError
     case .wrongPassphrases: .wrongPassphrase
     case .notSavedDraftKept(let cause, _, _), .syncJoinRefused(let cause),
-      .syncJoinUnfinished(let cause, _), .syncNewKeyNotSent(let cause):
+      .syncJoinUnfinished(let cause, _), .syncNewKeyNotSent(let cause),
+      .keyChangeUnfinished(let cause):
       cause.exitCode
     case .noConflicts: .notFound
     case .syncAddressChanged: .tampered

@@ -21,8 +21,14 @@ enum KeyChange {
     recoverySlot: [UInt8]?
   ) throws -> Int {
     let environment = context.environment
-    // Again when an interrupted change is finished: nothing may write under the old key.
-    try stopAgent(vaultID: rotation.old.vaultID, environment: environment)
+    // Asked before the change began; asked again here, as an interrupted change is finished
+    // (and as one may have started meanwhile): nothing may write under the old key, or keep
+    // it. From here only the new passphrase opens the vault, and the error says so.
+    do {
+      try stopAgent(vaultID: rotation.old.vaultID, environment: environment)
+    } catch let error as AgentError {
+      throw AppError.keyChangeUnfinished(cause: Diagnosis(error))
+    }
     // This computer's record is kept under the ledger key: moved to the new one, after the
     // old record (if it reads under the old key) has been compared with the vault.
     let witness = VaultWitness(vault: path, environment: environment, keys: rotation.new)
@@ -70,11 +76,12 @@ enum KeyChange {
     return count
   }
 
-  /// Stops the vault's unlock agent, which holds the old key, so that nothing writes under
-  /// it. One that does not stop (stopped, or hung) is an error before anything changes: it
-  /// would outlive the change holding the key the change retires.
+  /// Stops the vault's unlock agents, which hold the old key, so that nothing writes under
+  /// it: in every runtime directory of this user, as one started in another session (a
+  /// desktop's, where this runs over ssh) holds it as well. One that does not stop (stopped,
+  /// or hung) is an error: it would outlive the change holding the key the change retires.
   static func stopAgent(vaultID: [UInt8], environment: [String: String]) throws {
-    try AgentClient(environment: environment, vaultID: vaultID)?.stop()
+    try AgentClient.stopEverywhere(environment: environment, vaultID: vaultID)
   }
 }
 

@@ -80,6 +80,10 @@ public enum PassphraseCommands {
     // Before the new passphrase is asked: a no costs nothing more.
     try CoolingOffPause.check(
       .changeKey, window: window, journal: journal, confirmed: confirmed, runtime)
+    // An unlock agent that would keep the old key stops the change before a new passphrase
+    // is typed (and is asked again as the change begins).
+    try KeyChange.stopAgent(
+      vaultID: journal.unlockedKeys.vaultID, environment: runtime.context.environment)
     let passphrase = try readNew(runtime, newFile: newFile)
     if try journal.file.syncSettings() != nil {
       // The server's copy first, then this one (SECURITY.md, "Sync", "A new key").
