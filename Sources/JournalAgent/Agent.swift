@@ -125,9 +125,15 @@ public final class Agent {
   /// (FileSafety.exclusiveLock: made if missing, never through a symbolic link, a private
   /// regular file of this user), without keeping it: so that `unlock` says what is wrong
   /// with it (a directory, a link, a file not private) rather than only that the agent,
-  /// whose errors reach no one, did not start.
-  public static func checkLock(socketPath: String) throws {
-    if let fd = try FileSafety.exclusiveLock(lockPath(socketPath), wait: false) { close(fd) }
+  /// whose errors reach no one, did not start. Whether it was free: no agent of this vault
+  /// holds it.
+  @discardableResult
+  public static func checkLock(socketPath: String) throws -> Bool {
+    guard let fd = try FileSafety.exclusiveLock(lockPath(socketPath), wait: false) else {
+      return false
+    }
+    close(fd)
+    return true
   }
 
   /// The agent lock: a private file beside the socket (FileSafety.exclusiveLock), never

@@ -226,7 +226,11 @@ import Testing
     let unlock = f.run("unlock")
     #expect(unlock.status == 11, "\(unlock)")
     #expect(unlock.stderr.hasPrefix(named), "\(unlock.stderr)")
+    // Nor is one that holds no lock (of an older journal, or its lock file gone) replaced.
     close(holder)
+    let unheld = f.run("unlock")
+    #expect(unheld.status == 11, "\(unheld)")
+    #expect(unheld.stderr.hasPrefix(named), "\(unheld.stderr)")
     close(silent)
     unlink(own)
     let killed = f.run(

@@ -61,7 +61,15 @@ public enum UnlockAgent {
     // asks it again for a few seconds, and only one that still does not stop is named.
     var silent: (any Error)?
     do { try AgentClient(socketPath: socketPath).stop() } catch { silent = error }
-    try Agent.checkLock(socketPath: socketPath)
+    // One that holds no lock (of a journal before it, or whose lock file went) would not be
+    // waited for: its socket would be taken from under it, its key kept out of any lock's
+    // reach. Named now, if its socket is still there (an agent that just ended removed it).
+    var info = stat()
+    if try Agent.checkLock(socketPath: socketPath), let silent, lstat(socketPath, &info) == 0,
+      info.st_mode & S_IFMT == S_IFSOCK
+    {
+      throw silent
+    }
     do {
       try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     } catch AgentError.stillRunning {
