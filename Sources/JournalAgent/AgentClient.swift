@@ -84,21 +84,27 @@ public struct AgentClient {
 
   /// Asks the vault's agents in every runtime directory of this user
   /// (`RuntimeDirectory.everyExisting`), not only this environment's, to wipe the key and
-  /// stop; throws `AgentError.notAnswering` naming those that did not. For what must leave
-  /// no copy of a key anywhere (a key change).
+  /// stop; throws `AgentError.notAnswering` naming those that did not. One that does not
+  /// answer may only be busy for a moment (with a client it waits on): asked again for some
+  /// 5 s, as a new agent asks an old one. For what must leave no copy of a key anywhere (a
+  /// key change).
   public static func stopEverywhere(environment: [String: String], vaultID: [UInt8]) throws {
     let name = AgentProtocol.socketName(vaultID: vaultID)
-    let notStopped = RuntimeDirectory.everyExisting(environment: environment).compactMap {
-      directory -> Int32?? in
-      guard
-        case .notStopped(let process) = AgentClient(socketPath: directory + "/" + name)
-          .lockAnswer()
-      else { return nil }
-      return process
-    }
-    guard notStopped.isEmpty else {
-      throw AgentError.notAnswering(
-        count: notStopped.count, processes: notStopped.compactMap { $0 })
+    var asked = RuntimeDirectory.everyExisting(environment: environment).map { $0 + "/" + name }
+    let deadline = Deadline(in: 5)
+    while true {
+      let notStopped = asked.compactMap { path -> (path: String, process: Int32?)? in
+        guard case .notStopped(let process) = AgentClient(socketPath: path).lockAnswer()
+        else { return nil }
+        return (path, process)
+      }
+      if notStopped.isEmpty { return }
+      guard !deadline.hasPassed else {
+        throw AgentError.notAnswering(
+          count: notStopped.count, processes: notStopped.compactMap(\.process))
+      }
+      asked = notStopped.map(\.path)
+      usleep(100_000)
     }
   }
 

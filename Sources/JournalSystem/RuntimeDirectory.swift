@@ -21,19 +21,21 @@ public enum RuntimeDirectory {
   }
 
   /// Every directory `resolve` gives this user under some environment, that is there: the
-  /// one this environment names first, then the login session's (`/run/user/<uid>/journal`)
-  /// and `/dev/shm/journal-<uid>`. An agent started in another session (a desktop's, an ssh
-  /// login's without XDG_RUNTIME_DIR) listens in one of them. Nothing is created.
+  /// one this environment names first (made, as every command makes it), then the login
+  /// session's (`/run/user/<uid>/journal`) and `/dev/shm/journal-<uid>`, each once however
+  /// its path is written. An agent started in another session (a desktop's, an ssh login's
+  /// without XDG_RUNTIME_DIR) listens in one of them.
   public static func everyExisting(environment: [String: String]) -> [String] {
-    var found: [String] = []
+    var found: [(path: String, identity: FileIdentity)] = []
     let own = try? resolve(environment: environment)
     for candidate in [own, "/run/user/\(getuid())/journal", "/dev/shm/journal-\(getuid())"] {
-      guard let candidate, !found.contains(candidate),
-        (try? FileSafety.privateDirectory(candidate, create: false)) != nil
+      guard let candidate, (try? FileSafety.privateDirectory(candidate, create: false)) != nil,
+        let identity = FileIdentity(path: candidate),
+        !found.contains(where: { $0.identity == identity })
       else { continue }
-      found.append(candidate)
+      found.append((candidate, identity))
     }
-    return found
+    return found.map(\.path)
   }
 
   public static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }

@@ -197,6 +197,10 @@ public enum SyncCommands {
     let source: PassphraseSource? =
       file.flatMap { $0.isEmpty ? nil : .file($0) } ?? (runtime.terminal != nil ? .terminal : nil)
     guard let source else { throw SyncError.keyChanged(seq: seq) }
+    // An unlock agent that would keep the old key stops the change before the new
+    // passphrase is typed (and is asked again as the change begins).
+    try KeyChange.stopAgent(
+      vaultID: journal.unlockedKeys.vaultID, environment: runtime.context.environment)
     let header = try SyncEngine(
       storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
       options: options(journal, runtime)
