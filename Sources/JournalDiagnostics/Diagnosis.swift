@@ -547,7 +547,7 @@ public struct Diagnosis: Equatable, Sendable {
     case .damagedCopy(let path, let report):
       return Diagnosis(
         message:
-          #"the copy "\#(path)" was written, but it is damaged (SQLite: \#(report))"#,
+          #"the copy "\#(path)" was written, but it is damaged (SQLite: \#(Quoted.data(report)))"#,
         hint:
           #"keep both files; "journal verify" checks the journal, "journal verify --vault FILE" the copy"#,
         exitCode: .damaged)
@@ -583,7 +583,7 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .ioError)
     case .database(let code, let message):
       return Diagnosis(
-        message: "the vault could not be written or read (SQLite \(code): \(message))",
+        message: "the vault could not be written or read (SQLite \(code): \(Quoted.data(message)))",
         hint: "nothing was half-saved; check the disk and try again", exitCode: .ioError)
     case .tampered(let tampering):
       return tampered(tampering)
@@ -889,7 +889,7 @@ public struct Diagnosis: Equatable, Sendable {
         exitCode: .damaged)
     case .fileStructureDamaged(let report):
       return Diagnosis(
-        message: "the vault file's structure is damaged (SQLite: \(report))",
+        message: "the vault file's structure is damaged (SQLite: \(Quoted.data(report)))",
         hint: "restore the vault from a backup; \"journal export\" may still read what opens",
         exitCode: .damaged)
     case .declined(let what):

@@ -225,8 +225,9 @@ public final class Vault {
       try target.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
       }
-      // Every page read once more, from the cache the copy just filled: a tenth of the
-      // full check's time, which also compares each index with its table.
+      // Every page read once more (from the disk the copy went to, past the little the
+      // cache holds): a tenth of the full check's time, which also compares each index
+      // with its table.
       problem = try target.read { db in try Self.structureReport(db, quick: true) }
       try target.close()
     } catch {
@@ -276,12 +277,6 @@ public final class Vault {
     try read { db in try Self.structureReport(db, quick: false) }
   }
 
-  /// What a report must not carry to a terminal: controls (escape sequences, line breaks),
-  /// format characters (a reversal of the text's direction), line and paragraph separators.
-  private static let unprintable: Set<Unicode.GeneralCategory> = [
-    .control, .format, .lineSeparator, .paragraphSeparator,
-  ]
-
   /// SQLite's check of `db`'s structure (`quick`: pages and records, not each index against
   /// its table); nil when it is sound, else its first report, on one line.
   static func structureReport(_ db: Database, quick: Bool) throws -> String? {
@@ -296,15 +291,9 @@ public final class Vault {
       // A page too damaged to report on ends the check with an error instead.
       problem = error.message ?? "database disk image is malformed"
     }
-    // One line: a report can hold a line break ("*** in database main ***\nFragmentation…"),
-    // and the names in it (of a file made by hand) any control character.
-    return problem.map { report in
-      String(
-        String.UnicodeScalarView(
-          report.unicodeScalars.map {
-            Self.unprintable.contains($0.properties.generalCategory) ? " " : $0
-          }))
-    }
+    // One line: a report can hold a line break ("*** in database main ***\nFragmentation…").
+    // (The names in it, of a file made by hand, are shown quoted as data: Diagnosis.)
+    return problem.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
   }
 
   /// The sessions, readable and writable with the vault's unlocked keys, once the ledger has
