@@ -1,13 +1,16 @@
 /// Text that came from somewhere journal does not trust (a value read from the vault file in
-/// the clear, a server's words), quoted as data for a message: in double quotes, with every
-/// character a terminal could act on written out as an escape, so that it can never set a
-/// window title, move the cursor, clear the screen or start a line of its own.
+/// the clear, a server's words, SQLite's about a file made by hand), quoted as data for a
+/// message: in double quotes, with every character a terminal or a text layout could act on
+/// written out as an escape, so that it can never set a window title, move the cursor, clear
+/// the screen, start a line of its own or turn the text around.
 public enum Quoted {
   /// The longest text shown; more is cut, with "…" after the closing quote.
   public static let limit = 200
 
-  /// `text` in double quotes: `"` and `\` escaped, control characters (C0, DEL, C1), line
-  /// and paragraph separators and the bidirectional overrides as `\u{…}`.
+  /// `text` in double quotes: `"` and `\` escaped, line feed, tab and carriage return as
+  /// `\n`, `\t` and `\r`, and every other control, format (the direction marks and
+  /// overrides), line- or paragraph-separating, private-use, unassigned or surrogate
+  /// character as `\u{…}` (upper-case hexadecimal).
   public static func data(_ text: String) -> String {
     var out = "\""
     var count = 0
@@ -17,18 +20,24 @@ public enum Quoted {
       switch scalar {
       case "\"": out += "\\\""
       case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      case "\r": out += "\\r"
       case _ where isActive(scalar):
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
       default: out.unicodeScalars.append(scalar)
       }
     }
     return out + "\""
   }
 
-  /// Whether a terminal or a bidirectional text layout acts on `scalar` rather than shows it.
+  /// Whether a terminal or a text layout may act on `scalar` rather than show it, or show
+  /// it as something it is not.
   static func isActive(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse,
+      .unassigned:
+      true
     default: false
     }
   }

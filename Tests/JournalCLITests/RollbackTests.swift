@@ -285,7 +285,7 @@ struct AcceptTests {
     #expect(
       declined.stderr.contains(
         #"found: the sync server address was not set by this journal: "#
-          + #""host=evil.example.net\u{1b}]0;owned\u{7}"; journal sync would connect there"#),
+          + #""host=evil.example.net\u{1B}]0;owned\u{7}"; journal sync would connect there"#),
       "\(declined.stderr)")
     #expect(!declined.stderr.contains("\u{1B}"))
     #expect(try Self.serverTag(f) == nil)
