@@ -110,11 +110,20 @@ public struct AgentClient {
 
   /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
   /// many did, and the processes of those that did not (`LockAnswer.notStopped`), nil where
-  /// the kernel did not say.
-  public static func lockAll(environment: [String: String]) -> (
+  /// the kernel did not say. Every agent of this environment's runtime directory, and the
+  /// agent of `vaultID` in the user's others (`RuntimeDirectory.everyExisting`): one started
+  /// in another session (a desktop's, while this runs over ssh) holds that vault's key too.
+  public static func lockAll(environment: [String: String], vaultID: [UInt8]? = nil) -> (
     locked: Int, notStopped: [Int32?]
   ) {
-    let paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
+    var paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
+    if let vaultID {
+      let name = AgentProtocol.socketName(vaultID: vaultID)
+      for directory in RuntimeDirectory.everyExisting(environment: environment)
+      where !paths.contains(directory + "/" + name) {
+        paths.append(directory + "/" + name)
+      }
+    }
     let answers = paths.map { AgentClient(socketPath: $0).lockAnswer() }
     let notStopped = answers.compactMap { answer -> Int32?? in
       guard case .notStopped(let process) = answer else { return nil }

@@ -296,6 +296,24 @@ import Testing
     #expect(f.run("show", id, extra: withFirst).status == 0, "the first one still opens it")
   }
 
+  /// `journal lock` also locks the journal's agent started in another session (here without
+  /// XDG_RUNTIME_DIR, so in /dev/shm/journal-<uid>), as a key change stops it.
+  @Test func lockReachesTheAgentOfAnotherSession() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let name = (runtime.socket as NSString).lastPathComponent
+    #expect(f.run("lock").status == 0)
+    let elsewhere = ["XDG_RUNTIME_DIR": ""]
+    try #require(f.run("unlock", extra: elsewhere).status == 0)
+    let socket = "/dev/shm/journal-\(getuid())/" + name
+    #expect(access(socket, F_OK) == 0)
+    let locked = f.run("lock")
+    #expect(locked.stderr == "journal: locked\n", "\(locked)")
+    #expect(eventually { access(socket, F_OK) != 0 })
+    #expect(f.run("unlock", "--status", extra: elsewhere).stdout == "locked\n")
+  }
+
   /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,
   /// a file open to others) is said by `unlock`, which starts no agent and never makes the
   /// link's target; put right, it unlocks.

@@ -83,7 +83,12 @@ public enum UnlockAgent {
   /// stopped or hung, or refused) may still hold its key: an error naming it, after the
   /// others are locked and said, never "locked".
   public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
-    let (count, left) = AgentClient.lockAll(environment: runtime.context.environment)
+    // The journal's own agent in the user's other runtime directories too: its id is read
+    // from the vault's header (no passphrase); a vault that is not there, or does not open,
+    // leaves only this directory's agents to lock.
+    let vaultID = try? JournalVault.id(at: try runtime.vaultPath())
+    let (count, left) = AgentClient.lockAll(
+      environment: runtime.context.environment, vaultID: vaultID)
     if count > 0 || left.isEmpty { locked(count) }
     guard left.isEmpty else {
       throw AgentError.notAnswering(count: left.count, processes: left.compactMap { $0 })
