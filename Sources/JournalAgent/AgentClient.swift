@@ -108,28 +108,44 @@ public struct AgentClient {
     }
   }
 
-  /// Asks every agent of this user (each unlocked vault's) to wipe its key and stop: how
-  /// many did, and the processes of those that did not (`LockAnswer.notStopped`), nil where
-  /// the kernel did not say. Every agent of this environment's runtime directory, and the
-  /// agent of `vaultID` in the user's others (`RuntimeDirectory.everyExisting`): one started
-  /// in another session (a desktop's, while this runs over ssh) holds that vault's key too.
-  public static func lockAll(environment: [String: String], vaultID: [UInt8]? = nil) -> (
-    locked: Int, notStopped: [Int32?]
+  /// Asks every agent of this environment's runtime directory (each unlocked vault's) to
+  /// wipe its key and stop: the vaults whose agent did (their socket names), and the
+  /// processes of those that did not (`LockAnswer.notStopped`), nil where the kernel did not
+  /// say.
+  public static func lockAll(environment: [String: String]) -> (
+    locked: Set<String>, notStopped: [Int32?]
   ) {
-    var paths = (try? AgentProtocol.socketPaths(environment: environment)) ?? []
-    if let vaultID {
-      let name = AgentProtocol.socketName(vaultID: vaultID)
-      for directory in RuntimeDirectory.everyExisting(environment: environment)
-      where !paths.contains(directory + "/" + name) {
-        paths.append(directory + "/" + name)
+    lock((try? AgentProtocol.socketPaths(environment: environment)) ?? [])
+  }
+
+  /// Asks the agent of `vaultID` in each of the user's other runtime directories
+  /// (`RuntimeDirectory.everyExisting`, this environment's left out) to wipe its key and
+  /// stop, as `lockAll` asks: one started in another session (a desktop's, while this runs
+  /// over ssh) holds that vault's key too.
+  public static func lockElsewhere(environment: [String: String], vaultID: [UInt8]) -> (
+    locked: Set<String>, notStopped: [Int32?]
+  ) {
+    let own = try? RuntimeDirectory.resolve(environment: environment)
+    let name = AgentProtocol.socketName(vaultID: vaultID)
+    return lock(
+      RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.map {
+        $0 + "/" + name
+      })
+  }
+
+  /// Asks the agent at each of `paths` to lock: the socket names of those that did, the
+  /// processes of those that did not.
+  private static func lock(_ paths: [String]) -> (locked: Set<String>, notStopped: [Int32?]) {
+    var locked: Set<String> = []
+    var notStopped: [Int32?] = []
+    for path in paths {
+      switch AgentClient(socketPath: path).lockAnswer() {
+      case .locked: locked.insert(String(path.split(separator: "/").last ?? ""))
+      case .nobody: break
+      case .notStopped(let process): notStopped.append(process)
       }
     }
-    let answers = paths.map { AgentClient(socketPath: $0).lockAnswer() }
-    let notStopped = answers.compactMap { answer -> Int32?? in
-      guard case .notStopped(let process) = answer else { return nil }
-      return process
-    }
-    return (answers.count { $0 == .locked }, notStopped)
+    return (locked, notStopped)
   }
 
   /// Asks the agent to wipe its key and stop. Returns whether one was running.

@@ -297,12 +297,14 @@ import Testing
   }
 
   /// `journal lock` also locks the journal's agent started in another session (here without
-  /// XDG_RUNTIME_DIR, so in /dev/shm/journal-<uid>), as a key change stops it.
+  /// XDG_RUNTIME_DIR, so in /dev/shm/journal-<uid>), as a key change stops it; the two agents
+  /// of one vault are one vault locked.
   @Test func lockReachesTheAgentOfAnotherSession() throws {
     let runtime = Runtime()
     let f = fixture(runtime)
     #expect(f.run("unlock").status == 0)
-    let name = (runtime.socket as NSString).lastPathComponent
+    let own = runtime.socket
+    let name = (own as NSString).lastPathComponent
     #expect(f.run("lock").status == 0)
     let elsewhere = ["XDG_RUNTIME_DIR": ""]
     try #require(f.run("unlock", extra: elsewhere).status == 0)
@@ -312,6 +314,11 @@ import Testing
     #expect(locked.stderr == "journal: locked\n", "\(locked)")
     #expect(eventually { access(socket, F_OK) != 0 })
     #expect(f.run("unlock", "--status", extra: elsewhere).stdout == "locked\n")
+    try #require(f.run("unlock", extra: elsewhere).status == 0)
+    #expect(f.run("unlock").status == 0)
+    let both = f.run("lock")
+    #expect(both.stderr == "journal: locked\n", "\(both)")
+    #expect(eventually { access(socket, F_OK) != 0 && access(own, F_OK) != 0 })
   }
 
   /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,

@@ -79,17 +79,22 @@ public enum UnlockAgent {
   }
 
   /// Asks every agent (each unlocked vault's) to wipe its key and stop, and hands `locked`
-  /// how many did (none: already locked). An agent that did not stop (it said nothing,
-  /// stopped or hung, or refused) may still hold its key: an error naming it, after the
-  /// others are locked and said, never "locked".
+  /// how many vaults' did (none: already locked). An agent that did not stop (it said
+  /// nothing, stopped or hung, or refused) may still hold its key: an error naming it,
+  /// after the others are locked and said, never "locked".
   public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
-    // The journal's own agent in the user's other runtime directories too: its id is read
-    // from the vault's header (no passphrase); a vault that is not there, or does not open,
-    // leaves only this directory's agents to lock.
-    let vaultID = try? JournalVault.id(at: try runtime.vaultPath())
-    let (count, left) = AgentClient.lockAll(
-      environment: runtime.context.environment, vaultID: vaultID)
-    if count > 0 || left.isEmpty { locked(count) }
+    let environment = runtime.context.environment
+    var (vaults, left) = AgentClient.lockAll(environment: environment)
+    // Then the journal's own agent in the user's other runtime directories: its id is read
+    // from the vault's header (no passphrase), once this directory's agents are locked, so
+    // that a vault slow to open, or one that does not, holds none of them up (it leaves
+    // only theirs locked).
+    if let vaultID = try? JournalVault.id(at: try runtime.vaultPath()) {
+      let elsewhere = AgentClient.lockElsewhere(environment: environment, vaultID: vaultID)
+      vaults.formUnion(elsewhere.locked)
+      left += elsewhere.notStopped
+    }
+    if !vaults.isEmpty || left.isEmpty { locked(vaults.count) }
     guard left.isEmpty else {
       throw AgentError.notAnswering(count: left.count, processes: left.compactMap { $0 })
     }
