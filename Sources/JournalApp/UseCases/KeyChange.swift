@@ -21,11 +21,13 @@ enum KeyChange {
     recoverySlot: [UInt8]?
   ) throws -> Int {
     let environment = context.environment
-    // Asked before the change began; asked again here, as an interrupted change is finished
-    // (and as one may have started meanwhile): nothing may write under the old key, or keep
-    // it. From here only the new passphrase opens the vault, and the error says so.
+    // The unlock agents hold the old key, in every runtime directory (one started in
+    // another session holds it as well): stopped before the change began, and again here, as
+    // an interrupted change is finished (and as one may have started meanwhile), so that
+    // nothing writes under the old key or keeps it. One that does not stop would outlive the
+    // change; from here only the new passphrase opens the vault, and the error says so.
     do {
-      try stopAgent(vaultID: rotation.old.vaultID, environment: environment)
+      try AgentClient.stopEverywhere(environment: environment, vaultID: rotation.old.vaultID)
     } catch let error as AgentError {
       throw AppError.keyChangeUnfinished(cause: Diagnosis(error))
     }
@@ -75,14 +77,6 @@ enum KeyChange {
     }
     return count
   }
-
-  /// Stops the vault's unlock agents, which hold the old key, so that nothing writes under
-  /// it: in every runtime directory of this user, as one started in another session (a
-  /// desktop's, where this runs over ssh) holds it as well. One that does not stop (stopped,
-  /// or hung) is an error: it would outlive the change holding the key the change retires.
-  static func stopAgent(vaultID: [UInt8], environment: [String: String]) throws {
-    try AgentClient.stopEverywhere(environment: environment, vaultID: vaultID)
-  }
 }
 
 extension JournalVault {
@@ -114,7 +108,7 @@ extension JournalVault {
     let limits = limits ?? file.header.limits
     try context.kdfPolicy.check(limits)
     // Before the server's copy or this one changes.
-    try KeyChange.stopAgent(vaultID: unlockedKeys.vaultID, environment: context.environment)
+    try AgentClient.stopEverywhere(environment: context.environment, vaultID: unlockedKeys.vaultID)
     let hadRecovery = try file.recoverySlot() != nil
     let new = try VaultKeys.fresh(vaultID: unlockedKeys.vaultID, random: context.random)
     let (header, wrapped) = try unlockedKeys.wrap(
@@ -140,7 +134,7 @@ extension JournalVault {
   func followKey(
     _ new: VaultKeys, ending: KeyHeader, passphrase: SecureBytes, position: SyncPosition
   ) throws -> (sessions: Int, recoveryDropped: Bool) {
-    try KeyChange.stopAgent(vaultID: unlockedKeys.vaultID, environment: context.environment)
+    try AgentClient.stopEverywhere(environment: context.environment, vaultID: unlockedKeys.vaultID)
     let hadRecovery = try file.recoverySlot() != nil
     let header = try unlockedKeys.wrap(
       passphrase: passphrase, beside: ending, policy: context.kdfPolicy, random: context.random)

@@ -1,3 +1,4 @@
+import JournalAgent
 import JournalCrypto
 import JournalDiagnostics
 import JournalTerminal
@@ -82,8 +83,8 @@ public enum PassphraseCommands {
       .changeKey, window: window, journal: journal, confirmed: confirmed, runtime)
     // An unlock agent that would keep the old key stops the change before a new passphrase
     // is typed (and is asked again as the change begins).
-    try KeyChange.stopAgent(
-      vaultID: journal.unlockedKeys.vaultID, environment: runtime.context.environment)
+    try AgentClient.stopEverywhere(
+      environment: runtime.context.environment, vaultID: journal.unlockedKeys.vaultID)
     let passphrase = try readNew(runtime, newFile: newFile)
     if try journal.file.syncSettings() != nil {
       // The server's copy first, then this one (SECURITY.md, "Sync", "A new key").

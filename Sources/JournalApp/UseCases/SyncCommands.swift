@@ -199,8 +199,8 @@ public enum SyncCommands {
     guard let source else { throw SyncError.keyChanged(seq: seq) }
     // An unlock agent that would keep the old key stops the change before the new
     // passphrase is typed (and is asked again as the change begins).
-    try KeyChange.stopAgent(
-      vaultID: journal.unlockedKeys.vaultID, environment: runtime.context.environment)
+    try AgentClient.stopEverywhere(
+      environment: runtime.context.environment, vaultID: journal.unlockedKeys.vaultID)
     let header = try SyncEngine(
       storage: journal.syncStorage, keys: journal.unlockedKeys, transport: transport,
       options: options(journal, runtime)
