@@ -259,6 +259,24 @@ import Testing
     #expect(try rotating(f) == false)
   }
 
+  /// What another session's commands are run with: no XDG_RUNTIME_DIR, so that their agent
+  /// listens in /dev/shm/journal-<uid>.
+  static let anotherSession = ["XDG_RUNTIME_DIR": ""]
+
+  /// `f`'s journal unlocked as another session unlocks it (`anotherSession`): the socket its
+  /// agent listens on, and the one this session's agent would (where none listens).
+  func unlockInAnotherSession(_ f: CLIFixture, _ runtime: Runtime) throws -> (
+    other: String, own: String
+  ) {
+    #expect(f.run("unlock").status == 0)
+    let own = runtime.socket
+    #expect(f.run("lock").status == 0)
+    try #require(f.run("unlock", extra: Self.anotherSession).status == 0)
+    let other = "/dev/shm/journal-\(getuid())/" + (own as NSString).lastPathComponent
+    #expect(access(other, F_OK) == 0)
+    return (other, own)
+  }
+
   /// An agent started in another session (here without XDG_RUNTIME_DIR, so in
   /// /dev/shm/journal-<uid>) holds the key as well: `passwd --new-key` run where
   /// XDG_RUNTIME_DIR names another directory stops it too, and one there that does not
@@ -267,13 +285,8 @@ import Testing
     let runtime = Runtime()
     let f = fixture(runtime)
     let id = f.new()
-    #expect(f.run("unlock").status == 0)
-    let name = (runtime.socket as NSString).lastPathComponent
-    #expect(f.run("lock").status == 0)
-    let elsewhere = ["XDG_RUNTIME_DIR": ""]
-    try #require(f.run("unlock", extra: elsewhere).status == 0)
-    let socket = "/dev/shm/journal-\(getuid())/" + name
-    #expect(access(socket, F_OK) == 0)
+    let socket = try unlockInAnotherSession(f, runtime).other
+    let elsewhere = Self.anotherSession
     let first = f.home.write("first", "the first passphrase after the leak\n")
     #expect(f.run("passwd", "--new-key", "--new-passphrase-file", first).status == 0)
     #expect(access(socket, F_OK) != 0, "the other session's agent stopped")
@@ -302,14 +315,8 @@ import Testing
   @Test func lockReachesTheAgentOfAnotherSession() throws {
     let runtime = Runtime()
     let f = fixture(runtime)
-    #expect(f.run("unlock").status == 0)
-    let own = runtime.socket
-    let name = (own as NSString).lastPathComponent
-    #expect(f.run("lock").status == 0)
-    let elsewhere = ["XDG_RUNTIME_DIR": ""]
-    try #require(f.run("unlock", extra: elsewhere).status == 0)
-    let socket = "/dev/shm/journal-\(getuid())/" + name
-    #expect(access(socket, F_OK) == 0)
+    let (socket, own) = try unlockInAnotherSession(f, runtime)
+    let elsewhere = Self.anotherSession
     let locked = f.run("lock")
     #expect(locked.stderr == "journal: locked\n", "\(locked)")
     #expect(eventually { access(socket, F_OK) != 0 })
