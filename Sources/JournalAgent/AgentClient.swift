@@ -125,12 +125,28 @@ public struct AgentClient {
   public static func lockElsewhere(environment: [String: String], vaultID: [UInt8]) -> (
     locked: Set<String>, notStopped: [Int32?]
   ) {
+    lock(socketPathsElsewhere(environment: environment, vaultID: vaultID))
+  }
+
+  /// What the agent of `vaultID` in the user's other runtime directories says of its time
+  /// left, as `status` asks (the one that locks last, should there be more); nil when none
+  /// holds the key. `whenSilent` is told of each that took the request and said nothing.
+  public static func statusElsewhere(
+    environment: [String: String], vaultID: [UInt8], whenSilent: (Int32?) -> Void
+  ) -> (idle: Int, lifetime: Int)? {
+    socketPathsElsewhere(environment: environment, vaultID: vaultID)
+      .compactMap { AgentClient(socketPath: $0).status(whenSilent: whenSilent) }
+      .max { $0.idle < $1.idle }
+  }
+
+  /// Where the agent of `vaultID` listens in each of the user's other runtime directories
+  /// (`RuntimeDirectory.everyExisting`, this environment's left out).
+  static func socketPathsElsewhere(environment: [String: String], vaultID: [UInt8]) -> [String] {
     let own = try? RuntimeDirectory.resolve(environment: environment)
     let name = AgentProtocol.socketName(vaultID: vaultID)
-    return lock(
-      RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.map {
-        $0 + "/" + name
-      })
+    return RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.map {
+      $0 + "/" + name
+    }
   }
 
   /// Asks the agent at each of `paths` to lock: the socket names of those that did, the

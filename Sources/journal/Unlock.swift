@@ -76,7 +76,7 @@ extension Journal {
       // An agent that does not answer may hold the key: neither "locked" nor "unlocked".
       // The line is still printed (a prompt keeps its count), then the error.
       var silent: Error?
-      let agent: UnlockAgent.Times?
+      let agent: UnlockAgent.LockState?
       do {
         agent = try UnlockAgent.status(runtime)
       } catch let error where UnlockAgent.isNotAnswering(error) {
@@ -86,18 +86,23 @@ extension Journal {
       if json {
         var object: [String: Any] = [
           "schema_version": 1, "waiting_for_reflection": waiting,
-          "unlocked": silent == nil ? agent != nil : Render.null,
+          "unlocked": agent.map { $0.here != nil } ?? Render.null,
+          "unlocked_in_another_session": agent.map { $0.elsewhere != nil } ?? Render.null,
         ]
-        if let agent {
-          object["locks_after_idle_seconds"] = agent.idle
-          object["locks_at_most_in_seconds"] = agent.lifetime
+        if let here = agent?.here {
+          object["locks_after_idle_seconds"] = here.idle
+          object["locks_at_most_in_seconds"] = here.lifetime
         }
         try Runtime.output(Render.encode(object))
       } else {
         let reflect = waiting == 0 ? "nothing to reflect" : "\(waiting) to reflect"
         let lock =
-          silent != nil
-          ? "agent not answering" : agent.map { "unlocked \(Self.describe($0.idle))" } ?? "locked"
+          if let agent {
+            agent.here.map { "unlocked \(Self.describe($0.idle))" }
+              ?? (agent.elsewhere != nil ? "unlocked in another session" : "locked")
+          } else {
+            "agent not answering"
+          }
         try Runtime.output("\(reflect)\(runtime.presentation.plain ? ", " : " · ")\(lock)\n")
       }
       if let silent { throw silent }
@@ -105,12 +110,20 @@ extension Journal {
 
     /// `journal unlock --status`: the lock alone, in words.
     static func report(_ runtime: Runtime) throws {
-      guard let times = try UnlockAgent.status(runtime) else {
+      let state = try UnlockAgent.status(runtime)
+      if let times = state.here {
+        try Runtime.output("unlocked: \(describe(times))\n")
+      } else if let times = state.elsewhere {
+        try Runtime.output(
+          "unlocked in another session (commands here ask for the passphrase): \(describe(times))\n"
+        )
+      } else {
         try Runtime.output("locked\n")
-        return
       }
-      try Runtime.output(
-        "unlocked: locks after \(describe(times.idle)) idle, \(describe(times.lifetime)) at most\n")
+    }
+
+    static func describe(_ times: UnlockAgent.Times) -> String {
+      "locks after \(describe(times.idle)) idle, \(describe(times.lifetime)) at most"
     }
 
     static func describe(_ seconds: Int) -> String {

@@ -328,6 +328,43 @@ import Testing
     #expect(eventually { access(socket, F_OK) != 0 && access(own, F_OK) != 0 })
   }
 
+  /// The journal unlocked in another session holds its key: `status` and `unlock --status`
+  /// here say so instead of "locked" (commands here still ask for the passphrase), and one
+  /// there that does not answer is named as this session's would be.
+  @Test func statusSeesTheAgentOfAnotherSession() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let (socket, _) = try unlockInAnotherSession(f, runtime)
+    let report = f.run("unlock", "--status")
+    #expect(
+      report.stdout.hasPrefix(
+        "unlocked in another session (commands here ask for the passphrase): locks after "),
+      "\(report)")
+    #expect(f.run("status").stdout == "nothing to reflect, unlocked in another session\n")
+    let json =
+      try JSONSerialization.jsonObject(with: Data(f.run("status", "--json").stdout.utf8))
+      as? [String: Any]
+    #expect(json?["unlocked"] as? Bool == false)
+    #expect(json?["unlocked_in_another_session"] as? Bool == true)
+    #expect(json?["locks_after_idle_seconds"] == nil, "this session's agent's times only")
+    #expect(f.run("unlock").status == 0)
+    #expect(f.run("unlock", "--status").stdout.hasPrefix("unlocked: locks after "))
+    #expect(f.run("lock").status == 0)
+    #expect(eventually { access(socket, F_OK) != 0 })
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+    let silent = listeningSocket(at: socket)
+    #expect(silent >= 0)
+    defer {
+      close(silent)
+      unlink(socket)
+    }
+    let line = f.run("status")
+    #expect(line.status == 11, "\(line)")
+    #expect(line.stdout == "nothing to reflect, agent not answering\n", "\(line)")
+    #expect(
+      line.stderr.hasPrefix("journal: error: an unlock agent (process \(getpid())) does not"))
+  }
+
   /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,
   /// a file open to others) is said by `unlock`, which starts no agent and never makes the
   /// link's target; put right, it unlocks.

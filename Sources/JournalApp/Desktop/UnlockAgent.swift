@@ -107,21 +107,38 @@ public enum UnlockAgent {
     return false
   }
 
-  /// What the named vault's agent says of its time left; nil when that vault is locked.
-  /// Reads the vault's id from its file: no passphrase, nothing decrypted.
-  public static func status(_ runtime: Runtime) throws -> Times? {
+  /// Whether the named vault is unlocked: by this session's agent, which commands here
+  /// use, and by one started in another session (a desktop's, seen over ssh), which holds
+  /// the key as well.
+  public struct LockState: Sendable, Equatable {
+    /// What this session's agent says of its time left; nil when it holds no key.
+    public let here: Times?
+    /// What the agent in another runtime directory says (the one that locks last); nil
+    /// when none holds the key.
+    public let elsewhere: Times?
+  }
+
+  /// What the named vault's agents say of their time left. Reads the vault's id from its
+  /// file: no passphrase, nothing decrypted.
+  public static func status(_ runtime: Runtime) throws -> LockState {
     let vault = try Vault.open(at: try runtime.vaultPath())
     try vault.purgeExpired(now: runtime.context.now())
     let vaultID = vault.header.vaultID
-    guard let agent = AgentClient(environment: runtime.context.environment, vaultID: vaultID)
-    else { return nil }
+    let environment = runtime.context.environment
     // An agent that says nothing (stopped, or hung) is not "locked": it may hold the key.
     var silent: Int32?? = nil
-    let times = agent.status { silent = $0 }
+    let here = AgentClient(environment: environment, vaultID: vaultID)?.status {
+      silent = $0
+    }
+    let elsewhere = AgentClient.statusElsewhere(environment: environment, vaultID: vaultID) {
+      silent = silent ?? $0
+    }
     if let process = silent {
       throw AgentError.notAnswering(process: process)
     }
-    return times.map { Times(idle: $0.idle, lifetime: $0.lifetime) }
+    return LockState(
+      here: here.map { Times(idle: $0.idle, lifetime: $0.lifetime) },
+      elsewhere: elsewhere.map { Times(idle: $0.idle, lifetime: $0.lifetime) })
   }
 
   /// Starts the agent as its own process (a new session, so closing the terminal does not
