@@ -174,6 +174,19 @@ public final class Vault {
     guard db.changesCount == 1 else { throw StoreError.keyChanged }
   }
 
+  /// Whether the key header this process opened is still the vault's, with no key change
+  /// under way, as the file is now (`passwd` and a key rotation each write it anew).
+  public func keyIsCurrent() throws -> Bool {
+    try read { db in
+      try Row.fetchOne(
+        db,
+        sql: """
+          SELECT 1 FROM vault WHERE singleton = 1 AND wrapped_key = ? AND rotation_key IS NULL
+          """,
+        arguments: [Data(header.wrappedKey)]) != nil
+    }
+  }
+
   /// The recovery slot (SECURITY.md, "Recovery code"), nil when there is none. No key needed.
   public func recoverySlot() throws -> [UInt8]? {
     try read { db in

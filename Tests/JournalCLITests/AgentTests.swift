@@ -365,6 +365,37 @@ import Testing
       line.stderr.hasPrefix("journal: error: an unlock agent (process \(getpid())) does not"))
   }
 
+  /// A key change made while `unlock` is between opening the vault and its agent listening
+  /// (where the change's own stop finds no agent to stop) leaves no agent holding the old
+  /// key: `unlock` reads the header again once its agent listens, stops it, and says so.
+  @Test func aKeyChangeWhileUnlockingLeavesNoAgent() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let id = f.new()
+    let pause = f.home.file("pause")
+    let unlocking = Spawned(
+      arguments: [CLI.binary, "unlock"],
+      environment: f.cli.environment.merging([
+        "JOURNAL_DEBUG_PAUSE_AT": "unlock-opened", "JOURNAL_DEBUG_PAUSE_FILE": pause,
+      ]) { $1 }, terminal: false)
+    unlocking.closeInput()
+    #expect(eventually(timeout: 60) { access(pause + ".paused", F_OK) == 0 })
+    let new = f.home.write("new", "the passphrase after the leak\n")
+    let changed = f.run("passwd", "--new-key", "--new-passphrase-file", new)
+    #expect(changed.status == 0, "\(changed)")
+    #expect(FileManager.default.createFile(atPath: pause, contents: nil))
+    let unlocked = unlocking.wait(timeout: 60)
+    #expect(unlocked.status == 7, "\(unlocked)")
+    #expect(
+      unlocked.stderr.hasPrefix(
+        "journal: error: the journal's key was changed by another journal meanwhile"),
+      "\(unlocked)")
+    #expect(access(runtime.socket, F_OK) != 0, "no agent listens")
+    #expect(f.run("unlock", "--status").stdout == "locked\n")
+    #expect(f.run("show", id, extra: locked).status != 0, "nothing hands out a key")
+    #expect(f.run("show", id, extra: ["JOURNAL_PASSPHRASE_FILE": new]).status == 0)
+  }
+
   /// What is wrong with the vault's agent lock file (planted: a directory, a symbolic link,
   /// a file open to others) is said by `unlock`, which starts no agent and never makes the
   /// link's target; put right, it unlocks.

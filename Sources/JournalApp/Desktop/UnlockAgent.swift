@@ -55,6 +55,7 @@ public enum UnlockAgent {
     }
     // What was written without the passphrase has just been opened: said here too.
     runtime.reportOpened(journal)
+    CrashPoint.reached("unlock-opened", environment: environment)
     let keys = journal.unlockedKeys
     let socketPath = try AgentProtocol.socketPath(environment: environment, vaultID: keys.vaultID)
     // One that does not answer may only be busy (with a client it waits on): the new agent
@@ -74,6 +75,14 @@ public enum UnlockAgent {
       try start(keys: keys, idle: idle, lifetime: lifetime, socketPath: socketPath)
     } catch AgentError.stillRunning {
       throw silent ?? AgentError.stillRunning
+    }
+    // A key change begun meanwhile (`passwd --new-key` in another terminal, a sync following
+    // another device's) stops the agents it finds, and may have looked before this one was
+    // listening: the header, read again now that it listens, tells, since a change begins by
+    // writing it. This agent holds the old key, so it is stopped and nothing is unlocked.
+    guard try journal.file.keyIsCurrent() else {
+      try AgentClient(socketPath: socketPath).stop()
+      throw StoreError.keyChanged
     }
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
