@@ -84,13 +84,16 @@ public struct AgentClient {
 
   /// Asks the vault's agents in every runtime directory of this user
   /// (`RuntimeDirectory.everyExisting`), not only this environment's, to wipe the key and
-  /// stop; throws `AgentError.notAnswering` naming those that did not. One that does not
-  /// answer may only be busy for a moment (with a client it waits on): asked again for some
-  /// 5 s, as a new agent asks an old one. For what must leave no copy of a key anywhere (a
-  /// key change).
+  /// stop, and the single agent of an earlier journal version in each (it may hold this
+  /// vault's key); throws `AgentError.notAnswering` naming those that did not. One that does
+  /// not answer may only be busy for a moment (with a client it waits on): asked again for
+  /// some 5 s, as a new agent asks an old one. For what must leave no copy of a key anywhere
+  /// (a key change).
   public static func stopEverywhere(environment: [String: String], vaultID: [UInt8]) throws {
-    let name = AgentProtocol.socketName(vaultID: vaultID)
-    var asked = RuntimeDirectory.everyExisting(environment: environment).map { $0 + "/" + name }
+    let names = [AgentProtocol.socketName(vaultID: vaultID), AgentProtocol.legacySocketName]
+    var asked = RuntimeDirectory.everyExisting(environment: environment).flatMap { directory in
+      names.map { directory + "/" + $0 }
+    }
     let deadline = Deadline(in: 5)
     while true {
       let notStopped = asked.compactMap { path -> (path: String, process: Int32?)? in
@@ -118,14 +121,18 @@ public struct AgentClient {
     lock((try? AgentProtocol.socketPaths(environment: environment)) ?? [])
   }
 
-  /// Asks the agent of `vaultID` in each of the user's other runtime directories
+  /// Asks every agent in each of the user's other runtime directories
   /// (`RuntimeDirectory.everyExisting`, this environment's left out) to wipe its key and
-  /// stop, as `lockAll` asks: one started in another session (a desktop's, while this runs
-  /// over ssh) holds that vault's key too.
-  public static func lockElsewhere(environment: [String: String], vaultID: [UInt8]) -> (
+  /// stop, as `lockAll` asks in this one: one started in another session (a desktop's, while
+  /// this runs over ssh) holds its vault's key too.
+  public static func lockElsewhere(environment: [String: String]) -> (
     locked: Set<String>, notStopped: [Int32?]
   ) {
-    lock(socketPathsElsewhere(environment: environment, vaultID: vaultID))
+    let own = try? RuntimeDirectory.resolve(environment: environment)
+    return lock(
+      RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.flatMap {
+        AgentProtocol.socketPaths(in: $0)
+      })
   }
 
   /// What the agent of `vaultID` in the user's other runtime directories says of its time

@@ -100,11 +100,21 @@ public enum AgentProtocol {
   /// Every agent socket in the runtime directory: each unlocked vault's, and the single
   /// `agent.sock` of journal versions that held one vault at a time.
   public static func socketPaths(environment: [String: String]) throws -> [String] {
-    let directory = try RuntimeDirectory.resolve(environment: environment)
-    let names = (try? FileSafety.names(in: directory)) ?? []
-    return names.filter { $0 == "agent.sock" || ($0.hasPrefix("agent-") && $0.hasSuffix(".sock")) }
-      .sorted().map { directory + "/" + $0 }
+    socketPaths(in: try RuntimeDirectory.resolve(environment: environment))
   }
+
+  /// Every agent socket in `directory`, as `socketPaths(environment:)`.
+  public static func socketPaths(in directory: String) -> [String] {
+    let names = (try? FileSafety.names(in: directory)) ?? []
+    return names.filter {
+      $0 == legacySocketName || ($0.hasPrefix("agent-") && $0.hasSuffix(".sock"))
+    }
+    .sorted().map { directory + "/" + $0 }
+  }
+
+  /// The one socket of journal versions that held one vault at a time: its agent may hold
+  /// any vault's key.
+  public static let legacySocketName = "agent.sock"
 
   // MARK: - Sockets
 

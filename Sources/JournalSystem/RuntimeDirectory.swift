@@ -24,11 +24,19 @@ public enum RuntimeDirectory {
   /// one this environment names first (made, as every command makes it), then the login
   /// session's (`/run/user/<uid>/journal`) and `/dev/shm/journal-<uid>`, each once however
   /// its path is written. An agent started in another session (a desktop's, an ssh login's
-  /// without XDG_RUNTIME_DIR) listens in one of them.
+  /// without XDG_RUNTIME_DIR) listens in one of them. In a debug build,
+  /// JOURNAL_DEBUG_OTHER_RUNTIME_DIRECTORIES (paths joined by ":"; none when empty) stands for
+  /// the last two: a test's own, so that no test reaches a person's agents or another test's.
   public static func everyExisting(environment: [String: String]) -> [String] {
     var found: [(path: String, identity: FileIdentity)] = []
     let own = try? resolve(environment: environment)
-    for candidate in [own, "/run/user/\(getuid())/journal", "/dev/shm/journal-\(getuid())"] {
+    var others = ["/run/user/\(getuid())/journal", "/dev/shm/journal-\(getuid())"]
+    #if DEBUG
+      if let named = environment["JOURNAL_DEBUG_OTHER_RUNTIME_DIRECTORIES"] {
+        others = named.split(separator: ":").map(String.init)
+      }
+    #endif
+    for candidate in [own] + others {
       guard let candidate, (try? FileSafety.privateDirectory(candidate, create: false)) != nil,
         let identity = FileIdentity(path: candidate),
         !found.contains(where: { $0.identity == identity })

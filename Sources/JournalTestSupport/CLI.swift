@@ -34,11 +34,15 @@ public struct CLI {
   /// outcome (no XDG variables, no JOURNAL_*), a fixed time zone, colour off. The one variable
   /// passed on is LLVM_PROFILE_FILE, set only by a coverage run (Scripts/coverage), so that
   /// each run of an instrumented binary writes its own profile; it changes nothing else.
+  /// The user's other runtime directories (where `lock` and a key change also look for
+  /// agents) are none, unless a test names its own: the person's agents, and other tests',
+  /// are never reached.
   public let environment: [String: String]
 
   public init(home: String, extra: [String: String] = [:]) {
     var environment = [
       "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
+      "JOURNAL_DEBUG_OTHER_RUNTIME_DIRECTORIES": "",
     ]
     if let profile = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"] {
       environment["LLVM_PROFILE_FILE"] = profile

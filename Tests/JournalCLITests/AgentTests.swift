@@ -8,8 +8,16 @@ import Testing
 @Suite(.serialized) struct AgentTests {
   typealias Runtime = TestRuntimeDirectory
 
+  /// Another session's runtime directory (`anotherSession`), where `lock` and a key change
+  /// look for agents too, as they look in the user's real ones.
+  let otherSession = Runtime()
+
   func fixture(_ runtime: Runtime) -> CLIFixture {
-    CLIFixture(extra: ["XDG_RUNTIME_DIR": runtime.path]).initialise()
+    CLIFixture(extra: [
+      "XDG_RUNTIME_DIR": runtime.path,
+      "JOURNAL_DEBUG_OTHER_RUNTIME_DIRECTORIES": runtime.path + "/journal:" + otherSession.path
+        + "/journal",
+    ]).initialise()
   }
 
   let locked = ["JOURNAL_PASSPHRASE_FILE": ""]
@@ -259,9 +267,9 @@ import Testing
     #expect(try rotating(f) == false)
   }
 
-  /// What another session's commands are run with: no XDG_RUNTIME_DIR, so that their agent
-  /// listens in /dev/shm/journal-<uid>.
-  static let anotherSession = ["XDG_RUNTIME_DIR": ""]
+  /// What another session's commands are run with: an XDG_RUNTIME_DIR of its own
+  /// (`otherSession`), as a desktop's and an ssh login's (with none: /dev/shm) differ.
+  var anotherSession: [String: String] { ["XDG_RUNTIME_DIR": otherSession.path] }
 
   /// `f`'s journal unlocked as another session unlocks it (`anotherSession`): the socket its
   /// agent listens on, and the one this session's agent would (where none listens).
@@ -271,14 +279,13 @@ import Testing
     #expect(f.run("unlock").status == 0)
     let own = runtime.socket
     #expect(f.run("lock").status == 0)
-    try #require(f.run("unlock", extra: Self.anotherSession).status == 0)
-    let other = "/dev/shm/journal-\(getuid())/" + (own as NSString).lastPathComponent
+    try #require(f.run("unlock", extra: anotherSession).status == 0)
+    let other = otherSession.path + "/journal/" + (own as NSString).lastPathComponent
     #expect(access(other, F_OK) == 0)
     return (other, own)
   }
 
-  /// An agent started in another session (here without XDG_RUNTIME_DIR, so in
-  /// /dev/shm/journal-<uid>) holds the key as well: `passwd --new-key` run where
+  /// An agent started in another session (`anotherSession`) holds the key as well: `passwd --new-key` run where
   /// XDG_RUNTIME_DIR names another directory stops it too, and one there that does not
   /// answer stops the change.
   @Test func aKeyChangeStopsTheAgentOfAnotherSession() throws {
@@ -286,7 +293,7 @@ import Testing
     let f = fixture(runtime)
     let id = f.new()
     let socket = try unlockInAnotherSession(f, runtime).other
-    let elsewhere = Self.anotherSession
+    let elsewhere = anotherSession
     let first = f.home.write("first", "the first passphrase after the leak\n")
     #expect(f.run("passwd", "--new-key", "--new-passphrase-file", first).status == 0)
     #expect(access(socket, F_OK) != 0, "the other session's agent stopped")
@@ -309,14 +316,14 @@ import Testing
     #expect(f.run("show", id, extra: withFirst).status == 0, "the first one still opens it")
   }
 
-  /// `journal lock` also locks the journal's agent started in another session (here without
-  /// XDG_RUNTIME_DIR, so in /dev/shm/journal-<uid>), as a key change stops it; the two agents
-  /// of one vault are one vault locked.
+  /// `journal lock` also locks the agents started in another session (`anotherSession`), the
+  /// journal's as a key change stops it, and another vault's; the two agents of one vault are
+  /// one vault locked.
   @Test func lockReachesTheAgentOfAnotherSession() throws {
     let runtime = Runtime()
     let f = fixture(runtime)
     let (socket, own) = try unlockInAnotherSession(f, runtime)
-    let elsewhere = Self.anotherSession
+    let elsewhere = anotherSession
     let locked = f.run("lock")
     #expect(locked.stderr == "journal: locked\n", "\(locked)")
     #expect(eventually { access(socket, F_OK) != 0 })
@@ -326,6 +333,41 @@ import Testing
     let both = f.run("lock")
     #expect(both.stderr == "journal: locked\n", "\(both)")
     #expect(eventually { access(socket, F_OK) != 0 && access(own, F_OK) != 0 })
+    // Another vault unlocked only in the other session, with the default vault gone from
+    // here: locked all the same (lock needs no vault).
+    let other = f.home.file("other.db")
+    #expect(f.run("init", "--kdf", "interactive", "--vault", other).status == 0)
+    #expect(f.run("unlock", "--vault", other, extra: elsewhere).status == 0)
+    #expect(rename(f.vaultPath, f.vaultPath + ".moved") == 0)
+    let another = f.run("lock")
+    #expect(another.stderr == "journal: locked\n", "\(another)")
+    #expect(otherSession.sockets.isEmpty)
+  }
+
+  /// A key change also stops the single agent of an earlier journal version (`agent.sock`),
+  /// in every runtime directory: it may hold this vault's key. One there that does not
+  /// answer stops the change before anything is changed.
+  @Test func aKeyChangeStopsAnEarlierVersionsAgent() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let id = f.new()
+    #expect(f.run("unlock", extra: anotherSession).status == 0)
+    let legacy = otherSession.path + "/journal/agent.sock"
+    let silent = listeningSocket(at: legacy, backlog: 64)
+    #expect(silent >= 0)
+    defer {
+      close(silent)
+      unlink(legacy)
+    }
+    let new = f.home.write("new", "the passphrase after the leak\n")
+    let refused = f.run("passwd", "--new-key", "--new-passphrase-file", new)
+    #expect(refused.status == 11, "\(refused)")
+    #expect(
+      refused.stderr.hasPrefix(
+        "journal: error: an unlock agent (process \(getpid())) does not answer"),
+      "\(refused.stderr)")
+    #expect(eventually { otherSession.sockets.isEmpty }, "the vault's own agent stopped")
+    #expect(f.run("show", id).status == 0, "the old passphrase still opens it")
   }
 
   /// The journal unlocked in another session holds its key: `status` and `unlock --status`

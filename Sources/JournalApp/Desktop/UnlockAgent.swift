@@ -87,22 +87,18 @@ public enum UnlockAgent {
     return Times(idle: Int(idle), lifetime: Int(lifetime))
   }
 
-  /// Asks every agent (each unlocked vault's) to wipe its key and stop, and hands `locked`
-  /// how many vaults' did (none: already locked). An agent that did not stop (it said
-  /// nothing, stopped or hung, or refused) may still hold its key: an error naming it,
-  /// after the others are locked and said, never "locked".
+  /// Asks every agent (each unlocked vault's, in each of the user's runtime directories) to
+  /// wipe its key and stop, and hands `locked` how many vaults' did (none: already locked).
+  /// An agent that did not stop (it said nothing, stopped or hung, or refused) may still hold
+  /// its key: an error naming it, after the others are locked and said, never "locked".
   public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
     let environment = runtime.context.environment
     var (vaults, left) = AgentClient.lockAll(environment: environment)
-    // Then the journal's own agent in the user's other runtime directories: its id is read
-    // from the vault's header (no passphrase), once this directory's agents are locked, so
-    // that a vault slow to open, or one that does not, holds none of them up (it leaves
-    // only theirs locked).
-    if let vaultID = try? JournalVault.id(at: try runtime.vaultPath()) {
-      let elsewhere = AgentClient.lockElsewhere(environment: environment, vaultID: vaultID)
-      vaults.formUnion(elsewhere.locked)
-      left += elsewhere.notStopped
-    }
+    // Then every agent in the user's other runtime directories (one started in another
+    // session holds its key as well); two agents of one vault are one vault locked.
+    let elsewhere = AgentClient.lockElsewhere(environment: environment)
+    vaults.formUnion(elsewhere.locked)
+    left += elsewhere.notStopped
     if !vaults.isEmpty || left.isEmpty { locked(vaults.count) }
     guard left.isEmpty else {
       throw AgentError.notAnswering(count: left.count, processes: left.compactMap { $0 })
