@@ -176,7 +176,10 @@ public final class SessionStore {
           let status = RecordCodec.status(named: Self.text(handle, 1)),
           let summary = try? Self.openSummary(
             opener, id: kept.id, revision: kept.revision, stored: status,
-            sealed: Self.blob(handle, 2))
+            sealed: Self.blob(handle, 2)),
+          // Where the check saw it: a copy of the vault at the same stamp may date it
+          // otherwise (the order would not be the check's).
+          summary.date == kept.date
         else { return nil }
         rows.append(ListRow(summary, treatment: names.index(of: summary.treatment)))
       }

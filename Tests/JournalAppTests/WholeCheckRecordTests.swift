@@ -63,7 +63,9 @@ struct WholeCheckRecordTests {
   @Test func aListingKeepsItsCheckAndTheNextUsesIt() throws {
     let (path, keys) = try vault()
     let record = try #require(
-      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+      WholeCheckRecord(
+        vault: path, environment: context.environment, keys: keys,
+        random: SeededRandom(seed: 4)))
     #expect(record.read() == nil)
     #expect(try waiting(path) == 3)
     var info = stat()
@@ -95,7 +97,9 @@ struct WholeCheckRecordTests {
   @Test func theNewestKeptServeAListOfTheNewest() throws {
     let (path, keys) = try vault()
     let record = try #require(
-      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+      WholeCheckRecord(
+        vault: path, environment: context.environment, keys: keys,
+        random: SeededRandom(seed: 4)))
     let all = try newest(path, nil)
     #expect(all.count == 3)
     #expect(record.read()?.newest.map(\.id) == all)
@@ -120,7 +124,9 @@ struct WholeCheckRecordTests {
   @Test func aWriteCarriesTheKeptCheck() throws {
     let (path, keys) = try vault()
     let record = try #require(
-      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+      WholeCheckRecord(
+        vault: path, environment: context.environment, keys: keys,
+        random: SeededRandom(seed: 4)))
     let all = try newest(path, nil)
     let before = try #require(record.read())
     let point = try JournalVault.open(at: path, context: context, check: .point) {
@@ -156,7 +162,9 @@ struct WholeCheckRecordTests {
   @Test func aRecordNotThisKeysIsNotUsed() throws {
     let (path, keys) = try vault()
     let record = try #require(
-      WholeCheckRecord(environment: context.environment, keys: keys, random: SeededRandom(seed: 4)))
+      WholeCheckRecord(
+        vault: path, environment: context.environment, keys: keys,
+        random: SeededRandom(seed: 4)))
     #expect(try waiting(path) == 3)
     let good = Array(try #require(FileManager.default.contents(atPath: record.path)))
     for index in good.indices {
@@ -169,7 +177,8 @@ struct WholeCheckRecordTests {
     let other = try VaultKeys.fresh(vaultID: keys.vaultID, random: SeededRandom(seed: 3))
     #expect(
       WholeCheckRecord(
-        environment: context.environment, keys: other, random: SeededRandom(seed: 4))?.parse(good)
+        vault: path, environment: context.environment, keys: other,
+        random: SeededRandom(seed: 4))?.parse(good)
         == nil)
 
     try Data(good).write(to: URL(fileURLWithPath: record.path + ".elsewhere"))

@@ -202,6 +202,33 @@ struct RollbackTests {
     }
   }
 
+  /// Two copies of one vault (a backup and the file it was made from) come to the same stamp
+  /// with a session dated otherwise in each: `list -n` of each shows its own newest, never
+  /// the order the other's listing kept.
+  @Test func copiesOfOneVaultKeepTheirOwnNewest() throws {
+    let f = CLIFixture().initialise()
+    let older = f.new()
+    let newer = try #require(
+      f.run(
+        "new", "--intention", "later", "--mood-before", "5", "--date", "2026-11-21 18:00"
+      ).stdout.split(separator: "\n").first.map(String.init))
+    #expect(f.run("list").status == 0)
+    let copy = f.home.file("copy.db")
+    #expect(f.run("backup", copy).status == 0)
+    // The vault's write carries its kept check (the older session now the newest); the
+    // copy's moves the same session back, to the same revision: the same stamp.
+    #expect(f.run("edit", older, "--date", "2026-11-25 18:00").status == 0)
+    #expect(f.run("edit", older, "--date", "2026-11-10 18:00", "--vault", copy).status == 0)
+    let ofCopy = f.run("list", "-n", "1", "--vault", copy)
+    #expect(ofCopy.status == 0, "\(ofCopy)")
+    #expect(ofCopy.stdout.hasPrefix(newer.prefix(8)), "\(ofCopy)")
+    #expect(f.run("list", "-n", "1").stdout.hasPrefix(older.prefix(8)))
+    // And the copy's own listing keeps its own order, the vault's listing its.
+    #expect(f.run("list", "--vault", copy).status == 0)
+    #expect(f.run("list", "-n", "1").stdout.hasPrefix(older.prefix(8)))
+    #expect(f.run("list", "-n", "1", "--vault", copy).stdout.hasPrefix(newer.prefix(8)))
+  }
+
   /// 2. An older version of a session's body put back after an edit: the session is named.
   @Test func olderBodyPutBack() throws {
     let f = CLIFixture().initialise()

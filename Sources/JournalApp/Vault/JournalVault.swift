@@ -147,7 +147,7 @@ public final class JournalVault {
   /// there when this one began (a vault opened for listing; one opened otherwise reads it
   /// at its first keyed write, which carries it).
   private lazy var checkRecord: WholeCheckRecord? = WholeCheckRecord(
-    environment: context.environment, keys: keys, random: context.random)
+    vault: path, environment: context.environment, keys: keys, random: context.random)
   private var keptCheck: WholeCheck?
 
   /// The ledger's `rows` finding, session by session where this computer's record saw the

@@ -44,12 +44,18 @@ struct VaultWitness {
   /// Where the record of the vault file at `vault` is kept.
   static func path(vault: String, vaultID: [UInt8], environment: [String: String]) -> String? {
     guard let directory = Self.directory(environment: environment) else { return nil }
+    return directory + "/" + Hex.lowercase(vaultID) + "-" + place(vault: vault)
+  }
+
+  /// Which file `vault` is, as a name part: 16 hex digits of the hash of its real path. Two
+  /// copies of one vault (a backup, a second file joined to the same server) share its id
+  /// and key, and each has records of its own.
+  static func place(vault: String) -> String {
     let real = realpath(vault, nil).map { pointer in
       defer { free(pointer) }
       return String(cString: pointer)
     }
-    let place = Hex.lowercase(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16)
-    return directory + "/" + Hex.lowercase(vaultID) + "-" + place
+    return String(Hex.lowercase(KeyedHash.unkeyed(Array((real ?? vault).utf8))).prefix(16))
   }
 
   /// The BLAKE2b-256 of the sync server's address as this computer last saw it in the vault

@@ -35,13 +35,16 @@ struct WholeCheckRecord {
   let key: SecureBytes
   let random: any RandomSource
 
-  /// The record of the vault with `keys`; nil where there is no private runtime directory
-  /// (or its key could not be made).
-  init?(environment: [String: String], keys: VaultKeys, random: any RandomSource) {
+  /// The record of the vault file at `vault`, with `keys`; nil where there is no private
+  /// runtime directory (or its key could not be made). Each file has its own, as each has
+  /// its own record of its state (`VaultWitness.place`): two copies of one vault can come to
+  /// the same stamp with different sessions in them.
+  init?(vault: String, environment: [String: String], keys: VaultKeys, random: any RandomSource) {
     guard let directory = try? RuntimeDirectory.resolve(environment: environment),
       let key = try? Self.key(keys.ledgerKey)
     else { return nil }
-    path = directory + "/checked-" + Hex.lowercase(keys.vaultID)
+    path =
+      directory + "/checked-" + Hex.lowercase(keys.vaultID) + "-" + VaultWitness.place(vault: vault)
     vaultID = keys.vaultID
     self.key = key
     self.random = random
