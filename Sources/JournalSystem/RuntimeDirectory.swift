@@ -20,7 +20,8 @@ public enum RuntimeDirectory {
     throw SystemError.noPrivateMemoryDirectory
   }
 
-  /// Every directory `resolve` gives this user under some environment, that is there: the
+  /// Every directory `resolve` gives this user under some environment, that is there (and
+  /// the user's, though no longer private: for finding agents, never for writing): the
   /// one this environment names first (made, as every command makes it), then the login
   /// session's (`/run/user/<uid>/journal`) and `/dev/shm/journal-<uid>`, each once however
   /// its path is written. An agent started in another session (a desktop's, an ssh login's
@@ -37,8 +38,7 @@ public enum RuntimeDirectory {
       }
     #endif
     for candidate in [own] + others {
-      guard let candidate, (try? FileSafety.privateDirectory(candidate, create: false)) != nil,
-        let identity = FileIdentity(path: candidate),
+      guard let candidate, isOwnDirectory(candidate), let identity = FileIdentity(path: candidate),
         !found.contains(where: { $0.identity == identity })
       else { continue }
       found.append((candidate, identity))
@@ -47,4 +47,12 @@ public enum RuntimeDirectory {
   }
 
   public static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }
+
+  /// A directory (not a symbolic link) of this user's, whatever its mode: an agent started
+  /// there still listens after its mode was changed, and asking one to lock, or for its
+  /// status, hands it nothing (its socket must be the user's too: `AgentClient`).
+  static func isOwnDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid()
+  }
 }

@@ -344,6 +344,21 @@ import Testing
     #expect(otherSession.sockets.isEmpty)
   }
 
+  /// A runtime directory whose mode was changed after an agent began listening in it (no
+  /// longer private, so nothing is written there) is still looked in for agents: `lock`
+  /// locks the one there rather than saying "already locked".
+  @Test func lockFindsAnAgentInADirectoryNoLongerPrivate() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    #expect(f.run("unlock").status == 0)
+    let socket = runtime.socket
+    #expect(chmod(runtime.path + "/journal", 0o750) == 0)
+    defer { chmod(runtime.path + "/journal", 0o700) }
+    let locked = f.run("lock")
+    #expect(locked.stderr == "journal: locked\n", "\(locked)")
+    #expect(eventually { access(socket, F_OK) != 0 })
+  }
+
   /// A key change also stops the single agent of an earlier journal version (`agent.sock`),
   /// in every runtime directory: it may hold this vault's key. One there that does not
   /// answer stops the change before anything is changed.
