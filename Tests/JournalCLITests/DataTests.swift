@@ -174,6 +174,31 @@ import Testing
     #expect(f.run("list", "--json").stdout == before)
   }
 
+  /// What a file says never reaches the terminal as it is: a key of its own repeated (with
+  /// a window title, a screen clear and a line break in it) is skipped, as any key journal
+  /// does not read is, and a key it reads said twice is named; a file name is shown escaped.
+  @Test func importNeverEchoesTheFile() throws {
+    let f = CLIFixture().initialise()
+    let planted = #""\u001b]0;PWNED\u0007\u001b[2J\nforged: line""#
+    let skipped = f.home.write(
+      "keys.json",
+      #"{"format":"journal-export","version":2,\#(planted):1,\#(planted):2,"sessions":[]}"#)
+    let result = f.run("import", skipped)
+    #expect(result.status == 0, "\(result)")
+    #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("forged"))
+    let twice = f.home.write(
+      "twice.json", #"{"format":"journal-export","version":2,"version":2,"sessions":[]}"#)
+    let refused = f.run("import", twice)
+    #expect(refused.status == 2)
+    #expect(refused.stderr.hasPrefix("journal: error: nothing was imported: version appears twice"))
+    let missing = f.run("import", f.home.path + "/\u{1B}[2Jmissing.json")
+    #expect(missing.status == 2)
+    #expect(
+      missing.stderr.hasPrefix(
+        #"journal: error: nothing was imported: "\#(f.home.path)/\u{1B}[2Jmissing.json""#
+          .replacingOccurrences(of: "\u{1B}", with: #"\u{1B}"#)), "\(missing.stderr)")
+  }
+
   /// CSV and Markdown exports, filters, and refusing to overwrite a file.
   @Test func formatsAndFilters() throws {
     let f = CLIFixture().initialise()

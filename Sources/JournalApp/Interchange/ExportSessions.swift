@@ -104,7 +104,7 @@ public enum ExportSessions {
   ) throws -> Imported {
     let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
-      throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
+      throw AppError.importRefused(place: Quoted.data(file), reason: "cannot be read")
     }
     defer { if fd != STDIN_FILENO { close(fd) } }
     let parser = ImportParser(timeZone: runtime.context.timeZone, now: runtime.context.now())
@@ -124,7 +124,7 @@ public enum ExportSessions {
       }
     } catch AppError.importRefused(place: "the file", reason: "cannot be read") {
       // Opened but not readable (a directory): named as a file that cannot be opened is.
-      throw AppError.importRefused(place: #""\#(file)""#, reason: "cannot be read")
+      throw AppError.importRefused(place: Quoted.data(file), reason: "cannot be read")
     }
     return Imported(fromJrnl: kind == .jrnl, count: count)
   }

@@ -57,6 +57,9 @@ public struct ImportParser {
     }
   }
 
+  /// The keys of a document's top level that are read; any other is skipped.
+  static let documentKeys: Set<String> = ["format", "version", "sessions", "entries"]
+
   private func parseDocument(_ stream: inout JSONStream, _ take: (Session) throws -> Void) throws
     -> Kind
   {
@@ -88,8 +91,13 @@ public struct ImportParser {
           throw JSONStream.Failure.syntax(line: stream.line, column: stream.column)
         }
         try stream.expect(UInt8(ascii: ":"))
-        guard seenKeys.insert(key).inserted else {
-          throw AppError.importRefused(place: key, reason: "appears twice")
+        // The keys read are held, and a repeat refused, only where a repeat could change
+        // what is read; any other key is skipped, as often as it comes (holding every one
+        // would take memory without bound, and its text, the file's, is never shown).
+        if Self.documentKeys.contains(key) {
+          guard seenKeys.insert(key).inserted else {
+            throw AppError.importRefused(place: key, reason: "appears twice")
+          }
         }
         let list = key == "sessions" || key == "entries"
         if list, try stream.skipSpace() == UInt8(ascii: "[") {
