@@ -40,6 +40,11 @@ public struct Note: Hashable, Sendable {
   /// This version, then up to `remembered - 1` it replaced, newest first.
   public internal(set) var versions: [UInt64]
 
+  /// The bytes of text `notes` hold together (UTF-8), as `maximumTotalBytes` counts them.
+  public static func bytes(of notes: [Note]) -> Int {
+    notes.reduce(0) { $0 + $1.text.utf8.count }
+  }
+
   /// How many versions a note remembers.
   public static let remembered = 16
   /// The longest note, in UTF-8 bytes: as long as a reflection.
@@ -208,7 +213,7 @@ extension Session {
   }
 
   /// The bytes of text its notes hold, deleted ones not yet purged included.
-  var noteBytes: Int { notes.reduce(0) { $0 + $1.text.utf8.count } }
+  var noteBytes: Int { Note.bytes(of: notes) }
 
   /// Whether its notes are as a reader takes them: ordered by stored time then id, each id
   /// once, within the readable bounds. What the store checks before it writes a session.

@@ -564,6 +564,14 @@ public struct Diagnosis: Equatable, Sendable {
       return Diagnosis(
         message: #"session "\#(id)" is damaged and cannot be read"#,
         hint: "the other sessions are unaffected", exitCode: .damaged)
+    case .importedNotesOverflow(let id):
+      return Diagnosis(
+        message:
+          #"nothing was imported: session "\#(id)" would hold more than \#(Note.maximumCount) "#
+          + "notes, or more than \(byteSize(Note.maximumTotalBytes)) of them, with those it has",
+        hint: #"delete notes of it you no longer need ("journal note \#(id) --delete N"), "#
+          + "then import again; the vault is unchanged",
+        exitCode: .usage)
     case .damagedReminder(let id):
       return Diagnosis(
         message: #"the reminder of session "\#(id)" is damaged and cannot be used"#,

@@ -1590,6 +1590,16 @@ public final class SessionStore {
     // Notes carry their own ids and versions: they are merged as a sync merges them, so an
     // import never drops a note written here nor skips one the file adds.
     let notes = existing.map { NoteMerge.merge($0.notes, session.notes) } ?? session.notes
+    // Merged, they may pass what a person may give a session (the file's alone never do:
+    // the parser refuses them); an import that grows a session past it is refused, so that
+    // a session stays one its export brings back in. (A sync's merge may go further.)
+    if let existing, !notes.isEmpty {
+      let bytes = Note.bytes(of: notes)
+      let grew = notes.count > existing.notes.count || bytes > Note.bytes(of: existing.notes)
+      if grew, notes.count > Note.maximumCount || bytes > Note.maximumTotalBytes {
+        throw StoreError.importedNotesOverflow(id: session.id.short)
+      }
+    }
     if let existing {
       if existing == session || existing.updated >= session.updated {
         guard notes != existing.notes else {

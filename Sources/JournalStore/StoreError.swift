@@ -22,6 +22,10 @@ public enum StoreError: Error, Equatable, Sendable {
   case damagedCopy(path: String, report: String)
   /// A session row that does not open: tampered, damaged, or moved. Other rows are fine.
   case damagedRecord(id: String)
+  /// An import would leave the session with this short id holding more notes, or more text
+  /// in them, than a person may give one (`Note.maximumCount`, `maximumTotalBytes`): its
+  /// notes and the file's together. Nothing was imported.
+  case importedNotesOverflow(id: String)
   /// A reminder row holds a number out of range (an edited or damaged file): for the session
   /// with this short id.
   case damagedReminder(id: String)

@@ -231,6 +231,46 @@ import Testing
     #expect(trends.contains("week 2"), "\(trends)")
   }
 
+  /// Imports that would each bring a session its most notes (10,000), of other notes each
+  /// time: the second is refused whole (also as a dry run), with what to do next, so that
+  /// the session stays one its export brings back in; importing the first again is fine.
+  @Test func importsNeverGrowASessionPastItsNotes() throws {
+    let f = CLIFixture().initialise()
+    let id = "3662b7ff655c4a699f56c6041749e171"
+    func file(_ name: String, first: Int) -> String {
+      let notes = (first..<first + 10_000).map { index in
+        #"{"id":"\#(String(format: "%016x", index + 1))","version":"00000000000000aa","#
+          + #""written":"2026-11-20T18:00:00.000Z","text":"note \#(index)"}"#
+      }
+      let session =
+        #"{"id":"\#(id)","date":"2026-11-20T18:00:00.000Z","treatment":"psilocybin","#
+        + #""intention":"to rest","mood_before":5,"status":"needs_reflection","#
+        + #""created":"2026-11-20T18:00:00.000Z","updated":"2026-11-20T18:00:00.000Z","#
+        + #""notes":[\#(notes.joined(separator: ","))]}"#
+      return f.home.write(
+        name, #"{"format":"journal-export","version":2,"sessions":[\#(session)]}"#)
+    }
+    let first = file("first.json", first: 0)
+    let second = file("second.json", first: 10_000)
+    let imported = f.run("import", first)
+    #expect(imported.status == 0, "\(imported)")
+    for extra in [["--dry-run"], []] {
+      let refused = f.cli.run(["import", second] + extra)
+      #expect(refused.status == 2, "\(refused)")
+      #expect(
+        refused.stderr.hasPrefix(
+          #"journal: error: nothing was imported: session "3662b7ff" would hold more than 10000 notes"#
+        ), "\(refused.stderr)")
+      #expect(refused.stderr.contains("then import again; the vault is unchanged"))
+    }
+    #expect((f.show(id)["notes"] as? [[String: Any]])?.count == 10_000)
+    #expect(f.run("import", first).status == 0, "the same notes again")
+    let export = f.home.file("export.json")
+    #expect(f.run("export", "--output", export).status == 0)
+    let g = CLIFixture().initialise()
+    #expect(g.run("import", export).status == 0, "its export is brought back in")
+  }
+
   /// Written locked (sealed capture): the note is sealed, and joins the session marked at
   /// the next opening with the passphrase; its words are nowhere in the file meanwhile.
   @Test func sealedNote() throws {

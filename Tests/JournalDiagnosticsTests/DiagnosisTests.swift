@@ -45,6 +45,7 @@ struct DiagnosisTests {
     StoreError.notAVault(path: "/v"), StoreError.damagedFile(path: "/v"),
     StoreError.newerFormat(found: 9, supported: 4),
     StoreError.damagedRecord(id: "3f2a"), StoreError.damagedReminder(id: "3f2a"),
+    StoreError.importedNotesOverflow(id: "3f2a"),
     StoreError.damagedStructure(path: "/v"), StoreError.tampered(.settings),
     StoreError.damagedCopy(
       path: "/copy", report: "Tree 4 page 4: btreeInitPage() returns error code 11"),
@@ -187,7 +188,7 @@ struct DiagnosisTests {
     #expect(names["NoteError"]?.count == 5)
     #expect(names["LifecycleError"]?.count == 8)
     #expect(names["CryptoError"]?.count == 9)
-    #expect(names["StoreError"]?.count == 19)
+    #expect(names["StoreError"]?.count == 20)
     #expect(names["SystemError"]?.count == 9)
     #expect(names["DraftError"]?.count == 6)
     #expect(names["TerminalError"]?.count == 2)
@@ -282,6 +283,7 @@ struct DiagnosisTests {
       .damagedCopy:
       .damaged
     case .newerFormat: .newerFormat
+    case .importedNotesOverflow: .usage
     case .noMatch, .ambiguous: .notFound
     case .io, .database, .busy, .diskFull, .readOnly: .ioError
     case .tampered: .tampered
