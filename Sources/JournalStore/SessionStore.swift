@@ -192,6 +192,14 @@ public final class SessionStore {
     return ListRows(rows: rows, treatments: names.all)
   }
 
+  /// The id an import keeps a marked copy apart under, made from the id it claimed: the
+  /// same each time the same file is imported.
+  static func keptApartID(claimed: SessionID) -> SessionID {
+    SessionID(
+      randomBytes: Array(
+        KeyedHash.unkeyed(Array("journal kept apart".utf8) + claimed.bytes).prefix(16)))
+  }
+
   /// An id no session has, had or holds in the trash.
   func freshID(_ db: Database) throws -> SessionID {
     var id = SessionID(randomBytes: random.bytes(16))
@@ -1573,7 +1581,25 @@ public final class SessionStore {
     // was not, either way round, whatever its times say: the marked one is kept apart under
     // a new id, and both are named.
     if let existing, (existing.addedSealed != nil) != (session.addedSealed != nil) {
-      let fresh = try freshID(db)
+      let fresh: SessionID
+      if existing.addedSealed == nil {
+        // The file's marked copy goes under an id made from the one it claims: imported
+        // again, it finds itself there and is merged as any copy is (or left out, if that
+        // copy was deleted since), rather than kept apart once more.
+        // (Only a marked copy there is merged with: this never goes a step further.)
+        let apart = Self.keptApartID(claimed: session.id)
+        let gone = try rows.gone(apart.hex)
+        let there = try rows.revision(of: apart.hex) == nil ? nil : try fetch(apart, db)
+        if gone.purged || gone.trashed || there?.addedSealed != nil {
+          try take(
+            session.reidentified(as: apart), dryRun: dryRun, restorePurged: restorePurged, rows,
+            db, &count)
+          return
+        }
+        fresh = try there == nil && !Self.idTaken(apart, db) ? apart : freshID(db)
+      } else {
+        fresh = try freshID(db)
+      }
       count.added += 1
       count.keptApart.append(.init(claimed: session.id, keptAs: fresh))
       guard !dryRun else { return }

@@ -106,7 +106,8 @@ extension Journal {
       for kept in count.keptApart {
         Report.note(
           #"session "\#(kept.claimed.short)" here and in the file share an id, and one was "#
-            + #"written without the passphrase: it was kept apart as "\#(kept.keptAs.short)""#)
+            + #"written without the passphrase: it \#(dryRun ? "would be" : "was") kept apart as "#
+            + #""\#(kept.keptAs.short)""#)
       }
       if !count.inTrash.isEmpty {
         Report.note(

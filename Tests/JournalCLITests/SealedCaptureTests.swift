@@ -376,6 +376,43 @@ import Testing
     #expect(other.sessions().count == 2)
     #expect(other.run("verify").status == 0)
   }
+
+  /// A file's marked copy of a session the journal holds unmarked is kept apart under an id
+  /// made from the one it claims: the dry run names the id the import then uses, and the
+  /// same file imported again changes nothing (it was a copy more each time).
+  @Test func aCopyKeptApartOnceIsFoundAgain() throws {
+    let f = CLIFixture().initialise()
+    let id = f.new("--intention", "my real words")
+    let file = f.home.file("e.json")
+    #expect(f.run("export", "--output", file).status == 0)
+    var document = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
+        as? [String: Any])
+    var session = try #require((document["sessions"] as? [[String: Any]])?.first)
+    session["added_without_passphrase"] = "2026-11-21T11:21:40.000Z"
+    session["intention"] = "words written without the passphrase"
+    document["sessions"] = [session]
+    try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: file))
+    let dry = f.run("import", file, "--dry-run")
+    #expect(dry.status == 0, "\(dry)")
+    let named = try #require(
+      dry.stderr.range(of: #"kept apart as ""#).map { range in
+        String(dry.stderr[range.upperBound...].prefix(8))
+      }, "\(dry.stderr)")
+    let imported = f.run("import", file)
+    #expect(imported.stderr.contains(#"kept apart as "\#(named)""#), "\(imported.stderr)")
+    #expect(f.sessions().count == 2)
+    let again = f.run("import", file)
+    #expect(again.status == 0, "\(again)")
+    #expect(!again.stderr.contains("kept apart"), "\(again.stderr)")
+    #expect(f.sessions().count == 2)
+    #expect(f.show(id)["intention"] as? String == "my real words")
+    #expect(f.show(named)["intention"] as? String == "words written without the passphrase")
+    // Deleted, it stays deleted: the file's copy is left out as one in the trash is.
+    #expect(f.run("delete", named, "--yes").status == 0)
+    #expect(f.run("import", file).status == 0)
+    #expect(f.sessions().count == 1)
+  }
 }
 
 /// A random sealing key planted while capture is off (the reviewer's finding 5) never turns
