@@ -87,7 +87,10 @@ extension Journal {
         var object: [String: Any] = [
           "schema_version": 1, "waiting_for_reflection": waiting,
           "unlocked": agent.map { $0.here != nil } ?? Render.null,
-          "unlocked_in_another_session": agent.map { $0.elsewhere != nil } ?? Render.null,
+          // Not asked when unlocked here: null, as for an agent that does not answer.
+          "unlocked_in_another_session": agent.flatMap {
+            $0.here == nil ? $0.elsewhere != nil : nil
+          } ?? Render.null,
         ]
         if let here = agent?.here {
           object["locks_after_idle_seconds"] = here.idle

@@ -406,6 +406,11 @@ import Testing
     #expect(json?["locks_after_idle_seconds"] == nil, "this session's agent's times only")
     #expect(f.run("unlock").status == 0)
     #expect(f.run("unlock", "--status").stdout.hasPrefix("unlocked: locks after "))
+    let unlockedHere =
+      try JSONSerialization.jsonObject(with: Data(f.run("status", "--json").stdout.utf8))
+      as? [String: Any]
+    #expect(unlockedHere?["unlocked"] as? Bool == true)
+    #expect(unlockedHere?["unlocked_in_another_session"] is NSNull, "not asked")
     #expect(f.run("lock").status == 0)
     #expect(eventually { access(socket, F_OK) != 0 })
     #expect(f.run("unlock", "--status").stdout == "locked\n")
@@ -423,9 +428,11 @@ import Testing
   }
 
   /// A key change made while `unlock` is between opening the vault and its agent listening
-  /// (where the change's own stop finds no agent to stop) leaves no agent holding the old
-  /// key: `unlock` reads the header again once its agent listens, stops it, and says so.
-  @Test func aKeyChangeWhileUnlockingLeavesNoAgent() throws {
+  /// (where the change's own stop finds no agent to stop), or just after (where it stops
+  /// that agent), leaves no agent holding the old key and `unlock` never says "unlocked": it
+  /// reads the header again once its agent listens, stops it, and says so.
+  @Test(arguments: ["unlock-opened", "unlock-listening"])
+  func aKeyChangeWhileUnlockingLeavesNoAgent(pausedAt point: String) throws {
     let runtime = Runtime()
     let f = fixture(runtime)
     let id = f.new()
@@ -433,7 +440,7 @@ import Testing
     let unlocking = Spawned(
       arguments: [CLI.binary, "unlock"],
       environment: f.cli.environment.merging([
-        "JOURNAL_DEBUG_PAUSE_AT": "unlock-opened", "JOURNAL_DEBUG_PAUSE_FILE": pause,
+        "JOURNAL_DEBUG_PAUSE_AT": point, "JOURNAL_DEBUG_PAUSE_FILE": pause,
       ]) { $1 }, terminal: false)
     unlocking.closeInput()
     #expect(eventually(timeout: 60) { access(pause + ".paused", F_OK) == 0 })

@@ -76,15 +76,19 @@ public enum UnlockAgent {
     } catch AgentError.stillRunning {
       throw silent ?? AgentError.stillRunning
     }
+    CrashPoint.reached("unlock-listening", environment: environment)
     // A key change begun meanwhile (`passwd --new-key` in another terminal, a sync following
     // another device's) stops the agents it finds, and may have looked before this one was
     // listening: the header, read again now that it listens, tells, since a change begins by
-    // writing it. This agent holds the old key, so it is stopped and nothing is unlocked.
-    guard try journal.file.keyIsCurrent() else {
-      try AgentClient(socketPath: socketPath).stop()
-      throw StoreError.keyChanged
+    // writing it. This agent may hold the old key, so it is stopped and nothing is unlocked;
+    // as it is when the header cannot be read (nothing says its key is current).
+    let current = Result { try journal.file.keyIsCurrent() }
+    if case .success(true) = current {
+      return Times(idle: Int(idle), lifetime: Int(lifetime))
     }
-    return Times(idle: Int(idle), lifetime: Int(lifetime))
+    try AgentClient(socketPath: socketPath).stop()
+    _ = try current.get()
+    throw StoreError.keyChanged
   }
 
   /// Asks every agent (each unlocked vault's, in each of the user's runtime directories) to
@@ -119,12 +123,14 @@ public enum UnlockAgent {
     /// What this session's agent says of its time left; nil when it holds no key.
     public let here: Times?
     /// What the agent in another runtime directory says (the one that locks last); nil
-    /// when none holds the key.
+    /// when none holds the key, or when not asked (`here` holds it).
     public let elsewhere: Times?
   }
 
-  /// What the named vault's agents say of their time left. Reads the vault's id from its
-  /// file: no passphrase, nothing decrypted.
+  /// What the named vault's agents say of their time left: the user's other runtime
+  /// directories asked only when this session's agent holds no key (a prompt that is
+  /// unlocked pays nothing more). Reads the vault's id from its file: no passphrase, nothing
+  /// decrypted.
   public static func status(_ runtime: Runtime) throws -> LockState {
     let vault = try Vault.open(at: try runtime.vaultPath())
     try vault.purgeExpired(now: runtime.context.now())
@@ -135,9 +141,12 @@ public enum UnlockAgent {
     let here = AgentClient(environment: environment, vaultID: vaultID)?.status {
       silent = $0
     }
-    let elsewhere = AgentClient.statusElsewhere(environment: environment, vaultID: vaultID) {
-      silent = silent ?? $0
-    }
+    let elsewhere =
+      here != nil || silent != nil
+      ? nil
+      : AgentClient.statusElsewhere(environment: environment, vaultID: vaultID) {
+        silent = silent ?? $0
+      }
     if let process = silent {
       throw AgentError.notAnswering(process: process)
     }
