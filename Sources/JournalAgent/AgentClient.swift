@@ -135,6 +135,15 @@ public struct AgentClient {
       })
   }
 
+  /// Asks the agent of `vaultID` in every runtime directory of this user, this environment's
+  /// among them, to wipe its key and stop, as `lockAll` asks (`journal lock --vault`).
+  public static func lockVault(environment: [String: String], vaultID: [UInt8]) -> (
+    locked: Set<String>, notStopped: [Int32?]
+  ) {
+    let name = AgentProtocol.socketName(vaultID: vaultID)
+    return lock(RuntimeDirectory.everyExisting(environment: environment).map { $0 + "/" + name })
+  }
+
   /// What the agent of `vaultID` in the user's other runtime directories says of its time
   /// left, as `status` asks (the one that locks last, should there be more); nil when none
   /// holds the key. `whenSilent` is told of each that took the request and said nothing.

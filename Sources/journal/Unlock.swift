@@ -42,13 +42,17 @@ extension Journal {
   struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "lock",
-      abstract: "Lock every unlocked vault now: each agent wipes its key and stops.")
+      abstract: "Lock every unlocked vault now: each agent wipes its key and stops.",
+      discussion: """
+        Every vault's agents, in this session and in your others (a desktop's, seen over \
+        ssh). With --vault, only that vault's; JOURNAL_VAULT does not narrow it.
+        """)
 
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
       let runtime = try Runtime(options)
-      try UnlockAgent.lock(runtime) { stopped in
+      try UnlockAgent.lock(runtime, oneVault: options.vault != nil) { stopped in
         Report.note(
           stopped == 0 ? "already locked" : stopped == 1 ? "locked" : "locked \(stopped) vaults")
       }

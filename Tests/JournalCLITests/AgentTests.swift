@@ -344,6 +344,29 @@ import Testing
     #expect(otherSession.sockets.isEmpty)
   }
 
+  /// `journal lock --vault` locks that vault's agents alone, here and in another session,
+  /// and leaves another vault unlocked; a vault that is not there is said, nothing locked.
+  @Test func lockOfOneVault() throws {
+    let runtime = Runtime()
+    let f = fixture(runtime)
+    let other = f.home.file("other.db")
+    #expect(f.run("init", "--kdf", "interactive", "--vault", other).status == 0)
+    #expect(f.run("unlock").status == 0)
+    let own = runtime.socket
+    #expect(f.run("unlock", "--vault", other).status == 0)
+    #expect(f.run("unlock", "--vault", other, extra: anotherSession).status == 0)
+    #expect(runtime.sockets.count == 2 && otherSession.sockets.count == 1)
+    let missing = f.run("lock", "--vault", f.home.file("missing.db"))
+    #expect(missing.status != 0 && missing.stderr.contains("missing.db"), "\(missing)")
+    #expect(runtime.sockets.count == 2 && otherSession.sockets.count == 1)
+    let locked = f.run("lock", "--vault", other)
+    #expect(locked.stderr == "journal: locked\n", "\(locked)")
+    #expect(eventually { runtime.sockets == [own] && otherSession.sockets.isEmpty })
+    #expect(f.run("unlock", "--status").stdout.hasPrefix("unlocked: "))
+    #expect(f.run("lock", "--vault", other).stderr == "journal: already locked\n")
+    #expect(f.run("lock").stderr == "journal: locked\n")
+  }
+
   /// A runtime directory whose mode was changed after an agent began listening in it (no
   /// longer private, so nothing is written there) is still looked in for agents: `lock`
   /// locks the one there rather than saying "already locked".

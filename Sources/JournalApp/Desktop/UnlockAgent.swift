@@ -95,14 +95,24 @@ public enum UnlockAgent {
   /// wipe its key and stop, and hands `locked` how many vaults' did (none: already locked).
   /// An agent that did not stop (it said nothing, stopped or hung, or refused) may still hold
   /// its key: an error naming it, after the others are locked and said, never "locked".
-  public static func lock(_ runtime: Runtime, locked: (Int) -> Void) throws {
+  /// With `oneVault`, only the named vault's agents (its id read from the vault's header,
+  /// no passphrase), in each of those directories.
+  public static func lock(_ runtime: Runtime, oneVault: Bool = false, locked: (Int) -> Void)
+    throws
+  {
     let environment = runtime.context.environment
-    var (vaults, left) = AgentClient.lockAll(environment: environment)
-    // Then every agent in the user's other runtime directories (one started in another
-    // session holds its key as well); two agents of one vault are one vault locked.
-    let elsewhere = AgentClient.lockElsewhere(environment: environment)
-    vaults.formUnion(elsewhere.locked)
-    left += elsewhere.notStopped
+    var (vaults, left): (Set<String>, [Int32?])
+    if oneVault {
+      let vaultID = try JournalVault.id(at: try runtime.vaultPath())
+      (vaults, left) = AgentClient.lockVault(environment: environment, vaultID: vaultID)
+    } else {
+      (vaults, left) = AgentClient.lockAll(environment: environment)
+      // Then every agent in the user's other runtime directories (one started in another
+      // session holds its key as well); two agents of one vault are one vault locked.
+      let elsewhere = AgentClient.lockElsewhere(environment: environment)
+      vaults.formUnion(elsewhere.locked)
+      left += elsewhere.notStopped
+    }
     if !vaults.isEmpty || left.isEmpty { locked(vaults.count) }
     guard left.isEmpty else {
       throw AgentError.notAnswering(count: left.count, processes: left.compactMap { $0 })
