@@ -6,6 +6,7 @@
 #include <sys/vfs.h>
 #include <sys/socket.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 // tmpfs's magic number, from linux/magic.h.
@@ -17,6 +18,16 @@ int journal_harden_process(void) {
   int status = setrlimit(RLIMIT_CORE, &none);
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) status = -1;
   return status;
+}
+
+int journal_open_unnamed(const char *directory, unsigned int mode) {
+  return open(directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int journal_link_unnamed(int fd, const char *path) {
+  char name[64];
+  snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
 int journal_is_tmpfs(const char *path) {

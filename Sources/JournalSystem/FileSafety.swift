@@ -1,3 +1,4 @@
+import CJournalSystem
 import Glibc
 import SystemPackage
 
@@ -78,6 +79,25 @@ public enum FileSafety {
       }
       if name != "." && name != ".." { names.append(name) }
     }
+  }
+
+  /// A new file of 0600 with no name, open for writing, in `directory` (O_TMPFILE): until
+  /// `name(_:as:)` gives it one, a kill, a crash or a close leaves nothing behind. -1 with
+  /// errno set when it cannot be made; EOPNOTSUPP, EISDIR or EINVAL when the file system
+  /// makes no such files (FAT, some network ones).
+  public static func openUnnamed(in directory: String) -> Int32 {
+    journal_open_unnamed(directory, 0o600)
+  }
+
+  /// Whether `code`, from `openUnnamed`, says the file system makes no unnamed files.
+  public static func noUnnamedFiles(_ code: Int32) -> Bool {
+    code == EOPNOTSUPP || code == EISDIR || code == EINVAL
+  }
+
+  /// Names the unnamed file open at `fd` `path`; never over anything already there (a
+  /// symbolic link too: EEXIST). 0, or the errno.
+  public static func name(_ fd: Int32, as path: String) -> Int32 {
+    journal_link_unnamed(fd, path) == 0 ? 0 : errno
   }
 
   /// The directory part of a path ("." for a bare file name).

@@ -222,6 +222,25 @@ import Testing
     #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
   }
 
+  /// An export to a file killed before it is done (here at its last step: every byte
+  /// written and on disk, the file not yet named) leaves nothing behind, in plaintext or
+  /// otherwise; finished, the file is there, 0600.
+  @Test func anExportKilledLeavesNothing() throws {
+    let f = CLIFixture().initialise()
+    _ = f.new("--intention", "words that must not stay on a disk")
+    let directory = f.home.file("out")
+    #expect(mkdir(directory, 0o700) == 0)
+    let target = directory + "/export.json"
+    let killed = f.run(
+      "export", "--output", target, extra: ["JOURNAL_DEBUG_KILL_AT": "output-before-name"])
+    #expect(killed.status == 128 + SIGKILL, "\(killed)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    #expect(f.run("export", "--output", target).status == 0)
+    var info = stat()
+    #expect(lstat(target, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    #expect(try String(contentsOfFile: target, encoding: .utf8).contains("must not stay"))
+  }
+
   /// A backup taken while other processes write opens with the same passphrase and verifies.
   @Test func backupUnderConcurrentWrites() throws {
     let f = CLIFixture().initialise()

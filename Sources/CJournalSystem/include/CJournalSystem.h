@@ -20,4 +20,14 @@ int journal_peer_pid(int fd, int *pid);
 /// inherited the writing end would never see the end of its input). Returns 0 on success.
 int journal_pipe(int fds[2]);
 
+/// A new file with no name in the directory `directory` (O_TMPFILE), open for writing, with
+/// `mode`: gone with its last descriptor (a kill, a crash) unless linked to a name. -1 with
+/// errno where the file system cannot (EOPNOTSUPP, EISDIR, EINVAL: FAT, some network ones).
+int journal_open_unnamed(const char *directory, unsigned int mode);
+
+/// Gives the unnamed file open at `fd` the name `path` (linkat through /proc/self/fd, which
+/// needs no privilege); fails with EEXIST when anything, a symbolic link too, has it.
+/// Returns 0 on success, -1 with errno.
+int journal_link_unnamed(int fd, const char *path);
+
 #endif

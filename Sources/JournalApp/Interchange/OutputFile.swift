@@ -5,8 +5,11 @@ import JournalSystem
 /// Where a streamed export goes: standard output, or a file the person names (created new,
 /// 0600, never through a symbolic link, never over an existing file), in plaintext or, with
 /// age recipients, encrypted by age on the way (the plaintext only ever in a pipe). Bytes
-/// are gathered into 64 KiB and written; the buffer is wiped after each write. A file not
-/// finished (the export failed half-way) is removed, so no half export is left behind.
+/// are gathered into 64 KiB and written; the buffer is wiped after each write. The file is
+/// made without a name (O_TMPFILE) and named only once finished and on disk, so no half
+/// export is left behind, whatever ends the export: an error, Ctrl-C, a closed terminal, a
+/// kill. On a file system that makes no unnamed files (FAT, some network ones) it is made
+/// by its name, and removed when an error ends the export (not when a signal does).
 public final class OutputFile {
   /// Standard output, or the path of a new file.
   public enum Destination: Sendable {
@@ -22,6 +25,9 @@ public final class OutputFile {
   /// Whether the file this made is to be removed when it goes (not finished). False until
   /// the file is made: a file that was already there is never touched.
   private var removeFile = false
+  /// Whether the file was made without a name, to be named `path` once finished.
+  private var unnamed = false
+  private let environment: [String: String]
   private static let chunk = 64 * 1024
 
   public init(
@@ -29,16 +35,28 @@ public final class OutputFile {
     environment: [String: String] = [:]
   ) throws {
     self.destination = destination
+    self.environment = environment
     switch destination {
     case .standardOutput:
       fd = -1
     case .file(let path):
-      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-      guard fd >= 0 else {
-        if errno == EEXIST { throw AppError.outputExists(path: path) }
+      // Said at once, before anything is exported (the name is taken only at the end).
+      var info = stat()
+      if lstat(path, &info) == 0 { throw AppError.outputExists(path: path) }
+      let made = FileSafety.openUnnamed(in: FileSafety.parentDirectory(of: path))
+      if made >= 0 {
+        fd = made
+        unnamed = true
+      } else if FileSafety.noUnnamedFiles(errno) {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+          if errno == EEXIST { throw AppError.outputExists(path: path) }
+          throw AppError.outputUnwritable(path: path, errno: errno)
+        }
+        removeFile = true
+      } else {
         throw AppError.outputUnwritable(path: path, errno: errno)
       }
-      removeFile = true
     }
     if let recipients, !recipients.isEmpty {
       // age going first would break the pipe mid-write: that ends the export, not journal.
@@ -51,7 +69,7 @@ public final class OutputFile {
         signal(SIGPIPE, previousPipeHandler)
         if case .file(let path) = destination {
           close(fd)
-          unlink(path)
+          if removeFile { unlink(path) }
         }
         throw error
       }
@@ -76,23 +94,31 @@ public final class OutputFile {
     try encryption?.finish()
     restorePipeHandler()
     guard case .file(let path) = destination else { return }
+    let named = unnamed
     removeFile = false
-    let failed = fsync(fd) != 0
-    let code = errno
-    close(fd)
-    if failed {
-      unlink(path)
+    unnamed = false
+    defer { close(fd) }
+    guard fsync(fd) == 0 else {
+      let code = errno
+      if !named { unlink(path) }
       throw AppError.outputUnwritable(path: path, errno: code)
     }
+    guard named else { return }
+    CrashPoint.reached("output-before-name", environment: environment)
+    // Named only now, whole and on disk; never over what came to the name meanwhile.
+    let code = FileSafety.name(fd, as: path)
+    if code == EEXIST { throw AppError.outputExists(path: path) }
+    if code != 0 { throw AppError.outputUnwritable(path: path, errno: code) }
   }
 
   deinit {
     wipe()
     encryption?.abandon()
     restorePipeHandler()
-    guard removeFile, case .file(let path) = destination else { return }
+    guard case .file(let path) = destination, removeFile || unnamed else { return }
     close(fd)
-    unlink(path)
+    // An unnamed file goes with its descriptor.
+    if removeFile { unlink(path) }
   }
 
   private func flush() throws {
