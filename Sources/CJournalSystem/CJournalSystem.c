@@ -30,6 +30,10 @@ int journal_link_unnamed(int fd, const char *path) {
   return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
+int journal_rename_new(const char *from, const char *to) {
+  return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
 int journal_is_tmpfs(const char *path) {
   struct statfs info;
   if (statfs(path, &info) != 0) return -1;

@@ -215,7 +215,7 @@ public final class Vault {
   public func backup(to destination: String) throws {
     // SQLite would create the copy's -wal and -shm by name next to it, following whatever
     // is planted there; so the copy is made in a private directory beside the destination
-    // and then linked into place, which fails if anything already has that name.
+    // and then moved into place, which fails if anything already has that name.
     let parent = FileSafety.parentDirectory(of: destination)
     var template = Array((parent + "/.journal-backup-XXXXXX").utf8CString)
     guard mkdtemp(&template) != nil else { throw StoreError.io(path: parent, errno: errno) }
@@ -246,9 +246,13 @@ public final class Vault {
     } catch {
       throw Vault.map(error, path: destination)
     }
-    guard link(copy, destination) == 0 else {
-      if errno == EEXIST { throw StoreError.vaultExists(path: destination) }
-      throw StoreError.io(path: destination, errno: errno)
+    // Moved into place, never over anything there; a file system that cannot rename so
+    // (EINVAL: some network ones) links it instead, which FAT, for one, cannot.
+    var code = FileSafety.renameNew(copy, to: destination)
+    if code == EINVAL || code == ENOSYS { code = link(copy, destination) == 0 ? 0 : errno }
+    guard code == 0 else {
+      if code == EEXIST { throw StoreError.vaultExists(path: destination) }
+      throw StoreError.io(path: destination, errno: code)
     }
     if let problem { throw StoreError.damagedCopy(path: destination, report: problem) }
   }

@@ -100,6 +100,12 @@ public enum FileSafety {
     journal_link_unnamed(fd, path) == 0 ? 0 : errno
   }
 
+  /// Moves `from` to `to`, never over anything at `to` (EEXIST), on any file system that
+  /// renames (FAT too, which makes no hard links). 0, or the errno.
+  public static func renameNew(_ from: String, to: String) -> Int32 {
+    journal_rename_new(from, to) == 0 ? 0 : errno
+  }
+
   /// The directory part of a path ("." for a bare file name).
   public static func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -30,4 +30,9 @@ int journal_open_unnamed(const char *directory, unsigned int mode);
 /// Returns 0 on success, -1 with errno.
 int journal_link_unnamed(int fd, const char *path);
 
+/// Moves `from` to `to` in one step, never over anything at `to` (renameat2 with
+/// RENAME_NOREPLACE: EEXIST). Unlike a hard link, FAT and exFAT can. Returns 0 on success,
+/// -1 with errno.
+int journal_rename_new(const char *from, const char *to);
+
 #endif
