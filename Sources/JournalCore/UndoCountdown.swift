@@ -41,12 +41,15 @@ public struct UndoCountdown: Sendable {
     return .wait(until: deadline.addingTimeInterval(-Double(whole - 1)))
   }
 
-  /// A key was pressed (its bytes: one key). Nil for a key that means nothing here.
+  /// A key was pressed (its bytes: one key). Only u, pressed first, undoes: any other key
+  /// ends the countdown, the deletion standing, since the person has gone on to type
+  /// something else (the u of "journal" in a command typed meanwhile is no undo). Nil for
+  /// nothing read (a key the terminal does not name).
   public func key(_ bytes: [UInt8]) -> Action? {
     switch bytes {
     case [0x75], [0x55]: .undo  // u, U
-    case [0x0D], [0x0A], [0x1B], [0x71]: .leave  // Enter, Esc, q
-    default: nil
+    case []: nil
+    default: .leave  // Enter, Esc, q, anything else
     }
   }
 }

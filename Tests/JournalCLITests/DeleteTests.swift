@@ -128,6 +128,24 @@ import Testing
     #expect(f.sessions().count == 1)
   }
 
+  /// A command typed during the countdown, a key at a time, is no undo (its "u" comes after
+  /// other keys): the first key ends the countdown, the deletion standing, and nothing
+  /// typed reaches the shell.
+  @Test func typingOnIsNoUndo() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo ("))
+    for key in "journal list\r" { process.write(String(key)) }
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("Restored"), "\(process.screenText)")
+    #expect(f.sessions().isEmpty)
+    #expect(f.run("undo").status == 0, "still within the window")
+  }
+
   /// Ctrl-C during the countdown: the count is cleared and the last line says how to undo.
   @Test func interruptedCountdown() {
     let f = CLIFixture().initialise()
