@@ -85,12 +85,15 @@ public final class TTY: Terminal {
     dropTypedBeforePrompt()
   }
 
-  /// Drops what was typed before a prompt is drawn, saying so when there was any.
+  /// Drops what was typed before a prompt is drawn, saying so when there was any. Always
+  /// dropped: in line mode (the passphrase's) the kernel counts a line only once it is
+  /// ended, and a part typed without Enter would otherwise begin the answer unseen.
   private func dropTypedBeforePrompt() {
     var waiting: Int32 = 0
     let kernel = ioctl(fd, UInt(FIONREAD), &waiting) == 0 && waiting > 0
-    guard kernel || !keys.isEmpty || decoder.isMidway else { return }
+    let known = kernel || !keys.isEmpty || decoder.isMidway
     discardTypedAhead()
+    guard known else { return }
     write("  (what was typed before this question was left out)\n")
   }
 
@@ -217,6 +220,8 @@ public final class TTY: Terminal {
       // question); the prompt only once echo is off, so nothing typed after it is shown.
       dropTypedBeforePrompt()
       write(prompt)
+      TerminalRestore.setResumePrompt(prompt)
+      defer { TerminalRestore.setResumePrompt(nil) }
       try secret.withUnsafeMutableBytes { buffer in
         while true {
           let byte = try readByte()
@@ -741,7 +746,11 @@ public final class TTY: Terminal {
       $0.c_lflag &= ~tcflag_t(ICANON | ECHO); setMinimumRead(&$0)
     }) {
       if paste { write(TerminalRestore.pasteOn) }
-      defer { if paste { write(TerminalRestore.pasteOff) } }
+      TerminalRestore.pasteActive = paste
+      defer {
+        TerminalRestore.pasteActive = false
+        if paste { write(TerminalRestore.pasteOff) }
+      }
       return try body()
     }
   }
@@ -751,7 +760,7 @@ public final class TTY: Terminal {
     guard tcgetattr(fd, &original) == 0 else { return try body() }
     var changed = original
     change(&changed)
-    TerminalRestore.arm(fd: fd, state: original)
+    TerminalRestore.arm(fd: fd, state: original, active: changed)
     tcsetattr(fd, TCSANOW, &changed)
     defer {
       tcsetattr(fd, TCSANOW, &original)
@@ -793,16 +802,23 @@ enum TerminalRestore {
   static let pasteOn = "\u{1B}[?2004h"
   static let pasteOff = "\u{1B}[?2004l"
   nonisolated(unsafe) private static var pasteOffBytes: [UInt8] = Array(pasteOff.utf8)
+  nonisolated(unsafe) private static var pasteOnBytes: [UInt8] = Array(pasteOn.utf8)
 
   /// Readable once a signal has been caught while `catching`.
   static var wakeFD: Int32 { wakeRead }
 
-  static func arm(fd: Int32, state: termios) {
+  static func arm(fd: Int32, state: termios, active: termios) {
     Self.fd = fd
     Self.state = state
+    Self.active = active
     armed = true
     installHandlers()
   }
+
+  /// The mode journal set (`active`), given back when the process is continued after a stop,
+  /// and whether bracketed paste is on with it.
+  nonisolated(unsafe) private static var active = termios()
+  nonisolated(unsafe) static var pasteActive = false
 
   static func disarm() { armed = false }
 
@@ -872,6 +888,75 @@ enum TerminalRestore {
     for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
       signal(signalNumber, handle)
     }
+    // What ends journal otherwise restores the terminal too, and drops what was typed
+    // (none of it must reach the shell): a closed pipe (`journal list | head`, unless it was
+    // ignored by whoever started journal, which then sees EPIPE) and a crash.
+    for signalNumber in [SIGPIPE, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP] {
+      let previous = signal(signalNumber, onFatalSignal)
+      if signalNumber == SIGPIPE, unsafeBitCast(previous, to: Int.self) == 1 {  // SIG_IGN
+        signal(SIGPIPE, SIG_IGN)
+      }
+    }
+    // Ctrl-Z gives the shell its terminal back as it was (echo on), and `fg` journal's.
+    signal(SIGTSTP, onStopSignal)
+    signal(SIGCONT, onContinueSignal)
+  }
+
+  /// A signal that ends journal at once, whatever it is doing: the terminal restored and the
+  /// input dropped, with no interrupt note (nothing was stopped by the person).
+  fileprivate static func handleFatal(_ signalNumber: Int32) {
+    restore(withNote: false)
+    signal(signalNumber, SIG_DFL)
+    raise(signalNumber)
+  }
+
+  /// Ctrl-Z: the terminal as it was before journal changed it, then stopped; continued,
+  /// journal's mode again.
+  fileprivate static func handleStop() {
+    let saved = errno
+    if armed {
+      tcsetattr(fd, TCSANOW, &state)
+      if pasteActive {
+        _ = pasteOffBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      }
+    }
+    signal(SIGTSTP, SIG_DFL)
+    var stop = sigset_t()
+    sigemptyset(&stop)
+    sigaddset(&stop, SIGTSTP)
+    pthread_sigmask(SIG_UNBLOCK, &stop, nil)
+    raise(SIGTSTP)
+    // Continued (SIGCONT's handler gave journal's mode back).
+    signal(SIGTSTP, onStopSignal)
+    errno = saved
+  }
+
+  /// Continued (after Ctrl-Z, or a stop from elsewhere): journal's mode again, since the
+  /// shell set its own meanwhile, and the passphrase's prompt drawn again below what the
+  /// shell wrote.
+  fileprivate static func resume() {
+    guard armed else { return }
+    tcsetattr(fd, TCSANOW, &active)
+    if pasteActive {
+      _ = pasteOnBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+    if let resumePrompt { _ = Glibc.write(fd, resumePrompt, resumePromptLength) }
+  }
+
+  /// The prompt drawn again when continued, while a secret is read.
+  nonisolated(unsafe) private static var resumePrompt: UnsafeMutablePointer<UInt8>?
+  nonisolated(unsafe) private static var resumePromptLength = 0
+
+  static func setResumePrompt(_ text: String?) {
+    let old = resumePrompt
+    resumePrompt = nil
+    old?.deallocate()
+    guard let text else { return }
+    let bytes = Array(("\n" + text).utf8)
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+    buffer.initialize(from: bytes, count: bytes.count)
+    resumePromptLength = bytes.count
+    resumePrompt = buffer
   }
 
   /// Discards input not read yet, so it never reaches the shell.
@@ -891,7 +976,7 @@ enum TerminalRestore {
     raise(signalNumber)
   }
 
-  fileprivate static func restore() {
+  fileprivate static func restore(withNote: Bool = true) {
     if armed {
       tcsetattr(fd, TCSANOW, &state)
       _ = pasteOffBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -899,11 +984,23 @@ enum TerminalRestore {
       _ = Glibc.write(fd, &newline, 1)
     }
     discardPendingInput()
-    if let note { _ = Glibc.write(noteFD, note, noteLength) }
+    if withNote, let note { _ = Glibc.write(noteFD, note, noteLength) }
   }
 }
 
-// Only async-signal-safe calls: tcsetattr, tcflush, write, signal, raise.
+// Only async-signal-safe calls: tcsetattr, tcflush, write, signal, raise, pthread_sigmask.
 private func handle(_ signalNumber: Int32) {
   TerminalRestore.handleSignal(signalNumber)
+}
+
+private func onFatalSignal(_ signalNumber: Int32) {
+  TerminalRestore.handleFatal(signalNumber)
+}
+
+private func onStopSignal(_: Int32) {
+  TerminalRestore.handleStop()
+}
+
+private func onContinueSignal(_: Int32) {
+  TerminalRestore.resume()
 }

@@ -35,6 +35,64 @@ import Testing
     #expect(result.stdout.hasSuffix("LEFT[]\n"), "\(result.stdout)")
   }
 
+  /// The same paste with journal's output going into a pipe already closed (`journal list |
+  /// true`): journal ends by SIGPIPE at its first line, and the shell is still left nothing.
+  @Test func pasteBehindThePassphraseWithItsOutputClosed() {
+    let f = CLIFixture().initialise()
+    _ = f.new()
+    let process = f.cli.shell(
+      #"stty -echo; "$J" list | true; "# + Self.readWhatIsLeft,
+      extra: Self.askPassphrase.merging(Self.colourTerminal) { $1 })
+    #expect(process.expect("Passphrase: "))
+    process.write(CLIFixture.passphrase + "\recho PASTED\r")
+    let result = process.wait()
+    #expect(result.stdout.hasSuffix("LEFT[]\n"), "\(result.stdout)")
+  }
+
+  /// Ctrl-Z at the passphrase prompt gives the shell its terminal as it was (echo on), and
+  /// `fg` gives journal its own back (echo off) with the prompt drawn again: the passphrase
+  /// typed then is never shown. (dash, which leaves the terminal as it finds it, where
+  /// bash's line editing would hide what journal left; through `script`, which gives it a
+  /// controlling terminal, as a terminal window does.)
+  @Test func ctrlZAtThePassphrase() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    var environment = f.cli.environment.merging(Self.askPassphrase) { $1 }
+    environment.merge(["J": CLI.binary, "PS1": "$ ", "ENV": ""]) { $1 }
+    let shell = Spawned(
+      arguments: ["/bin/sh", "-c", "exec /usr/bin/script -qfc '/bin/dash -i' /dev/null >&0"],
+      environment: environment, terminal: true)
+    #expect(shell.expect("$ "))
+    shell.write(#""$J" list"# + "\r")
+    #expect(shell.expect("Passphrase: "))
+    shell.write("\u{1A}")
+    #expect(shell.expect("$ ", occurrence: 2))
+    shell.write(
+      #"printf 'ECHO[%s]\n' "$(stty -a | tr ' ;' '\n\n' | grep -x -e echo -e -echo)""# + "\r")
+    #expect(shell.expect("ECHO[echo]"), "\(shell.screenText)")
+    shell.write("fg\r")
+    #expect(shell.expect("Passphrase: ", occurrence: 2), "drawn again once continued")
+    shell.write(CLIFixture.passphrase + "\r")
+    #expect(shell.expect(id), "\(shell.screenText)")
+    shell.write("exit\r")
+    _ = shell.wait()
+    #expect(!shell.screenText.contains(CLIFixture.passphrase), "\(shell.screenText)")
+  }
+
+  /// Part of a line typed before the passphrase prompt (no Enter: the kernel counts no line
+  /// yet) is dropped too, never the start of the passphrase.
+  @Test func partOfALineBeforeThePassphraseIsDropped() {
+    let f = CLIFixture().initialise()
+    let process = f.cli.interactive(
+      ["list"], extra: Self.askPassphrase.merging(Self.colourTerminal) { $1 },
+      typedAhead: "abcdefgh")
+    #expect(process.expect("Passphrase: "))
+    process.write(CLIFixture.passphrase + "\r")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("does not open this journal"), "\(process.screenText)")
+  }
+
   /// A "y" pasted behind the passphrase never answers "Delete this session?": only a key
   /// pressed once the question is drawn does.
   @Test func yesPastedBehindThePassphraseDoesNotDelete() {
