@@ -9,7 +9,7 @@ public enum ExportSessions {
   /// `destination` a session at a time, as they are read (memory does not grow with the
   /// journal), encrypted to `recipients` by age when there are any; how many, and the ids of
   /// rows that could not be opened. The recipients are checked before the vault is opened;
-  /// the output file is made only once it is, and removed if the export fails half-way.
+  /// the output file is made only once it is, and named only once whole (`OutputFile`).
   public static func export(
     _ filter: SessionFilter, as format: ExportFormat, fields: Set<Field>? = nil,
     to destination: OutputFile.Destination, encryptingTo recipients: AgeRecipients? = nil,

@@ -43,11 +43,19 @@ public final class OutputFile {
       // Said at once, before anything is exported (the name is taken only at the end).
       var info = stat()
       if lstat(path, &info) == 0 { throw AppError.outputExists(path: path) }
-      let made = FileSafety.openUnnamed(in: FileSafety.parentDirectory(of: path))
+      var made = FileSafety.openUnnamed(in: FileSafety.parentDirectory(of: path))
+      // It is named through /proc/self/fd at the end: without /proc (a bare chroot), the
+      // export would fail only then, whole. Made by its name instead.
+      var code = errno
+      if made >= 0, access("/proc/self/fd/\(made)", F_OK) != 0 {
+        close(made)
+        made = -1
+        code = EOPNOTSUPP
+      }
       if made >= 0 {
         fd = made
         unnamed = true
-      } else if FileSafety.noUnnamedFiles(errno) {
+      } else if FileSafety.noUnnamedFiles(code) {
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
           if errno == EEXIST { throw AppError.outputExists(path: path) }
@@ -55,7 +63,7 @@ public final class OutputFile {
         }
         removeFile = true
       } else {
-        throw AppError.outputUnwritable(path: path, errno: errno)
+        throw AppError.outputUnwritable(path: path, errno: code)
       }
     }
     if let recipients, !recipients.isEmpty {
