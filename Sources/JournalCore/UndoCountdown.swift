@@ -41,15 +41,14 @@ public struct UndoCountdown: Sendable {
     return .wait(until: deadline.addingTimeInterval(-Double(whole - 1)))
   }
 
-  /// A key was pressed (its bytes: one key). Only u, pressed first, undoes: any other key
+  /// A key was pressed (its bytes: one key, a paste whole, none for a key the terminal does
+  /// not name). Only u, pressed first, undoes: any other key, and a paste (`uptime` too),
   /// ends the countdown, the deletion standing, since the person has gone on to type
-  /// something else (the u of "journal" in a command typed meanwhile is no undo). Nil for
-  /// nothing read (a key the terminal does not name).
-  public func key(_ bytes: [UInt8]) -> Action? {
+  /// something else (the u of "journal" in a command typed meanwhile is no undo).
+  public func key(_ bytes: [UInt8]) -> Action {
     switch bytes {
     case [0x75], [0x55]: .undo  // u, U
-    case []: nil
-    default: .leave  // Enter, Esc, q, anything else
+    default: .leave  // Enter, Esc, q, Home, a paste, anything else
     }
   }
 }

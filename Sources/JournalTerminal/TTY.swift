@@ -6,7 +6,9 @@ import JournalCrypto
 /// the process has no controlling one (started with setsid).
 ///
 /// Whenever the terminal's mode is changed (no echo for a passphrase, character-at-a-time
-/// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends.
+/// for long texts), SIGINT, SIGTERM, SIGHUP and SIGQUIT restore it before the process ends,
+/// as do a closed output pipe (SIGPIPE) and a crash; Ctrl-Z gives the shell the terminal as
+/// it was, and continuing gives journal its mode again.
 ///
 /// One owner for the whole run: the terminal is opened once, by the first `open`, and its
 /// descriptor stays open until the process ends, so that the flush of unread input at every
@@ -219,9 +221,10 @@ public final class TTY: Terminal {
       // kernel's, so none of them becomes part of the passphrase (or answers the next
       // question); the prompt only once echo is off, so nothing typed after it is shown.
       dropTypedBeforePrompt()
-      write(prompt)
+      // Set before it is drawn: a Ctrl-Z as soon as it shows finds it.
       TerminalRestore.setResumePrompt(prompt)
       defer { TerminalRestore.setResumePrompt(nil) }
+      write(prompt)
       try secret.withUnsafeMutableBytes { buffer in
         while true {
           let byte = try readByte()
@@ -426,7 +429,9 @@ public final class TTY: Terminal {
   /// Waits up to `timeout` seconds for one key press, without echo or Enter. Returns the
   /// bytes of one key (an arrow key is several), or nil when the time ran out. Every key of
   /// a read is handed out in turn; an Enter that came in the same read right after the key
-  /// belongs to it (a key and Enter typed together) and is used up with it.
+  /// belongs to it (a key and Enter typed together) and is used up with it. A paste is
+  /// handed out whole, never as the key its first letter is; a key the terminal does not
+  /// name, as no bytes.
   public func waitForKey(timeout: Double) throws -> [UInt8]? {
     beforeFirstQuestion()
     return try endingOnSignal {
@@ -450,7 +455,7 @@ public final class TTY: Terminal {
         case .down: return [0x1B, 0x5B, 0x42]
         case .right: return [0x1B, 0x5B, 0x43]
         case .left: return [0x1B, 0x5B, 0x44]
-        case .paste(let bytes): return bytes.first.map { [$0] } ?? []
+        case .paste(let bytes): return bytes
         case .other: return []
         }
       }
@@ -897,9 +902,14 @@ enum TerminalRestore {
         signal(SIGPIPE, SIG_IGN)
       }
     }
-    // Ctrl-Z gives the shell its terminal back as it was (echo on), and `fg` journal's.
-    signal(SIGTSTP, onStopSignal)
+    // Ctrl-Z gives the shell its terminal back as it was (echo on), and `fg` journal's
+    // (unless whoever started journal ignores it: then Ctrl-Z does nothing, as before).
+    if unsafeBitCast(signal(SIGTSTP, onStopSignal), to: Int.self) == 1 {  // SIG_IGN
+      signal(SIGTSTP, SIG_IGN)
+    }
     signal(SIGCONT, onContinueSignal)
+    // Made now: a handler must never be the first to touch (and allocate) them.
+    _ = pasteOnBytes.count + pasteOffBytes.count
   }
 
   /// A signal that ends journal at once, whatever it is doing: the terminal restored and the
@@ -926,8 +936,17 @@ enum TerminalRestore {
     sigaddset(&stop, SIGTSTP)
     pthread_sigmask(SIG_UNBLOCK, &stop, nil)
     raise(SIGTSTP)
-    // Continued (SIGCONT's handler gave journal's mode back).
+    // Continued (SIGCONT's handler gave journal's mode back), or never stopped: the kernel
+    // drops a stop for a process group no shell can continue (journal a session's leader:
+    // `ssh -t host journal`, a terminal window's own command). Journal's mode again, either
+    // way.
     signal(SIGTSTP, onStopSignal)
+    if armed {
+      tcsetattr(fd, TCSANOW, &active)
+      if pasteActive {
+        _ = pasteOnBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      }
+    }
     errno = saved
   }
 
@@ -936,6 +955,8 @@ enum TerminalRestore {
   /// shell wrote.
   fileprivate static func resume() {
     guard armed else { return }
+    let saved = errno
+    defer { errno = saved }
     tcsetattr(fd, TCSANOW, &active)
     if pasteActive {
       _ = pasteOnBytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

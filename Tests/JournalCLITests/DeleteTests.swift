@@ -146,6 +146,21 @@ import Testing
     #expect(f.run("undo").status == 0, "still within the window")
   }
 
+  /// A paste during the countdown that begins with u (`uptime`) is no undo either.
+  @Test func aPasteIsNoUndo() {
+    let f = CLIFixture().initialise()
+    let id = f.new()
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo ("))
+    process.write("\u{1B}[200~uptime\u{1B}[201~")
+    let result = process.wait()
+    #expect(result.status == 0, "\(result)")
+    #expect(!process.screenText.contains("Restored"), "\(process.screenText)")
+    #expect(f.sessions().isEmpty)
+  }
+
   /// Ctrl-C during the countdown: the count is cleared and the last line says how to undo.
   @Test func interruptedCountdown() {
     let f = CLIFixture().initialise()

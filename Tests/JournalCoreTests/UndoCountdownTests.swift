@@ -26,15 +26,15 @@ struct UndoCountdownTests {
     #expect(countdown.tick(at: start + 3) == .purge)
   }
 
-  /// u undoes; Enter, Esc, q and any other key leave (a command typed meanwhile, its
-  /// first letter, never reaches a u); nothing read means nothing.
+  /// u undoes; Enter, Esc, q, any other key and a paste leave (a command typed meanwhile,
+  /// its first letter, never reaches a u; a pasted `uptime` is no u).
   @Test func keys() {
     let countdown = UndoCountdown(deadline: start + 10)
     #expect(countdown.key([0x75]) == .undo)
     #expect(countdown.key([0x55]) == .undo)
-    for key: [UInt8] in [[0x0D], [0x0A], [0x1B], [0x71], [0x6A], [0x1B, 0x5B, 0x41]] {
-      #expect(countdown.key(key) == .leave)
-    }
-    #expect(countdown.key([]) == nil)
+    let others: [[UInt8]] = [
+      [0x0D], [0x0A], [0x1B], [0x71], [0x6A], [0x1B, 0x5B, 0x41], [], Array("uptime".utf8),
+    ]
+    for key in others { #expect(countdown.key(key) == .leave) }
   }
 }

@@ -129,8 +129,7 @@ struct DeletionCountdown {
           if try !isPending() { return restoredElsewhere(clear) }
           continue
         }
-        guard let pressed = countdown.key(key) else { continue }
-        action = pressed
+        action = countdown.key(key)
       }
       switch action {
       case .show(let seconds):
