@@ -128,9 +128,8 @@ public struct AgentClient {
   public static func lockElsewhere(environment: [String: String]) -> (
     locked: Set<String>, notStopped: [Int32?]
   ) {
-    let own = try? RuntimeDirectory.resolve(environment: environment)
-    return lock(
-      RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.flatMap {
+    lock(
+      RuntimeDirectory.everyExisting(environment: environment, othersOnly: true).flatMap {
         AgentProtocol.socketPaths(in: $0)
       })
   }
@@ -150,19 +149,10 @@ public struct AgentClient {
   public static func statusElsewhere(
     environment: [String: String], vaultID: [UInt8], whenSilent: (Int32?) -> Void
   ) -> (idle: Int, lifetime: Int)? {
-    socketPathsElsewhere(environment: environment, vaultID: vaultID)
-      .compactMap { AgentClient(socketPath: $0).status(whenSilent: whenSilent) }
-      .max { $0.idle < $1.idle }
-  }
-
-  /// Where the agent of `vaultID` listens in each of the user's other runtime directories
-  /// (`RuntimeDirectory.everyExisting`, this environment's left out).
-  static func socketPathsElsewhere(environment: [String: String], vaultID: [UInt8]) -> [String] {
-    let own = try? RuntimeDirectory.resolve(environment: environment)
     let name = AgentProtocol.socketName(vaultID: vaultID)
-    return RuntimeDirectory.everyExisting(environment: environment).filter { $0 != own }.map {
-      $0 + "/" + name
-    }
+    return RuntimeDirectory.everyExisting(environment: environment, othersOnly: true)
+      .compactMap { AgentClient(socketPath: $0 + "/" + name).status(whenSilent: whenSilent) }
+      .max { $0.idle < $1.idle }
   }
 
   /// Asks the agent at each of `paths` to lock: the socket names of those that did, the

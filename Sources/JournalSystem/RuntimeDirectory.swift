@@ -28,7 +28,10 @@ public enum RuntimeDirectory {
   /// without XDG_RUNTIME_DIR) listens in one of them. In a debug build,
   /// JOURNAL_DEBUG_OTHER_RUNTIME_DIRECTORIES (paths joined by ":"; none when empty) stands for
   /// the last two: a test's own, so that no test reaches a person's agents or another test's.
-  public static func everyExisting(environment: [String: String]) -> [String] {
+  /// With `othersOnly`, this environment's own is left out (however another path names it).
+  public static func everyExisting(environment: [String: String], othersOnly: Bool = false)
+    -> [String]
+  {
     var found: [(path: String, identity: FileIdentity)] = []
     let own = try? resolve(environment: environment)
     var others = ["/run/user/\(getuid())/journal", "/dev/shm/journal-\(getuid())"]
@@ -43,7 +46,7 @@ public enum RuntimeDirectory {
       else { continue }
       found.append((candidate, identity))
     }
-    return found.map(\.path)
+    return found.map(\.path).filter { !othersOnly || $0 != own }
   }
 
   public static func isTmpfs(_ path: String) -> Bool { journal_is_tmpfs(path) == 1 }
