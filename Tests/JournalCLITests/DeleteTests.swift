@@ -6,6 +6,15 @@ import Testing
 
 /// Delete, the undo window, and the purge, with real processes.
 @Suite(.serialized) struct DeleteTests {
+  /// `journal delete id` at a terminal, answered yes, its undo countdown showing.
+  func counting(_ f: CLIFixture, _ id: String) -> Spawned {
+    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
+    #expect(process.expect("Delete this session? [y/N] "))
+    process.write("y\r")
+    #expect(process.expect("Press u to undo ("))
+    return process
+  }
+
   /// delete --yes, then undo from another command: the session is back, whole.
   @Test func deleteThenUndo() {
     let f = CLIFixture().initialise()
@@ -117,10 +126,7 @@ import Testing
   @Test func undoneElsewhere() {
     let f = CLIFixture().initialise()
     let id = f.new()
-    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
-    #expect(process.expect("Delete this session? [y/N] "))
-    process.write("y\r")
-    #expect(process.expect("Press u to undo ("))
+    let process = counting(f, id)
     #expect(f.run("undo").status == 0)
     #expect(process.expect(#"Restored session \#(id): "journal undo" ran elsewhere."#))
     #expect(process.wait().status == 0)
@@ -134,10 +140,7 @@ import Testing
   @Test func typingOnIsNoUndo() {
     let f = CLIFixture().initialise()
     let id = f.new()
-    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
-    #expect(process.expect("Delete this session? [y/N] "))
-    process.write("y\r")
-    #expect(process.expect("Press u to undo ("))
+    let process = counting(f, id)
     for key in "journal list\r" { process.write(String(key)) }
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
@@ -150,10 +153,7 @@ import Testing
   @Test func aPasteIsNoUndo() {
     let f = CLIFixture().initialise()
     let id = f.new()
-    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
-    #expect(process.expect("Delete this session? [y/N] "))
-    process.write("y\r")
-    #expect(process.expect("Press u to undo ("))
+    let process = counting(f, id)
     process.write("\u{1B}[200~uptime\u{1B}[201~")
     let result = process.wait()
     #expect(result.status == 0, "\(result)")
@@ -165,10 +165,7 @@ import Testing
   @Test func interruptedCountdown() {
     let f = CLIFixture().initialise()
     let id = f.new()
-    let process = f.cli.interactive(["delete", id], extra: ["TERM": "xterm"])
-    #expect(process.expect("Delete this session? [y/N] "))
-    process.write("y\r")
-    #expect(process.expect("Press u to undo ("))
+    let process = counting(f, id)
     process.write("\u{03}")
     #expect(process.wait().status != 0)
     let last = process.screenText.components(separatedBy: "\r\u{1B}[K").last ?? ""
