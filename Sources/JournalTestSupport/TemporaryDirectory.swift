@@ -30,18 +30,23 @@ public final class TemporaryDirectory {
 
   /// Every regular file below the directory, with its bytes.
   public func allFiles() -> [(path: String, bytes: Data)] {
-    guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
-    var out: [(String, Data)] = []
-    for case let relative as String in walker {
-      let full = file(relative)
-      var info = stat()
-      guard lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-        let data = FileManager.default.contents(atPath: full)
-      else { continue }
-      out.append((full, data))
-    }
-    return out
+    JournalTestSupport.allFiles(under: path)
   }
+}
+
+/// Every regular file under `directory`, with its bytes.
+public func allFiles(under directory: String) -> [(path: String, bytes: Data)] {
+  guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+  var out: [(String, Data)] = []
+  for case let relative as String in walker {
+    let full = directory + "/" + relative
+    var info = stat()
+    guard lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+      let data = FileManager.default.contents(atPath: full)
+    else { continue }
+    out.append((full, data))
+  }
+  return out
 }
 
 /// Writes `text` to the file at `path` (created or truncated) with `mode`, through a

@@ -105,7 +105,7 @@ import Testing
     var found: [String] = []
     do {
       // HOME, TMPDIR and the runtime directory (the passphrase files are elsewhere).
-      for file in f.root.allFiles() {
+      for file in f.root.allFiles() + allFiles(under: f.runtime) {
         scanned += 1
         for word in words + [ReliabilityFixture.passphrase, ReliabilityFixture.otherPassphrase]
         where file.bytes.range(of: Data(word.utf8)) != nil {

@@ -9,6 +9,9 @@ import JournalTestSupport
 final class ReliabilityFixture: @unchecked Sendable {
   let root = TemporaryDirectory()
   private let secretsDirectory = TemporaryDirectory()
+  /// A tmpfs one, as journal takes only such a runtime directory: one under `root` (a disk)
+  /// was passed over for /dev/shm/journal-<uid>, shared, left behind, and never scanned.
+  private let runtimeDirectory = TestRuntimeDirectory()
   let home: String
   let tmp: String
   let runtime: String
@@ -21,9 +24,9 @@ final class ReliabilityFixture: @unchecked Sendable {
   init(extra: [String: String] = [:]) {
     home = root.file("home")
     tmp = root.file("tmp")
-    runtime = root.file("run")
+    runtime = runtimeDirectory.path
     secrets = secretsDirectory.path
-    for directory in [home, tmp, runtime] { mkdir(directory, 0o700) }
+    for directory in [home, tmp] { mkdir(directory, 0o700) }
     passphrase = Self.passphrase
     for (name, text) in [("pass", Self.passphrase), ("other", Self.otherPassphrase)] {
       secretsDirectory.write(name, text + "\n")
